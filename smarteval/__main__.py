@@ -1,0 +1,5 @@
+"""Entry point for ``python -m smarteval``."""
+
+from smarteval.cli import main
+
+main()

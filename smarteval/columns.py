@@ -1,0 +1,198 @@
+"""The columnar data model: runs, qrels and ranked runs as flat numpy arrays with per-query offsets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+
+import numpy as np
+
+#: Relevance code of a retrieved document absent from the qrels (trec_eval's RELVALUE_NONPOOL).
+NONPOOL = -1
+#: Relevance code of a retrieved document judged with a negative grade (trec_eval's RELVALUE_UNJUDGED).
+UNJUDGED = -2
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Evaluation settings a measure may consult (never files, click or printing)."""
+
+    num_docs: int | None = None          # N, collection size (-N)
+    trec_version: int = 9                # 9 or 10: rounding and float precision of trec_eval
+    unranked: str = "expected"           # where unretrieved relevant documents go (SMART)
+    target_generality: float | None = None
+    ties: str = "docno"                  # docno | random | average
+    seed: int | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """One run file, grouped by query (queries in byte order of their ids).
+
+    Rows of query ``q`` are ``offsets[q]:offsets[q+1]``; inside a query the rows keep
+    file order (ranking happens in :mod:`smarteval.ranking`). ``lines`` holds each row's
+    physical line number so that vectorised checks can name the offending line.
+    """
+
+    path: str
+    qids: np.ndarray      # (Q,) str
+    offsets: np.ndarray   # (Q+1,) int64
+    docnos: np.ndarray    # (n,) bytes (numpy 'S')
+    scores: np.ndarray    # (n,) float64
+    lines: np.ndarray     # (n,) int64, 1-based physical line numbers
+    tag: str              # run tag of the first line (trec_eval's runid)
+    sorted_hint: bool = False  # rows already in (score desc, docno desc) order within each query
+
+    @property
+    def num_queries(self) -> int:
+        return len(self.qids)
+
+    def __len__(self) -> int:
+        return len(self.docnos)
+
+
+@dataclass(frozen=True, eq=False)
+class Qrels:
+    """Relevance judgements, grouped by query (byte order of ids), docnos sorted inside each query."""
+
+    path: str
+    qids: np.ndarray      # (Q,) str
+    offsets: np.ndarray   # (Q+1,) int64
+    docnos: np.ndarray    # (m,) bytes
+    grades: np.ndarray    # (m,) int64; negative = judged but unusable
+    lines: np.ndarray     # (m,) int64
+
+    @property
+    def num_queries(self) -> int:
+        return len(self.qids)
+
+    def __len__(self) -> int:
+        return len(self.docnos)
+
+
+@dataclass(frozen=True, eq=False)
+class Ranked:
+    """A run joined with its qrels: every evaluated query, documents in final rank order.
+
+    This is the only thing a measure sees. Rows of query ``q`` are
+    ``offsets[q]:offsets[q+1]``, best document first. ``rel`` holds each retrieved
+    document's grade from the qrels, :data:`NONPOOL` (-1) when the qrels do not list it
+    and :data:`UNJUDGED` (-2) when they list it with a negative grade. ``qrel_grades``
+    holds, per query, the non-negative grades of every judged document in descending
+    order (the ideal ranking), at ``qrel_offsets``. Queries added by ``-c`` (in the qrels
+    but not in the run) have no rows and ``in_run`` False.
+    """
+
+    qids: np.ndarray          # (Q,) str
+    offsets: np.ndarray       # (Q+1,) int64
+    rel: np.ndarray           # (n,) int64
+    score: np.ndarray         # (n,) float64, as read
+    docno: np.ndarray         # (n,) bytes
+    qrel_offsets: np.ndarray  # (Q+1,) int64
+    qrel_grades: np.ndarray   # (m,) int64, >= 0, descending within each query
+    in_run: np.ndarray        # (Q,) bool
+    rel_level: int = 1
+    run_tag: str = ""
+    tie_key: np.ndarray | None = None    # (n,) scores as compared when ranking (float32 under trec 9)
+    settings: Settings = field(default_factory=lambda: Settings())
+
+    @property
+    def num_docs(self) -> int | None:
+        """N, the number of documents in the collection, when given (``-N``)."""
+        return self.settings.num_docs
+
+    # ---- derived columns, computed once and shared by every measure ----
+    @property
+    def num_queries(self) -> int:
+        return len(self.qids)
+
+    @cached_property
+    def num_ret(self) -> np.ndarray:
+        """(Q,) documents retrieved (after -M and -J)."""
+        return np.diff(self.offsets)
+
+    @cached_property
+    def qindex(self) -> np.ndarray:
+        """(n,) query index of every row."""
+        return np.repeat(np.arange(self.num_queries, dtype=np.int64), self.num_ret)
+
+    @cached_property
+    def rank(self) -> np.ndarray:
+        """(n,) 1-based rank of every row within its query."""
+        return np.arange(len(self.rel), dtype=np.int64) - self.offsets[:-1][self.qindex] + 1
+
+    @cached_property
+    def is_rel(self) -> np.ndarray:
+        """(n,) bool: grade at or above the relevance level."""
+        return self.rel >= self.rel_level
+
+    @cached_property
+    def is_judged(self) -> np.ndarray:
+        """(n,) bool: listed in the qrels with a non-negative grade."""
+        return self.rel >= 0
+
+    @cached_property
+    def cum_rel(self) -> np.ndarray:
+        """(n+1,) prefix sums of is_rel with a leading 0 (relevant so far, run-wide)."""
+        return _prefix(self.is_rel)
+
+    @cached_property
+    def rel_so_far(self) -> np.ndarray:
+        """(n,) relevant documents at or above each row, within its query."""
+        return self.cum_rel[1:] - self.cum_rel[self.offsets[:-1]][self.qindex]
+
+    @cached_property
+    def num_rel(self) -> np.ndarray:
+        """(Q,) judged documents with grade >= rel_level (trec_eval's num_rel)."""
+        return segment_sum(self.qrel_grades >= self.rel_level, self.qrel_offsets)
+
+    @cached_property
+    def num_judged(self) -> np.ndarray:
+        """(Q,) judged documents (grade >= 0) in the qrels."""
+        return np.diff(self.qrel_offsets)
+
+    @cached_property
+    def num_nonrel(self) -> np.ndarray:
+        """(Q,) judged non-relevant documents in the qrels."""
+        return self.num_judged - self.num_rel
+
+    @cached_property
+    def num_rel_ret(self) -> np.ndarray:
+        """(Q,) relevant documents retrieved."""
+        return segment_sum(self.is_rel, self.offsets)
+
+    @cached_property
+    def qrel_qindex(self) -> np.ndarray:
+        """(m,) query index of every qrels grade."""
+        return np.repeat(np.arange(self.num_queries, dtype=np.int64), self.num_judged)
+
+    def at_level(self, rel_level: int) -> "Ranked":
+        """The same ranking with another relevance level (ir_measures' ``rel=``)."""
+        if rel_level == self.rel_level:
+            return self
+        return replace(self, rel_level=rel_level)
+
+    def subset(self, mask: np.ndarray) -> "Ranked":
+        """Keep only the rows where ``mask`` is True (ranks close up)."""
+        keep = np.flatnonzero(mask)
+        counts = segment_sum(mask, self.offsets)
+        offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        return replace(
+            self, offsets=offsets, rel=self.rel[keep], score=self.score[keep],
+            docno=self.docno[keep],
+            tie_key=None if self.tie_key is None else self.tie_key[keep])
+
+
+def _prefix(values: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(values) + 1, dtype=np.float64 if values.dtype.kind == "f" else np.int64)
+    np.cumsum(values, out=out[1:])
+    return out
+
+
+def segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Sum of each segment; empty segments give 0 (unlike np.add.reduceat).
+
+    By example: values=[1,0,1,1,0], offsets=[0,2,2,5]  ->  [1, 0, 2]
+    """
+    p = _prefix(values)
+    return p[offsets[1:]] - p[offsets[:-1]]

@@ -1,0 +1,41 @@
+"""Exception types: one per kind of problem, turned into an exit status in cli.py."""
+
+from __future__ import annotations
+
+
+class SmartevalError(Exception):
+    """Base class of every error smarteval reports to a user."""
+
+    exit_code = 1
+
+
+class InputError(SmartevalError):
+    """A problem in an input file: names the file, the line and what was expected."""
+
+    def __init__(self, path: str, line: int | None, problem: str,
+                 text: str | None = None, expected: str | None = None,
+                 extra: str | None = None):
+        self.path = path
+        self.line = line
+        self.problem = problem
+        self.text = text
+        self.expected = expected
+        self.extra = extra
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line is not None else self.path
+        out = [f"{where}: {self.problem}"]
+        if self.text is not None:
+            out.append(f"    {self.text}")
+        if self.extra is not None:
+            out.append(self.extra)
+        if self.expected is not None:
+            out.append(f"  expected: {self.expected}")
+        return "\n".join(out)
+
+
+class UsageError(SmartevalError):
+    """Bad usage: an unknown measure, a missing option, contradictory options."""
+
+    exit_code = 2

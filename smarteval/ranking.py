@@ -1,0 +1,173 @@
+"""Ranking: join a run with the qrels and put every query's documents in trec_eval's order."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from smarteval.columns import NONPOOL, UNJUDGED, Qrels, Ranked, Run, Settings
+from smarteval.readers import sort_key_words
+
+
+def concat_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Indices ``starts[i]:starts[i]+lengths[i]`` for every i, concatenated.
+
+    By example: starts=[5, 0], lengths=[2, 3]  ->  [5, 6, 0, 1, 2]
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    ends = np.cumsum(lengths)
+    shift = np.repeat(np.asarray(starts, dtype=np.int64) - (ends - lengths), lengths)
+    return np.arange(total, dtype=np.int64) + shift
+
+
+def offsets_from_counts(counts: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=out[1:])
+    return out
+
+
+def evaluated_queries(run: Run, qrels: Qrels, complete: bool) -> np.ndarray:
+    """Query ids evaluated, in output (byte) order: run ∩ qrels, or all qrels queries under -c."""
+    if complete:
+        return qrels.qids
+    return np.intersect1d(run.qids, qrels.qids)
+
+
+def rank(run: Run, qrels: Qrels, *, complete: bool = False, rel_level: int = 1,
+         max_docs: int | None = None, judged_only: bool = False,
+         settings: Settings | None = None) -> Ranked:
+    """Sort each query by score descending, ties by docno descending (byte order), as trec_eval.
+
+    Scores compare as 32-bit floats under trec_eval 9 (``settings.trec_version == 9``)
+    and as doubles under 10. ``settings.ties == "random"`` orders tied documents by a
+    seeded random permutation instead (SMART). Then ``max_docs`` (-M) keeps each query's
+    first documents, the qrels give each document its grade, and ``judged_only`` (-J)
+    drops documents without a non-negative judgement, closing up the ranks.
+    """
+    settings = settings or Settings()
+    qids = evaluated_queries(run, qrels, complete)
+    run_q = _positions(run.qids, qids)      # run query index of each evaluated query or -1
+    qrels_q = _positions(qrels.qids, qids)
+
+    # rows of the evaluated queries, grouped in output order
+    has_run = run_q >= 0
+    starts = np.where(has_run, run.offsets[:-1][np.maximum(run_q, 0)], 0)
+    counts = np.where(has_run, np.diff(run.offsets)[np.maximum(run_q, 0)], 0)
+    rows = concat_ranges(starts, counts)
+    offsets = offsets_from_counts(counts)
+    scores = run.scores[rows]
+    docnos = run.docnos[rows]
+    key = scores.astype(np.float32) if settings.trec_version < 10 else scores
+    qindex = np.repeat(np.arange(len(qids), dtype=np.int64), counts)
+
+    order = _rank_order(key, docnos, qindex, offsets, settings)
+    if order is not None:
+        scores, docnos, key = scores[order], docnos[order], key[order]
+
+    if max_docs is not None:
+        kept = np.minimum(counts, max_docs)
+        if np.any(kept < counts):
+            take = concat_ranges(offsets[:-1], kept)
+            scores, docnos, key = scores[take], docnos[take], key[take]
+            counts = kept
+            offsets = offsets_from_counts(counts)
+            qindex = np.repeat(np.arange(len(qids), dtype=np.int64), counts)
+
+    rel = _lookup(qrels, qrels_q, docnos, qindex)
+
+    if judged_only:
+        keep = rel >= 0
+        if not keep.all():
+            scores, docnos, key, rel = scores[keep], docnos[keep], key[keep], rel[keep]
+            counts = np.bincount(qindex[keep], minlength=len(qids))
+            offsets = offsets_from_counts(counts)
+
+    qrel_offsets, qrel_grades = _ideal(qrels, qrels_q)
+    return Ranked(qids=np.asarray(qids), offsets=offsets, rel=rel, score=scores, docno=docnos,
+                  qrel_offsets=qrel_offsets, qrel_grades=qrel_grades, in_run=has_run,
+                  rel_level=rel_level, run_tag=run.tag, tie_key=key, settings=settings)
+
+
+def _positions(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
+    """Index of each needle in the sorted ``haystack``, or -1."""
+    if len(haystack) == 0:
+        return np.full(len(needles), -1, dtype=np.int64)
+    pos = np.searchsorted(haystack, needles)
+    pos = np.minimum(pos, len(haystack) - 1)
+    return np.where(haystack[pos] == needles, pos, -1).astype(np.int64)
+
+
+def _rank_order(key, docnos, qindex, offsets, settings: Settings):
+    """The permutation putting rows in rank order, or None when they already are."""
+    n = len(key)
+    if n < 2:
+        return None
+    random_ties = settings.ties == "random"
+    same_q = qindex[1:] == qindex[:-1]
+    higher = key[1:] > key[:-1]
+    tied = key[1:] == key[:-1]
+    if random_ties:
+        bad = same_q & (higher | tied)
+    else:
+        # ties must already be in descending docno order
+        bad = same_q & (higher | (tied & (docnos[1:] >= docnos[:-1])))
+    if not bad.any():
+        return None
+    bad_q = np.unique(qindex[1:][bad])
+    sel = concat_ranges(offsets[:-1][bad_q], np.diff(offsets)[bad_q])
+    if random_ties:
+        rng = np.random.default_rng(settings.seed)
+        tiebreak = [rng.random(len(sel))]
+    else:
+        # docno descending: sort on the complemented big-endian words
+        tiebreak = [~w for w in sort_key_words(docnos[sel])]
+    sub = np.lexsort(tuple(reversed(tiebreak)) + (-key[sel], qindex[sel]))
+    order = np.arange(n, dtype=np.int64)
+    order[sel] = sel[sub]
+    return order
+
+
+def _lookup(qrels: Qrels, qrels_q: np.ndarray, docnos: np.ndarray, qindex: np.ndarray):
+    """Each row's grade in its query's qrels: the grade, NONPOOL or UNJUDGED."""
+    rel = np.full(len(docnos), NONPOOL, dtype=np.int64)
+    if len(docnos) == 0 or len(qrels.docnos) == 0:
+        return rel
+    vocab = np.unique(qrels.docnos)
+    pos = np.searchsorted(vocab, docnos)
+    np.minimum(pos, len(vocab) - 1, out=pos)
+    found = vocab[pos] == docnos
+    nv = len(vocab)
+    # qrels rows of evaluated queries, keyed (evaluated query, docno code): sorted
+    eval_of_qrels_query = np.full(qrels.num_queries, -1, dtype=np.int64)
+    ok = qrels_q >= 0
+    eval_of_qrels_query[qrels_q[ok]] = np.flatnonzero(ok)
+    qq = np.repeat(eval_of_qrels_query, np.diff(qrels.offsets))
+    qkeep = qq >= 0
+    qcode = np.searchsorted(vocab, qrels.docnos[qkeep])
+    qkeys = qq[qkeep] * nv + qcode
+    qgrades = qrels.grades[qkeep]
+    keys = qindex[found] * nv + pos[found]
+    at = np.searchsorted(qkeys, keys)
+    np.minimum(at, max(len(qkeys) - 1, 0), out=at)
+    hit = qkeys[at] == keys
+    g = np.where(hit, qgrades[at], NONPOOL)
+    g = np.where(hit & (g < 0), UNJUDGED, g)
+    rel[found] = g
+    return rel
+
+
+def _ideal(qrels: Qrels, qrels_q: np.ndarray):
+    """Per evaluated query: its judged (>= 0) grades, descending."""
+    has = qrels_q >= 0
+    starts = np.where(has, qrels.offsets[:-1][np.maximum(qrels_q, 0)], 0)
+    counts = np.where(has, np.diff(qrels.offsets)[np.maximum(qrels_q, 0)], 0)
+    rows = concat_ranges(starts, counts)
+    grades = qrels.grades[rows]
+    q = np.repeat(np.arange(len(qrels_q), dtype=np.int64), counts)
+    judged = grades >= 0
+    grades, q = grades[judged], q[judged]
+    order = np.lexsort((-grades, q))
+    grades = grades[order]
+    return offsets_from_counts(np.bincount(q, minlength=len(qrels_q))), grades

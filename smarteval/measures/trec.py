@@ -30,13 +30,14 @@ def precision_at_rel(r: Ranked) -> np.ndarray:
     return np.where(r.is_rel, r.rel_so_far / r.rank, 0.0)
 
 
-def relative_count(r: Ranked, fraction: float) -> np.ndarray:
+def relative_count(r: Ranked, fraction: float, rounds_in_10: bool = True) -> np.ndarray:
     """A fraction of num_rel as a whole number of documents, as trec_eval rounds it.
 
-    trec_eval 9 adds 0.9 and truncates; 10.0 rounds to nearest (half away from zero).
+    trec_eval 9 adds 0.9 and truncates; 10.0 rounds to nearest (half away from zero)
+    for the interpolated-precision measures and keeps 9's rule for Rprec_mult.
     """
     x = fraction * r.num_rel.astype(np.float64)
-    if r.settings.trec_version >= 10:
+    if rounds_in_10 and r.settings.trec_version >= 10:
         return np.floor(x + 0.5).astype(np.int64)
     return (x + 0.9).astype(np.int64)
 
@@ -247,8 +248,8 @@ def gm_bpref(r: Ranked) -> np.ndarray:
 
 @measure("Rprec_mult", params="levels", default=RPREC_MULTS)
 def rprec_mult(r: Ranked, mult: float) -> np.ndarray:
-    """Precision after mult*num_rel documents (9.0: +0.9 and truncate; 10.0: rounded)."""
-    cut = relative_count(r, mult)
+    """Precision after mult*num_rel documents (mult*num_rel + 0.9, truncated, as trec_eval)."""
+    cut = relative_count(r, mult, rounds_in_10=False)
     return safe_div(in_top(r.is_rel, r.offsets, cut), cut)
 
 
@@ -511,22 +512,41 @@ def rbp(r: Ranked, pairs: tuple) -> np.ndarray:
             p = float(np.float32(value))
         else:
             gains.append((name, value))
-    gain, qgain = gain_table(r, tuple(gains))
-    levels = np.concatenate((r.qrel_grades, [0])) if len(r.qrel_grades) else np.array([0])
-    all_g = gain_table_levels(np.unique(levels), tuple(gains))
-    lo, hi = float(all_g.min()), float(all_g.max())
-    if lo < 0 or hi > 1:
-        gain = np.where(gain != 0, (gain - lo) / (hi - lo), 0.0)
+    gain, _ = gain_table(r, tuple(gains))
+    lo, hi = _gain_range(r, tuple(gains))
+    scale = (lo < 0) | (hi > 1)
+    lo_row, hi_row = lo[r.qindex], hi[r.qindex]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scaled = (gain - lo_row) / (hi_row - lo_row)
+    gain = np.where(scale[r.qindex] & (gain != 0), scaled, gain)
     pw = _powers(p, int(r.num_ret.max()) if r.num_queries else 0)
     terms = np.where(gain != 0, gain * pw[r.rank - 1], 0.0)
     return (1.0 - p) * seg_sum(terms, r.offsets)
 
 
-def gain_table_levels(levels: np.ndarray, pairs: tuple) -> np.ndarray:
-    g = levels.astype(np.float64)
-    for level, gain in pairs:
-        g = np.where(levels == level, float(np.float32(gain)), g)
-    return g
+def _gain_range(r: Ranked, pairs: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """Per query, the least and greatest gain of trec_eval's gain table.
+
+    The table holds every grade from 0 to the query's highest judged grade (gain = grade)
+    and every ``rel=gain`` pair.
+    """
+    top = np.full(r.num_queries, -1, dtype=np.int64)
+    has = r.num_judged > 0
+    top[has] = r.qrel_grades[r.qrel_offsets[:-1][has]]       # grades are sorted descending
+    named = sorted({int(level) for level, _ in pairs})
+    base_lo = np.zeros(r.num_queries, dtype=np.int64)
+    for level in named:
+        base_lo = np.where(base_lo == level, level + 1, base_lo)
+    base_hi = top.copy()
+    for level in reversed(named):
+        base_hi = np.where(base_hi == level, level - 1, base_hi)
+    lo = np.where(base_lo <= top, base_lo, np.inf).astype(np.float64)
+    hi = np.where((base_hi >= 0) & (base_hi <= top), base_hi, -np.inf).astype(np.float64)
+    for _, gain in pairs:
+        g = float(np.float32(gain))
+        lo = np.minimum(lo, g)
+        hi = np.maximum(hi, g)
+    return lo, hi
 
 
 @measure("rbp_resid", versions=(10,))

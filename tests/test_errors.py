@@ -1,0 +1,110 @@
+"""Every kind of bad input gives one message naming file, line and problem; exit 1 or 2."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from smarteval.cli import main
+
+QRELS = "301 0 D1 1\n301 0 D2 0\n"
+RUN = "301 Q0 D1 1 2.5 tag\n301 Q0 D2 2 2.1 tag\n"
+
+RUN_EXPECTED = "  expected: QUERY_ID Q0 DOC_ID RANK SCORE RUN_TAG (6 fields, whitespace-separated)"
+QRELS_EXPECTED = "  expected: QUERY_ID ITERATION DOC_ID RELEVANCE (4 fields, whitespace-separated)"
+
+# (name, qrels bytes, run bytes, extra args, exit status, exact stderr)
+CASES = [
+    ("run too few fields", QRELS, "301 Q0 D1 1 2.5 tag\n301 Q0 D2 2 2.1\n", [], 1,
+     "Error: run.txt:2: run line has 5 fields, not 6\n    301 Q0 D2 2 2.1\n"
+     + RUN_EXPECTED + "\n"),
+    ("score not a number", QRELS, "# header\n301 Q0 D1 1 abc tag\n", [], 1,
+     "Error: run.txt:2: score 'abc' is not a number\n    301 Q0 D1 1 abc tag\n"
+     + RUN_EXPECTED + "\n"),
+    ("score not finite", QRELS, "301 Q0 D1 1 inf tag\n", [], 1,
+     "Error: run.txt:1: score 'inf' is not a finite number\n    301 Q0 D1 1 inf tag\n"
+     + RUN_EXPECTED + "\n"),
+    ("duplicate docno in a run", QRELS,
+     "301 Q0 D1 1 2.5 tag\n301 Q0 D2 2 2.1 tag\n\n301 Q0 D1 3 1.0 tag\n", [], 1,
+     "Error: run.txt:4: document D1 appears again in the same query (first at line 1)\n"
+     "    301 Q0 D1 3 1.0 tag\n    line 1: 301 Q0 D1 1 2.5 tag\n"
+     "  expected: each document at most once per query\n"),
+    ("rel not an integer", "301 0 D1 1\n301 0 D2 yes\n", RUN, [], 1,
+     "Error: qrels.txt:2: relevance 'yes' is not an integer\n    301 0 D2 yes\n"
+     + QRELS_EXPECTED + "\n"),
+    ("rel a decimal", "301 0 D1 1.0\n", RUN, [], 1,
+     "Error: qrels.txt:1: relevance '1.0' is not an integer\n    301 0 D1 1.0\n"
+     + QRELS_EXPECTED + "\n"),
+    ("qrels too few fields", "301 0 D1\n", RUN, [], 1,
+     "Error: qrels.txt:1: qrels line has 3 fields, not 4\n    301 0 D1\n"
+     + QRELS_EXPECTED + "\n"),
+    ("conflicting judgements", "301 0 D1 1\n301 0 D2 0\n301 0 D1 2\n", RUN, [], 1,
+     "Error: qrels.txt:3: document D1 appears with a different relevance in the same query"
+     " (first at line 1)\n    301 0 D1 2\n    line 1: 301 0 D1 1\n"
+     "  expected: each document judged once per query\n"),
+    ("empty run", QRELS, "# nothing here\n\n", [], 1,
+     "Error: run.txt: no run lines (empty, or only blank and comment lines)\n"
+     + RUN_EXPECTED + "\n"),
+    ("empty qrels", "", RUN, [], 1,
+     "Error: qrels.txt: no qrels lines (empty, or only blank and comment lines)\n"
+     + QRELS_EXPECTED + "\n"),
+    ("binary run", QRELS, "301 Q0 D1 1 2.5 tag\n\x00\x01\x02\n", [], 1,
+     "Error: run.txt:2: binary file (NUL byte), not a run file\n" + RUN_EXPECTED + "\n"),
+    ("no shared query", "999 0 D1 1\n", RUN, [], 1,
+     "Error: run.txt: no query of this run has judgements in qrels.txt\n"
+     "  expected: query ids shared by the run and the qrels\n"),
+    ("unknown measures listed at once", QRELS, RUN, ["-m", "map", "-m", "mapp", "-m", "ndgc"], 2,
+     "Error: unknown measures:\n  mapp (did you mean map, gm_map?)\n"
+     "  ndgc (did you mean ndcg, Rndcg?)\n  'smarteval measures' lists them all\n"),
+    ("bad measure parameters", QRELS, RUN, ["-m", "P.five"], 2,
+     "Error: bad parameters in measure 'P.five': expected positive integers, e.g. P.5,10\n"),
+]
+
+
+@pytest.mark.parametrize("name,qrels,run,args,status,message", CASES, ids=[c[0] for c in CASES])
+def test_bad_input(tmp_path, monkeypatch, name, qrels, run, args, status, message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "qrels.txt").write_bytes(qrels.encode())
+    (tmp_path / "run.txt").write_bytes(run.encode())
+    result = CliRunner().invoke(main, ["evaluate", *args, "qrels.txt", "run.txt"])
+    assert result.exit_code == status
+    assert result.stderr == message
+    assert result.stdout == ""
+    assert "Traceback" not in result.output
+
+
+def test_missing_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    result = CliRunner().invoke(main, ["evaluate", "qrels.txt", "nope.run"])
+    assert result.exit_code == 1
+    assert result.stderr == "Error: nope.run: no such file\n"
+
+
+def test_output_file_not_written_on_error(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "run.txt").write_text("301 Q0 D1 1 oops tag\n")
+    (tmp_path / "out.tsv").write_text("previous\n")
+    result = CliRunner().invoke(main, ["evaluate", "-f", "tsv", "-o", "out.tsv",
+                                       "qrels.txt", "run.txt"])
+    assert result.exit_code == 1
+    assert (tmp_path / "out.tsv").read_text() == "previous\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.tsv", "qrels.txt", "run.txt"]
+
+
+def test_output_file_written_atomically(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "run.txt").write_text(RUN)
+    result = CliRunner().invoke(main, ["evaluate", "-f", "tsv", "-m", "map", "-o", "out.tsv",
+                                       "qrels.txt", "run.txt"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "out.tsv").read_text() == "run\tquery\tmeasure\tvalue\ntag\tall\tmap\t1.0\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.tsv", "qrels.txt", "run.txt"]
+
+
+def test_bad_usage_exits_2(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["evaluate", "-f", "xml", "a", "b"])
+    assert result.exit_code == 2

@@ -42,7 +42,7 @@ def reports_errors(func):
 def write_output(text: str, path: str | None) -> None:
     """Write to standard output, or atomically to ``path`` (temporary file, then rename)."""
     if path is None or path == "-":
-        stream = click.get_text_stream("stdout")
+        stream = sys.stdout
         try:
             stream.write(text)
             stream.flush()

@@ -139,7 +139,8 @@ class Request:
             outs = []
             for k in self.params:
                 suffix = str(k) if m.params == "cutoffs" else f"{k:3.2f}"
-                outs.append(Output(f"{base}_{suffix}", m, k, self.rel_level))
+                sep = "@" if self.label else "_"      # ir_measures style keeps its own name
+                outs.append(Output(f"{base}{sep}{suffix}", m, k, self.rel_level))
             return outs
         if m.params == "none":
             return [Output(base, m, None, self.rel_level)]

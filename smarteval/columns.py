@@ -40,7 +40,7 @@ class Run:
     docnos: np.ndarray    # (n,) bytes (numpy 'S')
     scores: np.ndarray    # (n,) float64
     lines: np.ndarray     # (n,) int64, 1-based physical line numbers
-    tag: str              # run tag of the first line (trec_eval's runid)
+    tag: str              # run tag of the last line (trec_eval's runid)
     sorted_hint: bool = False  # rows already in (score desc, docno desc) order within each query
 
     @property
@@ -95,6 +95,9 @@ class Ranked:
     run_tag: str = ""
     tie_key: np.ndarray | None = None    # (n,) scores as compared when ranking (float32 under trec 9)
     settings: Settings = field(default_factory=lambda: Settings())
+    #: (Q,) per-query collection size when it differs by query (a residual collection,
+    #: see smarteval.residual); None means settings.num_docs for every query
+    num_docs_q: np.ndarray | None = None
 
     @property
     def num_docs(self) -> int | None:

@@ -249,8 +249,8 @@ def read_run(path: str | os.PathLike, *, data: bytes | None = None) -> Run:
     docnos = lines.field(2)
     score_bytes = lines.field(4)
     scores = _parse_scores(score_bytes, lines)
-    tag_row = 0
-    tag = gather(lines.buf, lines.starts[:1, 5], lines.ends[:1, 5])[0].decode("utf-8", "replace")
+    # trec_eval reports the run tag of the last line it read
+    tag = gather(lines.buf, lines.starts[-1:, 5], lines.ends[-1:, 5])[0].decode("utf-8", "replace")
     del score_bytes
     uniq, codes, grouped = _group_queries(qid_bytes)
     line_no = lines.lines
@@ -264,7 +264,6 @@ def read_run(path: str | os.PathLike, *, data: bytes | None = None) -> Run:
     np.cumsum(np.bincount(codes, minlength=len(uniq)), out=offsets[1:])
     _check_duplicates(codes, docnos, line_no, lines, "run", RUN_EXPECTED,
                       "each document at most once per query")
-    del tag_row
     return Run(path=name, qids=_decode_ids(uniq), offsets=offsets, docnos=docnos,
                scores=scores, lines=line_no, tag=tag)
 

@@ -15,6 +15,7 @@ from smarteval.columns import NONPOOL, UNJUDGED, Ranked
 from smarteval.measures.segments import (
     first_true_rank, in_top, positions, prefix, safe_div, seg_cumsum, seg_sum,
     seg_suffix_max)
+from smarteval.measures import tied
 from smarteval.registry import measure
 
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -46,24 +47,34 @@ def interpolated_precision(r: Ranked, cutoffs: np.ndarray) -> np.ndarray:
     """Interpolated precision once ``cutoffs[q]`` relevant documents are retrieved.
 
     The maximum precision at any rank at or after the cutoff-th relevant document
-    (after rank 1 when the cutoff is 0); 0 when fewer relevant documents were retrieved.
+    (anywhere when the cutoff is 0); 0 when fewer relevant documents were retrieved.
+    Precision only rises at a relevant document, so the maximum is taken over the
+    relevant rows alone: k / rank of the k-th relevant, for every k >= cutoff.
     """
-    prec = r.rel_so_far / np.maximum(r.rank, 1)
-    smax = seg_suffix_max(prec, r.offsets)
+    rel_offsets, best = _rel_suffix_max(r)
     out = np.zeros(r.num_queries, dtype=np.float64)
-    reachable = (cutoffs <= r.num_rel_ret) & (r.num_ret > 0)
-    # rank of the c-th relevant document of each query (rank 1 for c == 0)
-    rel_rows = np.flatnonzero(r.is_rel)
-    first_rel = prefix(r.is_rel)[r.offsets[:-1]]     # index into rel_rows of each query's first
+    reachable = (cutoffs <= r.num_rel_ret) & (r.num_rel_ret > 0)
     c = np.maximum(cutoffs, 1)
-    pick = reachable & (cutoffs > 0)
-    rows = np.zeros(r.num_queries, dtype=np.int64)
-    if pick.any():
-        rows[pick] = rel_rows[first_rel[pick] + c[pick] - 1]
-    zero = reachable & (cutoffs == 0)
-    rows[zero] = r.offsets[:-1][zero]
-    out[reachable] = smax[rows[reachable]]
+    out[reachable] = best[rel_offsets[:-1][reachable] + c[reachable] - 1]
     return out
+
+
+_SUFFIX_CACHE: dict[int, tuple] = {}
+
+
+def _rel_suffix_max(r: Ranked):
+    """Per query, over its relevant rows in rank order: the best precision from there on."""
+    key = id(r)
+    hit = _SUFFIX_CACHE.get(key)
+    if hit is not None and hit[0] is r:
+        return hit[1], hit[2]
+    rows = np.flatnonzero(r.is_rel)
+    prec = r.rel_so_far[rows] / r.rank[rows]
+    rel_offsets = np.concatenate(([0], np.cumsum(r.num_rel_ret))).astype(np.int64)
+    best = seg_suffix_max(prec, rel_offsets)
+    _SUFFIX_CACHE.clear()
+    _SUFFIX_CACHE[key] = (r, rel_offsets, best)
+    return rel_offsets, best
 
 
 def gain_table(r: Ranked, pairs: tuple = ()) -> tuple[np.ndarray, np.ndarray]:
@@ -87,39 +98,52 @@ def ideal_order(r: Ranked, qgain: np.ndarray) -> np.ndarray:
     return qgain[order]
 
 
+_LOG2: list = [0.0]
+
+
+def log2_table(n: int) -> np.ndarray:
+    """log2(i) for i = 0 .. n from the C library (numpy's SIMD log2 may differ by an ulp)."""
+    if len(_LOG2) <= n:
+        _LOG2.extend(math.log2(i) for i in range(len(_LOG2), n + 1))
+    return np.asarray(_LOG2[: n + 1])
+
+
 def dcg_terms(gain: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """gain / log2(rank + 1) for every row, 0 where the gain is 0."""
     pos = positions(offsets)
-    return np.where(gain != 0, gain / np.log2(pos + 1.0), 0.0)
+    if len(pos) == 0:
+        return np.zeros(0)
+    table = log2_table(int(pos.max()) + 1)
+    return np.where(gain != 0, gain / table[pos + 1], 0.0)
 
 
 # --------------------------------------------------------------------------- counts
 
-@measure("runid", average="tag", value="str", per_query=False)
+@measure("runid", average="tag", value="str", per_query=False, ties=lambda r: runid(r))
 def runid(r: Ranked) -> np.ndarray:
     """Run identifier: the run tag of the run file's first line."""
     return np.full(r.num_queries, r.run_tag, dtype=object)
 
 
-@measure("num_q", average="count", value="int", per_query=False)
+@measure("num_q", average="count", value="int", per_query=False, ties=lambda r: num_q(r))
 def num_q(r: Ranked) -> np.ndarray:
     """Number of queries evaluated (with -c, every query of the qrels)."""
     return np.ones(r.num_queries, dtype=np.int64)
 
 
-@measure("num_ret", average="sum", value="int")
+@measure("num_ret", average="sum", value="int", ties=lambda r: num_ret(r))
 def num_ret(r: Ranked) -> np.ndarray:
     """Number of documents retrieved (after -M and -J)."""
     return r.num_ret.astype(np.int64)
 
 
-@measure("num_rel", average="sum", value="int")
+@measure("num_rel", average="sum", value="int", ties=lambda r: num_rel(r))
 def num_rel(r: Ranked) -> np.ndarray:
     """Number of relevant documents in the qrels (grade at or above -l)."""
     return r.num_rel.astype(np.int64)
 
 
-@measure("num_rel_ret", average="sum", value="int")
+@measure("num_rel_ret", average="sum", value="int", ties=lambda r: num_rel_ret(r))
 def num_rel_ret(r: Ranked) -> np.ndarray:
     """Number of relevant documents retrieved."""
     return r.num_rel_ret.astype(np.int64)
@@ -127,7 +151,7 @@ def num_rel_ret(r: Ranked) -> np.ndarray:
 
 # --------------------------------------------------------------------------- ranked measures
 
-@measure("map")
+@measure("map", ties=tied.average_precision)
 def average_precision(r: Ranked) -> np.ndarray:
     """Mean average precision: precision at each relevant retrieved document, summed over num_rel.
 
@@ -137,13 +161,14 @@ def average_precision(r: Ranked) -> np.ndarray:
     return safe_div(seg_sum(precision_at_rel(r), r.offsets), r.num_rel)
 
 
-@measure("gm_map", average="gmean", per_query=False)
+@measure("gm_map", average="gmean", per_query=False, ties=tied.average_precision)
 def gm_map(r: Ranked) -> np.ndarray:
     """Geometric mean of average precision over queries (values floored at 1e-5)."""
     return average_precision(r)
 
 
-@measure("Rprec")
+@measure("Rprec", ties=tied.r_precision,
+         micro=lambda r: (in_top(r.is_rel, r.offsets, r.num_rel), r.num_rel))
 def r_precision(r: Ranked) -> np.ndarray:
     """Precision after num_rel documents (R-precision); 0 when there are no relevant documents."""
     return safe_div(in_top(r.is_rel, r.offsets, r.num_rel), r.num_rel)
@@ -165,7 +190,7 @@ def bpref(r: Ranked) -> np.ndarray:
     return safe_div(seg_sum(_bpref_terms(r), r.offsets), r.num_rel)
 
 
-@measure("recip_rank")
+@measure("recip_rank", ties=tied.recip_rank)
 def recip_rank(r: Ranked) -> np.ndarray:
     """Reciprocal rank of the first relevant document; 0 when none is retrieved."""
     first = first_true_rank(r.is_rel, r.offsets)
@@ -182,7 +207,8 @@ def iprec_at_recall(r: Ranked, level: float) -> np.ndarray:
     return interpolated_precision(r, relative_count(r, level))
 
 
-@measure("P", params="cutoffs", default=TREC_CUTOFFS)
+@measure("P", params="cutoffs", default=TREC_CUTOFFS, ties=tied.precision,
+         micro=lambda r, k: (in_top(r.is_rel, r.offsets, k), np.full(r.num_queries, float(k))))
 def precision(r: Ranked, k: int) -> np.ndarray:
     """Precision after k documents; a short list counts the missing ranks as non-relevant."""
     return in_top(r.is_rel, r.offsets, k) / k
@@ -212,7 +238,8 @@ def relstring(r: Ranked, params: tuple) -> np.ndarray:
     return np.array([text[s:e] for s, e in zip(starts.tolist(), ends.tolist())], dtype=object)
 
 
-@measure("recall", params="cutoffs", default=TREC_CUTOFFS)
+@measure("recall", params="cutoffs", default=TREC_CUTOFFS, ties=tied.recall,
+         micro=lambda r, k: (in_top(r.is_rel, r.offsets, k), r.num_rel))
 def recall(r: Ranked, k: int) -> np.ndarray:
     """Recall after k documents: relevant in the top k over num_rel."""
     return safe_div(in_top(r.is_rel, r.offsets, k), r.num_rel)
@@ -246,14 +273,15 @@ def gm_bpref(r: Ranked) -> np.ndarray:
     return bpref(r)
 
 
-@measure("Rprec_mult", params="levels", default=RPREC_MULTS)
+@measure("Rprec_mult", params="levels", default=RPREC_MULTS, ties=tied.rprec_mult)
 def rprec_mult(r: Ranked, mult: float) -> np.ndarray:
     """Precision after mult*num_rel documents (mult*num_rel + 0.9, truncated, as trec_eval)."""
     cut = relative_count(r, mult, rounds_in_10=False)
     return safe_div(in_top(r.is_rel, r.offsets, cut), cut)
 
 
-@measure("utility", params="floats", default=(1.0, -1.0, 0.0, 0.0))
+@measure("utility", params="floats", default=(1.0, -1.0, 0.0, 0.0),
+         ties=lambda r, c: utility(r, c))
 def utility(r: Ranked, coef: tuple) -> np.ndarray:
     """Set utility p1*a + p2*b + p3*c + p4*d over the retrieved/relevant contingency table.
 
@@ -283,7 +311,8 @@ def eleven_pt_avg(r: Ranked, levels: tuple) -> np.ndarray:
 def bin_g(r: Ranked) -> np.ndarray:
     """Binary G: each relevant document worth 1/log2(2 + non-relevant before it), over num_rel."""
     nonrel_before = r.rank - r.rel_so_far
-    terms = np.where(r.is_rel, 1.0 / np.log2(2.0 + nonrel_before), 0.0)
+    table = log2_table(int(nonrel_before.max()) + 2 if len(nonrel_before) else 2)
+    terms = np.where(r.is_rel, 1.0 / table[np.maximum(nonrel_before, 0) + 2], 0.0)
     s = seg_sum(terms, r.offsets)
     return np.where(r.num_rel_ret > 0, safe_div(s, r.num_rel), 0.0)
 
@@ -318,7 +347,7 @@ def _dcg_ideal(r: Ranked, pairs: tuple):
     return gain, ideal_pos
 
 
-@measure("ndcg", params="gains", default=())
+@measure("ndcg", params="gains", default=(), ties=tied.ndcg)
 def ndcg(r: Ranked, pairs: tuple) -> np.ndarray:
     """Normalized discounted cumulative gain over the whole ranking (Järvelin & Kekäläinen).
 
@@ -412,7 +441,7 @@ def r_ndcg(r: Ranked, pairs: tuple) -> np.ndarray:
     return np.where(r.num_rel > 0, out, 0.0)
 
 
-@measure("ndcg_cut", params="cutoffs", default=TREC_CUTOFFS)
+@measure("ndcg_cut", params="cutoffs", default=TREC_CUTOFFS, ties=tied.ndcg_cut)
 def ndcg_cut(r: Ranked, k: int) -> np.ndarray:
     """nDCG after k documents, the ideal also cut at k; gains are the grades."""
     gain, ideal_pos = _dcg_ideal(r, ())
@@ -424,50 +453,54 @@ def ndcg_cut(r: Ranked, k: int) -> np.ndarray:
     return np.where(idcg > 0, safe_div(dcg, idcg), dcg)
 
 
-@measure("map_cut", params="cutoffs", default=TREC_CUTOFFS)
+@measure("map_cut", params="cutoffs", default=TREC_CUTOFFS, ties=tied.map_cut)
 def map_cut(r: Ranked, k: int) -> np.ndarray:
     """Average precision with the ranking cut after k documents (still over num_rel)."""
     terms = np.where(r.rank <= k, precision_at_rel(r), 0.0)
     return safe_div(seg_sum(terms, r.offsets), r.num_rel)
 
 
-@measure("relative_P", params="cutoffs", default=TREC_CUTOFFS)
+@measure("relative_P", params="cutoffs", default=TREC_CUTOFFS, ties=tied.relative_precision,
+         micro=lambda r, k: (in_top(r.is_rel, r.offsets, k), np.minimum(k, r.num_rel)))
 def relative_precision(r: Ranked, k: int) -> np.ndarray:
     """Precision after k documents relative to the best possible: over min(k, num_rel)."""
     return safe_div(in_top(r.is_rel, r.offsets, k), np.minimum(k, r.num_rel))
 
 
-@measure("success", params="cutoffs", default=(1, 5, 10))
+@measure("success", params="cutoffs", default=(1, 5, 10), ties=tied.success)
 def success(r: Ranked, k: int) -> np.ndarray:
     """1 when a relevant document is among the first k, else 0."""
     return (in_top(r.is_rel, r.offsets, k) > 0).astype(np.float64)
 
 
-@measure("set_P")
+@measure("set_P", ties=lambda r: set_precision(r),
+         micro=lambda r: (r.num_rel_ret, r.num_ret))
 def set_precision(r: Ranked) -> np.ndarray:
     """Precision of the whole retrieved set: num_rel_ret / num_ret."""
     return safe_div(r.num_rel_ret, r.num_ret)
 
 
-@measure("set_relative_P")
+@measure("set_relative_P", ties=lambda r: set_relative_precision(r),
+         micro=lambda r: (r.num_rel_ret, np.minimum(r.num_ret, r.num_rel)))
 def set_relative_precision(r: Ranked) -> np.ndarray:
     """Set precision relative to the best possible: num_rel_ret / min(num_ret, num_rel)."""
     return safe_div(r.num_rel_ret, np.minimum(r.num_ret, r.num_rel))
 
 
-@measure("set_recall")
+@measure("set_recall", ties=lambda r: set_recall(r),
+         micro=lambda r: (r.num_rel_ret, r.num_rel))
 def set_recall(r: Ranked) -> np.ndarray:
     """Recall of the whole retrieved set: num_rel_ret / num_rel."""
     return safe_div(r.num_rel_ret, r.num_rel)
 
 
-@measure("set_map")
+@measure("set_map", ties=lambda r: set_map(r))
 def set_map(r: Ranked) -> np.ndarray:
     """Set precision times set recall (the area of the set's precision/recall rectangle)."""
     return set_precision(r) * set_recall(r)
 
 
-@measure("set_F", params="floats", default=(1.0,))
+@measure("set_F", params="floats", default=(1.0,), ties=lambda r, p: set_f(r, p))
 def set_f(r: Ranked, params: tuple) -> np.ndarray:
     """F-measure of the retrieved set, (1+b²)PR/(b²P+R), b the parameter (default 1)."""
     beta = float(np.float32(params[0]))
@@ -476,7 +509,8 @@ def set_f(r: Ranked, params: tuple) -> np.ndarray:
     return safe_div((beta * beta + 1.0) * p * rr, beta * beta * p + rr)
 
 
-@measure("num_nonrel_judged_ret", average="sum", value="int")
+@measure("num_nonrel_judged_ret", average="sum", value="int",
+         ties=lambda r: num_nonrel_judged_ret(r))
 def num_nonrel_judged_ret(r: Ranked) -> np.ndarray:
     """Number of retrieved documents judged non-relevant (grade 0 .. -l minus 1)."""
     return _segment_count((r.rel >= 0) & ~r.is_rel, r.offsets).astype(np.int64)
@@ -560,10 +594,11 @@ def rbp_resid(r: Ranked) -> np.ndarray:
     return np.where(any_unj, pw[r.num_ret] + (1 - p) * s, 0.0)
 
 
-@measure("unj", params="cutoffs", default=(5, 10, 20), versions=(10,))
+@measure("unj", params="cutoffs", default=(5, 10, 20), versions=(10,), ties=tied.unjudged,
+         micro=lambda r, k: (in_top(r.rel < 0, r.offsets, k), np.full(r.num_queries, float(k))))
 def unjudged(r: Ranked, k: int) -> np.ndarray:
     """Fraction of the first k ranks holding a document without a judgement."""
     return in_top(r.rel < 0, r.offsets, k) / k
 
 
-__all__ = ["TREC_CUTOFFS", "math"]
+__all__ = ["TREC_CUTOFFS"]

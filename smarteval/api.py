@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -75,14 +75,17 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
              complete: bool = False, rel_level: int = 1, max_docs: int | None = None,
              judged_only: bool = False, trec_version: int = 9,
              settings: Settings | None = None, average: str = "macro",
-             require_common: bool = True) -> list[Evaluation]:
+             require_common: bool = True, frozen=None,
+             frozen_depth: int | None = None,
+             on_run: Callable[[Run], None] | None = None) -> list[Evaluation]:
     """Evaluate one or more runs against qrels.
 
     ``qrels`` and each run may be a path or an already-read :class:`Qrels` /
     :class:`Run`; ``runs`` may be a single run. ``measures`` takes trec_eval's
     ``-m`` syntax (``"P.5,10"``, ``"official"``) or ir_measures names (``"nDCG@10"``).
     The remaining arguments are trec_eval's ``-c``, ``-l``, ``-M``, ``-J`` and the
-    version switch.
+    version switch; ``frozen`` (a run) with ``frozen_depth`` k evaluates every run on the
+    residual collection without the first k documents of ``frozen`` (Joiner & Werner).
 
     >>> ev = evaluate("qrels.txt", "bm25.run", ["map", "P.10"])[0]   # doctest: +SKIP
     >>> ev.summary["map"], ev.per_query["P_10"]                      # doctest: +SKIP
@@ -104,11 +107,23 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
         raise UsageError(f"{', '.join(needs_n)} need{'s' if len(needs_n) == 1 else ''} the "
                          "number of documents in the collection: give -N/--num-docs")
     outputs = [o for rq in requests for o in rq.outputs()]
+    # --frozen: evaluate on the residual collection left by the initial run's first k
+    initial = None
+    if (frozen is None) != (frozen_depth is None):
+        raise UsageError("--frozen RUN and --frozen-depth K go together: the feedback "
+                         "run is evaluated without the first K documents of RUN")
+    if frozen is not None:
+        from smarteval.residual import residual
+        initial = rank(_as_run(frozen), qrels, complete=complete, rel_level=rel_level,
+                       settings=replace(settings, ties="docno") if settings.ties == "average"
+                       else settings)
     names = run_names(runs)
     results = []
     for run, name in zip(runs, names):
         ranked = rank(run, qrels, complete=complete, rel_level=rel_level, max_docs=max_docs,
                       judged_only=judged_only, settings=settings)
+        if initial is not None:
+            ranked = residual(ranked, initial, frozen_depth)
         if require_common and not ranked.in_run.any():
             raise InputError(run.path, None,
                              f"no query of this run has judgements in {qrels.path}",
@@ -122,4 +137,6 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
         results.append(Evaluation(name=name, path=run.path, tag=run.tag, qids=ranked.qids,
                                   in_run=ranked.in_run, outputs=outputs, per_query=per_query,
                                   summary=summary, ranked=ranked))
+        if on_run is not None:      # progress reporting (the CLI's bar)
+            on_run(run)
     return results

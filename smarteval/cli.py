@@ -56,6 +56,9 @@ def write_output(text: str, path: str | None) -> None:
     except OSError as exc:
         raise CliError(f"{path}: cannot write: {exc.strerror or exc}") from None
     try:
+        mask = os.umask(0)              # mkstemp makes 0600; give the file 0666 - umask
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
         os.replace(tmp, path)
@@ -69,10 +72,18 @@ def write_output(text: str, path: str | None) -> None:
 
 # --------------------------------------------------------------------------- shared options
 
+def complete_measures(ctx, param, incomplete: str):
+    """Shell completion of -m: measure names, nicknames and ir_measures names."""
+    from smarteval.registry import ALIASES, all_measures, nicknames
+    names = [*all_measures(), *nicknames(10), *ALIASES]
+    return sorted(n for n in dict.fromkeys(names) if n.startswith(incomplete))
+
+
 def trec_options(func):
     """trec_eval's evaluation flags, shared by every command that evaluates."""
     options = [
         click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
+                     shell_complete=complete_measures,
                      help="Measure to compute, trec_eval style (map, P.5,10, ndcg_cut.10, "
                           "official, all_trec) or ir_measures style (AP, P@10, nDCG@10). "
                           "Repeatable. Default: official."),
@@ -144,11 +155,17 @@ def main():
               help="Target generality for adj_prec.")
 @click.option("--average", type=click.Choice(["macro", "micro", "median"]), default="macro",
               show_default=True, help="How query values are averaged.")
+@click.option("--frozen", type=click.Path(dir_okay=False), default=None, metavar="RUN",
+              help="Feedback evaluation on the residual collection: the first "
+                   "--frozen-depth documents of this initial RUN are taken out of every "
+                   "run, the qrels and N.")
+@click.option("--frozen-depth", type=click.IntRange(min=0), default=None, metavar="K",
+              help="How many documents of the --frozen run the user has already seen.")
 @output_options
 @reports_errors
 def evaluate(qrels, runs, measures, complete, rel_level, max_docs, judged_only, num_docs,
              trec_version, per_query, no_summary, ties, seed, unranked, target_generality,
-             average, fmt, output, no_header):
+             average, frozen, frozen_depth, fmt, output, no_header):
     """Evaluate RUNS against QRELS and print per-query and averaged measures.
 
     QRELS holds judgements (QUERY ITER DOCNO REL); each RUN holds ranked results
@@ -157,6 +174,7 @@ def evaluate(qrels, runs, measures, complete, rel_level, max_docs, judged_only, 
     """
     from smarteval.api import evaluate as run_evaluation
     from smarteval.columns import Settings
+    from smarteval.progress import Progress
     from smarteval.readers import read_qrels, read_run
     from smarteval.render import render
 
@@ -168,14 +186,26 @@ def evaluate(qrels, runs, measures, complete, rel_level, max_docs, judged_only, 
             ("num_q", "num_ret", "num_rel", "num_rel_ret",
              "iprec_at_recall.0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0",
              "map", "Rprec", "P.5,10,20", "recip_rank", "bpref", "ndcg")
+        if num_docs is not None and fmt in ("smart", "markdown", "latex"):
+            # Keen Fig. 5: the table gains the normalized measures when N is known
+            measures = measures + ("rank_recall", "log_prec", "norm_recall", "norm_prec")
     settings = Settings(num_docs=num_docs, trec_version=version, unranked=unranked,
                         target_generality=target_generality, ties=ties, seed=seed)
     qrels_data = read_qrels(qrels)
-    run_data = [read_run(r) for r in runs]
-    evaluations = run_evaluation(qrels_data, run_data, list(measures), complete=complete,
-                                 rel_level=rel_level, max_docs=max_docs,
-                                 judged_only=judged_only, trec_version=version,
-                                 settings=settings, average=average)
+    with Progress(runs, "smarteval") as bar:    # only on a terminal, only for long work
+        run_data = []
+        for r in runs:
+            bar.doing(f"reading {r}")
+            run_data.append(read_run(r))
+            bar.done(r)
+        bar.doing("evaluating")
+        evaluations = run_evaluation(qrels_data, run_data, list(measures), complete=complete,
+                                     rel_level=rel_level, max_docs=max_docs,
+                                     judged_only=judged_only, trec_version=version,
+                                     settings=settings, average=average,
+                                     frozen=read_run(frozen) if frozen is not None else None,
+                                     frozen_depth=frozen_depth,
+                                     on_run=lambda run: bar.done(run.path))
     if complete:
         for ev in evaluations:
             missing = int((~ev.in_run).sum())
@@ -191,7 +221,9 @@ def evaluate(qrels, runs, measures, complete, rel_level, max_docs, judged_only, 
 @click.option("--trec-version", type=click.Choice(["9", "10"]), default="10",
               show_default=True, help="Include the measures of this trec_eval version.")
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "tsv", "markdown"]),
-              default="text", show_default=True)
+              default="text", show_default=True,
+              help="Output format: text (one measure a line), tsv, or markdown (README's "
+                   "table).")
 @click.option("--nicknames", is_flag=True, help="List the nicknames (official, all_trec, set).")
 def measures(trec_version, fmt, nicknames):
     """List every measure with its parameters and one line of help."""

@@ -100,33 +100,87 @@ def _positions(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
 
 
 def _rank_order(key, docnos, qindex, offsets, settings: Settings):
-    """The permutation putting rows in rank order, or None when they already are."""
+    """The permutation putting rows in rank order, or None when they already are.
+
+    Runs are nearly always written in score order already, so one vectorised pass
+    finds the queries whose scores are out of order (sorted whole) and the groups of
+    tied scores (only those rows are ordered by docno, or shuffled for random ties).
+    """
     n = len(key)
     if n < 2:
         return None
     random_ties = settings.ties == "random"
     same_q = qindex[1:] == qindex[:-1]
-    higher = key[1:] > key[:-1]
-    tied = key[1:] == key[:-1]
-    if random_ties:
-        bad = same_q & (higher | tied)
-    else:
-        # ties must already be in descending docno order
-        bad = same_q & (higher | (tied & (docnos[1:] >= docnos[:-1])))
-    if not bad.any():
-        return None
-    bad_q = np.unique(qindex[1:][bad])
-    sel = concat_ranges(offsets[:-1][bad_q], np.diff(offsets)[bad_q])
+    higher = same_q & (key[1:] > key[:-1])
+    order = None
+    if higher.any():
+        bad_q = np.unique(qindex[1:][higher])
+        sel = concat_ranges(offsets[:-1][bad_q], np.diff(offsets)[bad_q])
+        sub = np.lexsort((-key[sel], qindex[sel]))    # stable: ties keep file order for now
+        order = np.arange(n, dtype=np.int64)
+        order[sel] = sel[sub]
+        key, docnos = key[order], docnos[order]
+    tied = same_q & (key[1:] == key[:-1])
+    if not tied.any():
+        return order
+    # rows belonging to a group of equal scores, and the group each belongs to
+    in_group = np.zeros(n, dtype=bool)
+    in_group[1:] |= tied
+    in_group[:-1] |= tied
+    rows = np.flatnonzero(in_group)
+    starts = np.ones(len(rows), dtype=bool)
+    starts[1:] = ~tied[rows[1:] - 1] | (rows[1:] - rows[:-1] != 1)
+    group = np.cumsum(starts)
     if random_ties:
         rng = np.random.default_rng(settings.seed)
-        tiebreak = [rng.random(len(sel))]
+        sub = np.lexsort((rng.random(len(rows)), group))
     else:
-        # docno descending: sort on the complemented big-endian words
-        tiebreak = [~w for w in sort_key_words(docnos[sel])]
-    sub = np.lexsort(tuple(reversed(tiebreak)) + (-key[sel], qindex[sel]))
-    order = np.arange(n, dtype=np.int64)
-    order[sel] = sel[sub]
-    return order
+        d = docnos[rows]
+        if not (d[1:] > d[:-1])[~starts[1:]].any():
+            return order                              # every tie already in docno order
+        words = sort_key_words(d)
+        # docno descending: ascending on the complemented big-endian words
+        sub = np.lexsort(tuple(~w for w in reversed(words)) + (group,))
+    perm = np.arange(n, dtype=np.int64)
+    perm[rows] = rows[sub]
+    return perm if order is None else order[perm]
+
+
+def docno_hash(docnos: np.ndarray, width: int) -> np.ndarray:
+    """A 64-bit hash of fixed-width docnos (as ``width`` bytes), vectorised."""
+    if docnos.dtype.itemsize != width:
+        docnos = docnos.astype(f"S{width}")
+    h = np.zeros(len(docnos), dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for w in sort_key_words(docnos):
+            h = (h ^ w) * np.uint64(0x9E3779B97F4A7C15)
+            h ^= h >> np.uint64(29)
+    return h
+
+
+def _vocab_codes(vocab: np.ndarray, docnos: np.ndarray) -> np.ndarray:
+    """Index of each docno in the sorted ``vocab`` (the qrels' docnos), -1 when absent.
+
+    Seven million run docnos are looked up by hash in the few thousand judged ones;
+    matches are then confirmed byte for byte.
+    """
+    width = max(vocab.dtype.itemsize, docnos.dtype.itemsize)
+    vh = docno_hash(vocab, width)
+    order = np.argsort(vh)
+    vh_sorted = vh[order]
+    if len(vh_sorted) > 1 and not (vh_sorted[1:] != vh_sorted[:-1]).all():
+        pos = np.searchsorted(vocab, docnos)          # a hash collision: compare bytes
+        np.minimum(pos, len(vocab) - 1, out=pos)
+        return np.where(vocab[pos] == docnos, pos, -1)
+    h = docno_hash(docnos, width)
+    at = np.searchsorted(vh_sorted, h)
+    np.minimum(at, len(vh_sorted) - 1, out=at)
+    hit = np.flatnonzero(vh_sorted[at] == h)
+    codes = np.full(len(docnos), -1, dtype=np.int64)
+    cand = order[at[hit]]
+    same = vocab[cand] == docnos[hit]
+    codes[hit[same]] = cand[same]
+    return codes
 
 
 def _lookup(qrels: Qrels, qrels_q: np.ndarray, docnos: np.ndarray, qindex: np.ndarray):
@@ -135,9 +189,8 @@ def _lookup(qrels: Qrels, qrels_q: np.ndarray, docnos: np.ndarray, qindex: np.nd
     if len(docnos) == 0 or len(qrels.docnos) == 0:
         return rel
     vocab = np.unique(qrels.docnos)
-    pos = np.searchsorted(vocab, docnos)
-    np.minimum(pos, len(vocab) - 1, out=pos)
-    found = vocab[pos] == docnos
+    code = _vocab_codes(vocab, docnos)
+    found = code >= 0
     nv = len(vocab)
     # qrels rows of evaluated queries, keyed (evaluated query, docno code): sorted
     eval_of_qrels_query = np.full(qrels.num_queries, -1, dtype=np.int64)
@@ -148,11 +201,11 @@ def _lookup(qrels: Qrels, qrels_q: np.ndarray, docnos: np.ndarray, qindex: np.nd
     qcode = np.searchsorted(vocab, qrels.docnos[qkeep])
     qkeys = qq[qkeep] * nv + qcode
     qgrades = qrels.grades[qkeep]
-    keys = qindex[found] * nv + pos[found]
+    keys = qindex[found] * nv + code[found]
     at = np.searchsorted(qkeys, keys)
     np.minimum(at, max(len(qkeys) - 1, 0), out=at)
-    hit = qkeys[at] == keys
-    g = np.where(hit, qgrades[at], NONPOOL)
+    hit = qkeys[at] == keys if len(qkeys) else np.zeros(len(keys), dtype=bool)
+    g = np.where(hit, qgrades[at] if len(qkeys) else NONPOOL, NONPOOL)
     g = np.where(hit & (g < 0), UNJUDGED, g)
     rel[found] = g
     return rel

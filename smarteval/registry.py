@@ -117,9 +117,18 @@ class Output:
     def compute(self, ranked) -> np.ndarray:
         r = ranked if self.rel_level is None else ranked.at_level(self.rel_level)
         m = self.measure
+        func = m.func
+        if getattr(r.settings, "ties", "docno") == "average":
+            # the exact mean over every order of each group of tied scores
+            if m.ties is None:
+                raise UsageError(
+                    f"--ties average: {m.name} has no exact average over the orders of "
+                    "tied documents (it is not linear in the ranks); use --ties docno "
+                    "or --ties random")
+            func = m.ties
         if m.params == "none":
-            return m.func(r)
-        return m.func(r, self.param)
+            return func(r)
+        return func(r, self.param)
 
 
 @dataclass

@@ -141,13 +141,17 @@ def smart_table(evaluations) -> tuple[list[str], list[list]]:
             rows.append([f"{float(o.param):.1f}" if float(o.param) * 10 % 1 == 0
                          else f"{float(o.param):.2f}",
                          *[ev.summary[o.name] for ev in evaluations]])
+    # then SMART's single numbers in Fig. 5's order (RNK REC, LOG PRE, NOR REC, NOR PRE)
+    by_name = {o.name: o for o in first.outputs}
+    for name, label in SMART_LABELS.items():
+        if name in by_name and first.summary[name] is not None:
+            rows.append([label, *[ev.summary[name] for ev in evaluations]])
     for o in first.outputs:
-        if o.measure.name == "iprec_at_recall":
+        if o.measure.name == "iprec_at_recall" or o.name in SMART_LABELS:
             continue
         if first.summary[o.name] is None or o.measure.name == "runid":
             continue
-        label = SMART_LABELS.get(o.name, o.name)
-        rows.append([label, *[ev.summary[o.name] for ev in evaluations]])
+        rows.append([o.name, *[ev.summary[o.name] for ev in evaluations]])
     return header, rows
 
 

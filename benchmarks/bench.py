@@ -1,0 +1,481 @@
+#!/usr/bin/env python3
+"""Time whole evaluations: smarteval against trec_eval-compatible tools.
+
+Every tool runs as its own process (``python -m smarteval evaluate ...``, a worker
+mode of this script for the Python libraries, a ``trec_eval`` binary if one is on
+PATH), several times; the table gives median wall time, user and system CPU time and
+peak RSS of each process (``os.wait4`` rusage of the child, so nothing of this
+script is counted), and the ratio of each tool to smarteval::
+
+    python benchmarks/generate.py --size 7M            # data first (benchmarks/data)
+    python benchmarks/bench.py                          # every size found, 5 repeats
+    python benchmarks/bench.py --sizes 7M --tools smarteval,pytrec_eval -r 3
+    python benchmarks/bench.py --phases --sizes 7M      # smarteval's phases in-process
+    python benchmarks/bench.py --smoke                  # tiny data, 1 run each (CI)
+
+Tools (those not installed are skipped):
+
+* ``smarteval``   ``python -m smarteval evaluate -m official -f trec QRELS RUN``
+* ``pytrec_eval`` parse both files in Python (dicts, the usual way) + RelevanceEvaluator
+  with trec_eval's official measures + aggregation
+* ``ir_measures`` ``ir_measures.calc_aggregate`` with the closest official measures
+  (its own file readers; no gm_map)
+* ``ranx``        ``Qrels/Run.from_file`` + ``ranx.evaluate`` (map, mrr, r-precision,
+  bpref, precision@k; no iprec_at_recall / gm_map); numba's JIT cache is warmed by an
+  untimed first run
+* ``trec_eval``   a ``trec_eval`` executable on PATH
+
+Data sets: ``msmarco-{1M,3.5M,7M}`` (one run, one qrels) and ``trec-sweep`` (20
+processes in a row, one per run file, against one qrels: the shell-loop usage; times
+are the sum, memory the max).
+
+The command lines are in TOOLS below; adapt them when smarteval's CLI changes.
+``--phases`` imports smarteval and times read_qrels / read_run / ranking / measures /
+render separately (see PHASES: a loose adapter to smarteval's internal API).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+
+OFFICIAL_PYTREC = ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
+                   "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"]
+CUTOFFS = [5, 10, 15, 20, 30, 100, 200, 500, 1000]
+
+
+# ---------------------------------------------------------------------------
+# Tools: a command line per (qrels, run); None when the tool is not available
+# ---------------------------------------------------------------------------
+
+def _py() -> list[str]:
+    return [sys.executable]
+
+
+def _importable(module: str) -> bool:
+    env = _env()
+    p = subprocess.run(_py() + ["-c", f"import {module}"], env=env,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return p.returncode == 0
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = REPO + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+TOOLS = {
+    "smarteval": {
+        "available": lambda: _importable("smarteval.cli"),
+        "cmd": lambda qrels, run: _py() + ["-m", "smarteval", "evaluate", "-m", "official",
+                                           "-f", "trec", qrels, run],
+        "multi": lambda qrels, runs: _py() + ["-m", "smarteval", "evaluate", "-m", "official",
+                                              "-f", "trec", qrels, *runs],
+    },
+    "pytrec_eval": {
+        "available": lambda: _importable("pytrec_eval"),
+        "cmd": lambda qrels, run: _py() + [__file__, "--worker", "pytrec_eval", qrels, run],
+        "multi": lambda qrels, runs: _py() + [__file__, "--worker", "pytrec_eval", qrels, *runs],
+    },
+    "ir_measures": {
+        "available": lambda: _importable("ir_measures"),
+        "cmd": lambda qrels, run: _py() + [__file__, "--worker", "ir_measures", qrels, run],
+    },
+    "ranx": {
+        "available": lambda: _importable("ranx"),
+        "cmd": lambda qrels, run: _py() + [__file__, "--worker", "ranx", qrels, run],
+        "warmup": True,     # numba compiles (and caches) on the first run
+        "sweep": False,     # ~10-20 s a process (import + JIT): 20 of them say nothing new
+    },
+    "trec_eval": {
+        "available": lambda: shutil.which("trec_eval") is not None,
+        "cmd": lambda qrels, run: [shutil.which("trec_eval") or "trec_eval", qrels, run],
+    },
+}
+
+
+# ---------------------------------------------------------------------------
+# Workers (run in their own process by the commands above)
+# ---------------------------------------------------------------------------
+
+def _read_qrels_dict(path):
+    qrels = {}
+    with open(path) as f:
+        for line in f:
+            t = line.split()
+            if t:
+                qrels.setdefault(t[0], {})[t[2]] = int(t[3])
+    return qrels
+
+
+def _read_run_dict(path):
+    run = {}
+    tag = ""
+    with open(path) as f:
+        for line in f:
+            t = line.split()
+            if t:
+                run.setdefault(t[0], {})[t[2]] = float(t[4])
+                tag = tag or t[5]
+    return run, tag
+
+
+def worker_pytrec_eval(qrels_path, *run_paths):
+    import pytrec_eval
+    qrels = _read_qrels_dict(qrels_path)
+    measures = {m for m in OFFICIAL_PYTREC if m in pytrec_eval.supported_measures}
+    ev = pytrec_eval.RelevanceEvaluator(qrels, measures)
+    for run_path in run_paths:
+        run, _ = _read_run_dict(run_path)
+        res = ev.evaluate(run)
+        names = sorted(next(iter(res.values())).keys()) if res else []
+        for m in names:
+            agg = pytrec_eval.compute_aggregated_measure(m, [r[m] for r in res.values()])
+            print(f"{m}\tall\t{agg:.4f}")
+
+
+def worker_ir_measures(qrels_path, run_path):
+    import ir_measures
+    from ir_measures import AP, Bpref, IPrec, NumQ, NumRel, NumRelRet, NumRet, P, RR, Rprec
+    measures = [NumQ, NumRet, NumRel, NumRelRet, AP, Rprec, Bpref, RR]
+    measures += [IPrec @ (i / 10) for i in range(11)] + [P @ k for k in CUTOFFS]
+    qrels = ir_measures.read_trec_qrels(qrels_path)
+    run = ir_measures.read_trec_run(run_path)
+    for m, v in sorted(ir_measures.calc_aggregate(measures, qrels, run).items(), key=str):
+        print(f"{m}\tall\t{v:.4f}")
+
+
+def worker_ranx(qrels_path, run_path):
+    from ranx import Qrels, Run, evaluate
+    qrels = Qrels.from_file(qrels_path, kind="trec")
+    run = Run.from_file(run_path, kind="trec")
+    metrics = ["map", "mrr", "r-precision", "bpref"] + [f"precision@{k}" for k in CUTOFFS]
+    for m, v in evaluate(qrels, run, metrics, make_comparable=True).items():
+        print(f"{m}\tall\t{v:.4f}")
+
+
+WORKERS = {"pytrec_eval": worker_pytrec_eval, "ir_measures": worker_ir_measures,
+           "ranx": worker_ranx}
+
+
+# ---------------------------------------------------------------------------
+# Timing whole processes
+# ---------------------------------------------------------------------------
+
+def run_once(cmd: list[str]) -> dict:
+    """Run a command; wall time, CPU times and peak RSS of that child alone."""
+    with tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env=_env(), cwd=REPO)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        msg = err.read().decode("utf-8", "replace").strip()
+    return {"wall": wall, "user": ru.ru_utime, "sys": ru.ru_stime,
+            "rss_mib": ru.ru_maxrss / 1024, "rc": p.returncode,
+            "error": msg.splitlines()[-1] if p.returncode and msg else ""}
+
+
+def run_series(cmds: list[list[str]]) -> dict:
+    """Several processes in a row (the sweep): summed times, max memory."""
+    out = {"wall": 0.0, "user": 0.0, "sys": 0.0, "rss_mib": 0.0, "rc": 0, "error": ""}
+    for cmd in cmds:
+        r = run_once(cmd)
+        for k in ("wall", "user", "sys"):
+            out[k] += r[k]
+        out["rss_mib"] = max(out["rss_mib"], r["rss_mib"])
+        if r["rc"]:
+            return r
+    return out
+
+
+def datasets(data_dir: str, sizes: list[str], sweep: bool) -> list[tuple[str, str, list[str]]]:
+    """(name, qrels, [runs]) for the data found."""
+    out = []
+    for s in sizes:
+        run = os.path.join(data_dir, f"msmarco-{s}.run")
+        qrels = os.path.join(data_dir, f"msmarco-{s}.qrels")
+        if os.path.exists(run) and os.path.exists(qrels):
+            out.append((f"msmarco-{s}", qrels, [run]))
+    sub = "trec-tiny" if sizes == ["tiny"] else "trec"
+    tq = os.path.join(data_dir, sub, "qrels.txt")
+    rd = os.path.join(data_dir, sub, "runs")
+    if sweep and os.path.exists(tq) and os.path.isdir(rd):
+        runs = sorted(os.path.join(rd, f) for f in os.listdir(rd) if f.endswith(".txt"))
+        if runs:
+            out.append(("trec-sweep", tq, runs))          # one process per run
+            out.append(("trec-sweep-1proc", tq, runs))    # one process for all runs
+    return out
+
+
+def bench(data, tools, repeat, warmup=True, log=print):
+    rows = []
+    for name, qrels, runs in data:
+        for tool in tools:
+            spec = TOOLS[tool]
+            if name.startswith("trec-sweep") and not spec.get("sweep", True):
+                continue
+            if name.endswith("-1proc"):
+                if "multi" not in spec:
+                    continue
+                cmds = [spec["multi"](qrels, runs)]
+            else:
+                cmds = [spec["cmd"](qrels, r) for r in runs]
+            if warmup or spec.get("warmup"):
+                first = run_once(cmds[0])
+                if first["rc"]:
+                    rows.append({"data": name, "tool": tool, "error": first["error"]})
+                    log(f"  {name:14s} {tool:12s} FAILED: {first['error']}")
+                    continue
+            res = []
+            for _ in range(repeat):
+                r = run_series(cmds)
+                if r["rc"]:
+                    res = []
+                    rows.append({"data": name, "tool": tool, "error": r["error"]})
+                    log(f"  {name:14s} {tool:12s} FAILED: {r['error']}")
+                    break
+                res.append(r)
+            if not res:
+                continue
+            row = {"data": name, "tool": tool, "runs": len(runs), "repeat": len(res),
+                   "wall": statistics.median(r["wall"] for r in res),
+                   "wall_min": min(r["wall"] for r in res),
+                   "user": statistics.median(r["user"] for r in res),
+                   "sys": statistics.median(r["sys"] for r in res),
+                   "rss_mib": max(r["rss_mib"] for r in res)}
+            rows.append(row)
+            log(f"  {name:14s} {tool:12s} {row['wall']:8.2f} s  {row['rss_mib']:7.0f} MiB")
+    return rows
+
+
+def table(rows: list[dict], baseline: str = "smarteval") -> str:
+    base = {r["data"]: r for r in rows if r["tool"] == baseline and "error" not in r}
+    head = ["data", "tool", "wall s (median)", "min s", "user s", "sys s", "peak RSS MiB",
+            f"time / {baseline}", f"RSS / {baseline}"]
+    body = []
+    for r in rows:
+        if "error" in r:
+            body.append([r["data"], r["tool"], "failed: " + r["error"][:60], "", "", "", "", "", ""])
+            continue
+        b = base.get(r["data"])
+        body.append([r["data"], r["tool"], f"{r['wall']:.3f}", f"{r['wall_min']:.3f}",
+                     f"{r['user']:.3f}", f"{r['sys']:.3f}", f"{r['rss_mib']:.0f}",
+                     f"{r['wall'] / b['wall']:.2f}x" if b else "-",
+                     f"{r['rss_mib'] / b['rss_mib']:.2f}x" if b else "-"])
+    try:
+        from tabulate import tabulate
+        return tabulate(body, head, tablefmt="github", disable_numparse=True)
+    except ImportError:
+        w = [max(len(str(x)) for x in col) for col in zip(head, *body)]
+        line = lambda row: "  ".join(str(x).ljust(n) for x, n in zip(row, w))  # noqa: E731
+        return "\n".join([line(head), line(["-" * n for n in w])] + [line(r) for r in body])
+
+
+# ---------------------------------------------------------------------------
+# smarteval's phases, in-process (adapt PHASES to smarteval's internal API)
+# ---------------------------------------------------------------------------
+
+def _maxrss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _first_attr(module, *names):
+    for n in names:
+        f = getattr(module, n, None)
+        if f is not None:
+            return f
+    raise AttributeError(f"{module.__name__} has none of {', '.join(names)}")
+
+
+def _phase_read_qrels(ctx):
+    from smarteval import readers
+    ctx["qrels"] = readers.read_qrels(ctx["qrels_path"])
+
+
+def _phase_read_run(ctx):
+    from smarteval import readers
+    ctx["run"] = readers.read_run(ctx["run_path"])
+
+
+def _phase_rank(ctx):
+    from smarteval import ranking
+    from smarteval.columns import Settings
+    ctx["ranked"] = ranking.rank(ctx["run"], ctx["qrels"], settings=Settings())
+
+
+def _phase_measures(ctx):
+    from smarteval.aggregate import summarize
+    from smarteval.registry import parse_measures
+    outputs = [o for rq in parse_measures(["official"], 9) for o in rq.outputs()]
+    per_query, summary = {}, {}
+    for out in outputs:
+        per_query[out.name] = out.compute(ctx["ranked"])
+        summary[out.name] = summarize(out, per_query[out.name], ctx["ranked"], average="macro")
+    ctx["outputs"], ctx["per_query"], ctx["summary"] = outputs, per_query, summary
+
+
+def _phase_render(ctx):
+    from smarteval.api import Evaluation
+    from smarteval.render import render
+    r = ctx["ranked"]
+    ev = Evaluation(name=ctx["run"].tag, path=ctx["run"].path, tag=ctx["run"].tag, qids=r.qids,
+                    in_run=r.in_run, outputs=ctx["outputs"], per_query=ctx["per_query"],
+                    summary=ctx["summary"], ranked=r)
+    ctx["text"] = render([ev], "trec", per_query=False, summary=True)
+
+
+def _phase_api(ctx):
+    """The whole evaluation through the public API, for comparison with the sum."""
+    import smarteval
+    ctx["api"] = smarteval.evaluate(ctx["qrels_path"], ctx["run_path"], ["official"])
+
+
+def _phase_lab_reader(ctx):
+    sys.path.insert(0, HERE)
+    import lab_reader
+    ctx["lab_run"] = lab_reader.read_run(ctx["run_path"])
+
+
+PHASES = [("read_qrels", _phase_read_qrels), ("read_run", _phase_read_run),
+          ("rank", _phase_rank), ("measures", _phase_measures), ("render", _phase_render),
+          ("api.evaluate (all)", _phase_api), ("lab_reader.read_run", _phase_lab_reader)]
+
+
+def phases_worker(qrels_path: str, run_path: str) -> None:
+    """Run in a fresh process: time each phase, print JSON."""
+    t0 = time.perf_counter()
+    import numpy  # noqa: F401
+    try:
+        import smarteval  # noqa: F401
+    except Exception as e:  # noqa: BLE001
+        print(json.dumps({"import": f"failed: {type(e).__name__}: {e}"}))
+        return
+    out = {"import_s": time.perf_counter() - t0, "phases": []}
+    ctx = {"qrels_path": qrels_path, "run_path": run_path}
+    for name, fn in PHASES:
+        t = time.perf_counter()
+        r0 = resource.getrusage(resource.RUSAGE_SELF)
+        try:
+            fn(ctx)
+            err = ""
+        except Exception as e:  # noqa: BLE001
+            err = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        r1 = resource.getrusage(resource.RUSAGE_SELF)
+        out["phases"].append({"phase": name, "s": time.perf_counter() - t,
+                              "cpu_s": r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime,
+                              "maxrss_mib": _maxrss_mib(), "error": err})
+    print(json.dumps(out))
+
+
+def phases(data, repeat: int) -> str:
+    lines = []
+    for name, qrels, runs in data:
+        if name.startswith("trec-sweep"):
+            continue
+        results = []
+        for _ in range(repeat):
+            p = subprocess.run(_py() + [__file__, "--phases-worker", qrels, runs[0]],
+                               capture_output=True, text=True, env=_env(), cwd=REPO)
+            if p.returncode:
+                lines.append(f"{name}: phases worker failed: {p.stderr.strip()[-300:]}")
+                break
+            results.append(json.loads(p.stdout))
+        if not results:
+            continue
+        if "import" in results[0]:
+            lines.append(f"{name}: smarteval import {results[0]['import']}")
+            continue
+        lines.append(f"{name}: import {statistics.median(r['import_s'] for r in results):.3f} s")
+        for i, ph in enumerate(results[0]["phases"]):
+            if ph["error"]:
+                lines.append(f"  {ph['phase']:22s} n/a ({ph['error'][:80]})")
+                continue
+            s = statistics.median(r["phases"][i]["s"] for r in results)
+            c = statistics.median(r["phases"][i]["cpu_s"] for r in results)
+            m = max(r["phases"][i]["maxrss_mib"] for r in results)
+            lines.append(f"  {ph['phase']:22s} {s:7.3f} s  cpu {c:6.3f} s  peak RSS so far {m:6.0f} MiB")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", default=os.path.join(HERE, "data"))
+    ap.add_argument("--sizes", default="1M,3.5M,7M")
+    ap.add_argument("--tools", default=",".join(TOOLS))
+    ap.add_argument("-r", "--repeat", type=int, default=5)
+    ap.add_argument("--no-sweep", action="store_true")
+    ap.add_argument("--no-warmup", action="store_true")
+    ap.add_argument("--phases", action="store_true", help="also time smarteval's phases")
+    ap.add_argument("--smoke", action="store_true",
+                    help="tiny generated data, one run per tool; fails if smarteval fails")
+    ap.add_argument("--json", help="write the rows here")
+    ap.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
+    ap.add_argument("--phases-worker", nargs=2, help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    if a.worker:
+        WORKERS[a.worker[0]](*a.worker[1:])
+        return 0
+    if a.phases_worker:
+        phases_worker(*a.phases_worker)
+        return 0
+
+    if a.smoke:
+        if a.tools == ",".join(TOOLS):             # quick tools only, unless asked
+            a.tools = "smarteval,pytrec_eval"
+        tmp = tempfile.mkdtemp(prefix="smarteval_smoke_")
+        sys.path.insert(0, HERE)
+        import generate
+        import contextlib
+        import io
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            generate.main(["--out", tmp, "--size", "tiny"])
+        a.data, a.sizes, a.repeat = tmp, "tiny", 1
+    tools = [t for t in a.tools.split(",") if t]
+    unknown = [t for t in tools if t not in TOOLS]
+    if unknown:
+        ap.error(f"unknown tools: {', '.join(unknown)}")
+    available = [t for t in tools if TOOLS[t]["available"]()]
+    skipped = [t for t in tools if t not in available]
+    data = datasets(a.data, a.sizes.split(","), sweep=not a.no_sweep)
+    if not data:
+        print(f"no data under {a.data}: run benchmarks/generate.py first", file=sys.stderr)
+        return 2
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load average "
+          f"{os.getloadavg()[0]:.1f}; tools: {', '.join(available)}"
+          + (f" (not available: {', '.join(skipped)})" if skipped else ""))
+    rows = bench(data, available, a.repeat, warmup=not (a.no_warmup or a.smoke))
+    print()
+    print(table(rows))
+    if a.phases and "smarteval" in available:
+        print()
+        print(phases(data, max(1, min(a.repeat, 3))))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    if a.smoke:
+        shutil.rmtree(a.data, ignore_errors=True)
+        failed = [r for r in rows if r["tool"] == "smarteval" and "error" in r]
+        if "smarteval" not in available:
+            print("smoke: smarteval is not importable yet (skipped)")
+        return 1 if failed else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,296 @@
+"""Tied scores: tie groups, and rank orders a measure can be written over (exact or expected).
+
+A measure that is linear in "which rows are in the top k", "the rank of a row" or "the log
+of that rank" has an exact expectation over every order of each group of tied scores:
+replace the row's indicator, rank or log rank by its mean over the group's positions. A
+measure written against an *order* object (:class:`Exact` or :class:`Expected`) gets both
+its plain value and its ``--ties average`` value from one body of code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from smarteval.columns import Ranked, segment_sum
+from smarteval.measures.segments import prefix
+
+
+@dataclass(frozen=True)
+class TieGroups:
+    """Per row: where its group of tied scores starts and what the group holds.
+
+    ``before`` documents of the query rank above the group, ``size`` documents share the
+    score, ``rels`` of them are relevant and ``rel_before`` relevant documents rank
+    above the group. By example, scores 3,2,2,1 with relevance 0,1,0,1 give for the
+    two tied rows before=1, size=2, rels=1, rel_before=0.
+    """
+
+    before: np.ndarray
+    size: np.ndarray
+    rels: np.ndarray
+    rel_before: np.ndarray
+    start: np.ndarray     # (n,) True on the first row of each group
+
+    @property
+    def num_groups(self) -> int:
+        return int(self.start.sum())
+
+
+def tie_groups(r: Ranked) -> TieGroups:
+    """The groups of equal scores (as the ranking compared them) of every query."""
+    key = r.tie_key if r.tie_key is not None else r.score
+    n = len(key)
+    start = np.ones(n, dtype=bool)
+    if n > 1:
+        start[1:] = key[1:] != key[:-1]
+    firsts = r.offsets[:-1][r.num_ret > 0]
+    start[firsts] = True
+    gstart = np.flatnonzero(start)
+    gbounds = np.append(gstart, n).astype(np.int64)
+    gsize = np.diff(gbounds)
+    grels = segment_sum(r.is_rel, gbounds)
+    gid = np.cumsum(start) - 1
+    before = (r.rank[gstart] - 1)[gid]
+    rel_before = (r.rel_so_far[gstart] - r.is_rel[gstart])[gid]
+    return TieGroups(before=before, size=gsize[gid], rels=grels[gid],
+                     rel_before=rel_before, start=start)
+
+
+class Exact:
+    """The ranking as it stands: each row at its rank."""
+
+    expected = False
+
+    def __init__(self, r: Ranked):
+        self.r = r
+
+    def top(self, values: np.ndarray, k) -> np.ndarray:
+        """(Q,) sum of ``values`` over the first k rows of each query (k may vary by query)."""
+        r = self.r
+        p = r.cum_rel if values is r.is_rel else prefix(values)
+        start = r.offsets[:-1]
+        k = np.maximum(np.asarray(k, dtype=np.int64), 0)
+        return p[start + np.minimum(k, r.num_ret)] - p[start]
+
+    def rank(self) -> np.ndarray:
+        """(n,) rank of every row."""
+        return self.r.rank.astype(np.float64)
+
+    def log_rank(self) -> np.ndarray:
+        """(n,) natural log of the rank of every row."""
+        return np.log(self.r.rank.astype(np.float64))
+
+    def rel_rank(self, j: np.ndarray) -> np.ndarray:
+        """(Q,) rank of the j[q]-th relevant retrieved document; NaN when fewer were retrieved."""
+        r = self.r
+        out = np.full(r.num_queries, np.nan)
+        hit = r.is_rel & (r.rel_so_far == np.asarray(j)[r.qindex])
+        out[r.qindex[hit]] = self._rel_rank_rows(hit)
+        return out
+
+    def _rel_rank_rows(self, hit: np.ndarray) -> np.ndarray:
+        return self.r.rank[hit].astype(np.float64)
+
+
+class Expected(Exact):
+    """The mean over every order of each group of tied scores (``--ties average``)."""
+
+    expected = True
+
+    def __init__(self, r: Ranked):
+        super().__init__(r)
+        self.g = tie_groups(r)
+
+    def top(self, values: np.ndarray, k) -> np.ndarray:
+        # a row of a group straddling rank k is in the top k with probability (k - before)/size
+        g = self.g
+        k = np.asarray(k, dtype=np.float64)
+        kq = k[self.r.qindex] if k.ndim else k
+        frac = np.clip((kq - g.before) / g.size, 0.0, 1.0)
+        return segment_sum(np.asarray(values, dtype=np.float64) * frac, self.r.offsets)
+
+    def rank(self) -> np.ndarray:
+        g = self.g
+        return g.before + (g.size + 1) / 2.0
+
+    def log_rank(self) -> np.ndarray:
+        from scipy.special import gammaln
+        g = self.g
+        return (gammaln(g.before + g.size + 1.0) - gammaln(g.before + 1.0)) / g.size
+
+    def _rel_rank_rows(self, hit: np.ndarray) -> np.ndarray:
+        # the j-th relevant lies in the same group whatever the order inside it; among the
+        # group's h relevant it is the (j - rel_before)-th, whose mean position in a group
+        # of g is (j - rel_before)(g + 1)/(h + 1)
+        g = self.g
+        jj = self.r.rel_so_far[hit] - g.rel_before[hit]
+        return g.before[hit] + jj * (g.size[hit] + 1.0) / (g.rels[hit] + 1.0)
+
+
+def order_of(r: Ranked, expected: bool) -> Exact:
+    return Expected(r) if expected else Exact(r)
+
+
+# =========================================================================== trec_eval measures
+# The --ties average twins of trec_eval's measures that have a closed form. Each takes
+# the same arguments as the measure in smarteval.measures.trec (imported lazily: that
+# module imports this one).
+
+def _group_rows(r: Ranked, g: TieGroups) -> np.ndarray:
+    return np.flatnonzero(g.start)
+
+
+def _harmonic(x: np.ndarray) -> np.ndarray:
+    """H(x) = Σ_{t<=x} 1/t, for real x >= 0 (digamma(x+1) + Euler's gamma)."""
+    from scipy.special import digamma
+    return digamma(np.asarray(x, dtype=np.float64) + 1.0) + np.euler_gamma
+
+
+def precision(r: Ranked, k: int) -> np.ndarray:
+    """P_k: expected relevant in the top k over k."""
+    return Expected(r).top(r.is_rel, k) / k
+
+
+def recall(r: Ranked, k: int) -> np.ndarray:
+    """recall_k: expected relevant in the top k over num_rel."""
+    from smarteval.measures.segments import safe_div
+    return safe_div(Expected(r).top(r.is_rel, k), r.num_rel)
+
+
+def r_precision(r: Ranked) -> np.ndarray:
+    """Rprec: expected relevant in the top num_rel over num_rel."""
+    from smarteval.measures.segments import safe_div
+    return safe_div(Expected(r).top(r.is_rel, r.num_rel), r.num_rel)
+
+
+def rprec_mult(r: Ranked, mult: float) -> np.ndarray:
+    from smarteval.measures.segments import safe_div
+    from smarteval.measures.trec import relative_count
+    cut = relative_count(r, mult)
+    return safe_div(Expected(r).top(r.is_rel, cut), cut)
+
+
+def relative_precision(r: Ranked, k: int) -> np.ndarray:
+    from smarteval.measures.segments import safe_div
+    return safe_div(Expected(r).top(r.is_rel, k), np.minimum(k, r.num_rel))
+
+
+def unjudged(r: Ranked, k: int) -> np.ndarray:
+    return Expected(r).top(r.rel < 0, k) / k
+
+
+def _ap_sum(r: Ranked, k=None) -> np.ndarray:
+    """(Q,) expected Σ precision at each relevant document (in the top k when given).
+
+    In a group of g documents holding h relevant, after s documents and a relevant ones:
+    position p is relevant with chance h/g, and then has 1 + (p-1)(h-1)/(g-1) relevant at
+    or above it in the group, so the group adds
+    (h/g)·[(a+1)·Σ 1/(s+p) + (h-1)/(g-1)·Σ (p-1)/(s+p)] over its positions p = 1..P.
+    """
+    g = tie_groups(r)
+    rows = _group_rows(r, g)
+    s = g.before[rows].astype(np.float64)
+    size = g.size[rows].astype(np.float64)
+    h = g.rels[rows].astype(np.float64)
+    a = g.rel_before[rows].astype(np.float64)
+    P = size if k is None else np.clip(k - s, 0.0, size)
+    inv = _harmonic(s + P) - _harmonic(s)                  # Σ_{p<=P} 1/(s+p)
+    lin = P - (s + 1.0) * inv                               # Σ_{p<=P} (p-1)/(s+p)
+    pair = np.where(size > 1, (h - 1.0) / np.maximum(size - 1.0, 1.0), 0.0)
+    terms = np.where(h > 0, (h / size) * ((a + 1.0) * inv + pair * lin), 0.0)
+    return np.bincount(r.qindex[rows], weights=terms, minlength=r.num_queries)
+
+
+def average_precision(r: Ranked) -> np.ndarray:
+    """map (AP): the expected sum of precisions at the relevant documents, over num_rel."""
+    from smarteval.measures.segments import safe_div
+    return safe_div(_ap_sum(r), r.num_rel)
+
+
+def map_cut(r: Ranked, k: int) -> np.ndarray:
+    from smarteval.measures.segments import safe_div
+    return safe_div(_ap_sum(r, k), r.num_rel)
+
+
+def recip_rank(r: Ranked) -> np.ndarray:
+    """recip_rank: E[1/(s+X)], X the position of the first relevant in its tied group.
+
+    In a group of g holding h relevant, P(X = x) = C(g-x, h-1)/C(g, h), x = 1..g-h+1.
+    """
+    from scipy.special import gammaln
+    g = tie_groups(r)
+    first = g.start & (g.rels > 0) & (g.rel_before == 0)
+    rows = np.flatnonzero(first)
+    out = np.zeros(r.num_queries)
+    if len(rows) == 0:
+        return out
+    s = g.before[rows]
+    size = g.size[rows]
+    h = g.rels[rows]
+    width = size - h + 1
+    q = np.repeat(r.qindex[rows], width)
+    woff = np.concatenate(([0], np.cumsum(width)))
+    x = np.arange(int(woff[-1])) - np.repeat(woff[:-1], width) + 1
+    S_, G, H = np.repeat(s, width), np.repeat(size, width), np.repeat(h, width)
+
+    def lncomb(n, k):
+        return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
+    prob = np.exp(lncomb(G - x, H - 1) - lncomb(G, H))
+    return np.bincount(q, weights=prob / (S_ + x), minlength=r.num_queries)
+
+
+def success(r: Ranked, k: int) -> np.ndarray:
+    """success_k: 1 - P(no relevant in the top k); only a group straddling k is uncertain."""
+    from scipy.special import gammaln
+    g = tie_groups(r)
+    rows = _group_rows(r, g)
+    s, size, h = g.before[rows], g.size[rows], g.rels[rows]
+    q = r.qindex[rows]
+    inside = (s + size <= k) & (h > 0)
+    sure = np.bincount(q[inside], minlength=r.num_queries) > 0
+    d = np.clip(k - s, 0, size)
+    straddle = (s < k) & (s + size > k) & (h > 0)
+
+    def lncomb(n, kk):
+        return gammaln(n + 1.0) - gammaln(kk + 1.0) - gammaln(n - kk + 1.0)
+    none = np.where(straddle & (size - h >= d),
+                    np.exp(lncomb(size - h, np.minimum(d, size - h)) - lncomb(size, d)), 0.0)
+    p_hit = np.zeros(r.num_queries)
+    p_hit[q[straddle]] = 1.0 - none[straddle]
+    return np.where(sure, 1.0, p_hit)
+
+
+def _mean_discount(r: Ranked, k=None) -> np.ndarray:
+    """(n,) mean of 1/log2(p+1) over the positions p of each row's tied group (p <= k)."""
+    g = tie_groups(r)
+    top = int(r.rank.max(initial=0)) + 1
+    disc = np.zeros(top + 1)
+    disc[1:] = np.cumsum(1.0 / np.log2(np.arange(1, top + 1) + 1.0))
+    lo = g.before
+    hi = g.before + g.size
+    if k is not None:
+        lo, hi = np.minimum(lo, k), np.minimum(hi, k)
+    return (disc[hi] - disc[lo]) / g.size
+
+
+def ndcg(r: Ranked, pairs: tuple) -> np.ndarray:
+    """ndcg: each gain times the mean discount of its tied group, over the ideal DCG."""
+    from smarteval.measures.segments import safe_div, seg_sum
+    from smarteval.measures.trec import _dcg_ideal, dcg_terms
+    gain, ideal_pos = _dcg_ideal(r, pairs)
+    dcg = segment_sum(np.where(gain != 0, gain * _mean_discount(r), 0.0), r.offsets)
+    idcg = seg_sum(dcg_terms(ideal_pos, r.qrel_offsets), r.qrel_offsets)
+    return safe_div(dcg, idcg)
+
+
+def ndcg_cut(r: Ranked, k: int) -> np.ndarray:
+    from smarteval.measures.segments import positions, safe_div, seg_sum
+    from smarteval.measures.trec import _dcg_ideal, dcg_terms
+    gain, ideal_pos = _dcg_ideal(r, ())
+    dcg = segment_sum(np.where(gain != 0, gain * _mean_discount(r, k), 0.0), r.offsets)
+    ipos = positions(r.qrel_offsets)
+    idcg = seg_sum(np.where(ipos <= k, dcg_terms(ideal_pos, r.qrel_offsets), 0.0),
+                   r.qrel_offsets)
+    return np.where(idcg > 0, safe_div(dcg, idcg), dcg)

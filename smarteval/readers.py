@@ -240,6 +240,10 @@ def read_run(path: str | os.PathLike, *, data: bytes | None = None) -> Run:
     fields, a score that is not a finite number, the same docno twice in one query.
     """
     name = _display(str(path))
+    if data is None and name != "<stdin>":
+        fast = _read_run_fast(str(path))
+        if fast is not None:
+            return fast
     if data is None:
         data = read_bytes(path)
     else:
@@ -266,6 +270,35 @@ def read_run(path: str | os.PathLike, *, data: bytes | None = None) -> Run:
                       "each document at most once per query")
     return Run(path=name, qids=_decode_ids(uniq), offsets=offsets, docnos=docnos,
                scores=scores, lines=line_no, tag=tag)
+
+
+def _read_run_fast(path: str) -> Run | None:
+    """The fast tokenizer's reading of a well-formed run, or None to use the plain reader.
+
+    Anything unusual (a malformed line, a non-finite score, an empty file, a possible
+    duplicate) goes to the plain reader, which finds the exact line and words the error.
+    """
+    from smarteval import fastrun
+    try:
+        cols = fastrun.read_run(path)
+    except (fastrun.RunFormatError, OSError, EOFError, ValueError):
+        return None
+    if len(cols.docnos) == 0 or not np.isfinite(cols.scores).all():
+        return None
+    codes = np.repeat(np.arange(len(cols.qids), dtype=np.uint64), np.diff(cols.offsets))
+    if _may_have_duplicates(codes, cols.docnos):
+        return None
+    return Run(path=path, qids=cols.qids, offsets=cols.offsets, docnos=cols.docnos,
+               scores=cols.scores, lines=cols.lines, tag=cols.tag)
+
+
+def _may_have_duplicates(codes: np.ndarray, docnos: np.ndarray) -> bool:
+    """True when two rows of one query may share a docno (hash equality; exact check follows)."""
+    from smarteval.ranking import docno_hash
+    with np.errstate(over="ignore"):
+        key = docno_hash(docnos, docnos.dtype.itemsize) + codes * np.uint64(0xD6E8FEB86659FD93)
+    key.sort()
+    return bool((key[1:] == key[:-1]).any())
 
 
 def _parse_scores(score_bytes: np.ndarray, lines: _Lines) -> np.ndarray:

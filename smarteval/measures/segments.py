@@ -64,7 +64,17 @@ def seg_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 
 def seg_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Sequential (C-order) sum of each segment; empty segments give 0."""
+    """Sequential (C-order) sum of each segment; empty segments give 0.
+
+    Adding 0.0 never changes a float sum, so only the non-zero rows (for most measures
+    the few relevant documents) are summed.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    nz = np.flatnonzero(values)
+    if len(nz) < len(values):
+        counts = np.diff(prefix(values != 0)[offsets])
+        offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        values = values[nz]
     cs = seg_cumsum(values, offsets)
     lengths = np.diff(offsets)
     out = np.zeros(len(lengths), dtype=np.float64)

@@ -42,6 +42,7 @@ class Run:
     lines: np.ndarray     # (n,) int64, 1-based physical line numbers
     tag: str              # run tag of the last line (trec_eval's runid)
     sorted_hint: bool = False  # rows already in (score desc, docno desc) order within each query
+    docno_hash: np.ndarray | None = None  # (n,) uint64 hash of each docno, when computed
 
     @property
     def num_queries(self) -> int:
@@ -110,6 +111,11 @@ class Ranked:
         return len(self.qids)
 
     @cached_property
+    def memo(self) -> dict:
+        """Values shared between measures (AP for map and gm_map, ...), computed once."""
+        return {}
+
+    @cached_property
     def num_ret(self) -> np.ndarray:
         """(Q,) documents retrieved (after -M and -J)."""
         return np.diff(self.offsets)
@@ -145,6 +151,36 @@ class Ranked:
         return self.cum_rel[1:] - self.cum_rel[self.offsets[:-1]][self.qindex]
 
     @cached_property
+    def rel_rows(self) -> np.ndarray:
+        """Row index of every relevant retrieved document (rank order within each query)."""
+        return np.flatnonzero(self.is_rel)
+
+    @cached_property
+    def rel_offsets(self) -> np.ndarray:
+        """(Q+1,) offsets of each query's relevant rows within :attr:`rel_rows`."""
+        out = np.zeros(self.num_queries + 1, dtype=np.int64)
+        np.cumsum(self.num_rel_ret, out=out[1:])
+        return out
+
+    @cached_property
+    def rel_rank(self) -> np.ndarray:
+        """Rank of every relevant retrieved document (aligned with :attr:`rel_rows`)."""
+        start = np.repeat(self.offsets[:-1], self.num_rel_ret)
+        return self.rel_rows - start + 1
+
+    @cached_property
+    def rel_k(self) -> np.ndarray:
+        """1, 2, 3 ... within each query: how many relevant documents up to this one."""
+        start = np.repeat(self.rel_offsets[:-1], self.num_rel_ret)
+        return np.arange(len(self.rel_rows), dtype=np.int64) - start + 1
+
+    def count_before(self, mask: np.ndarray) -> np.ndarray:
+        """For every relevant row, how many rows above it in its query satisfy ``mask``."""
+        p = _prefix(mask)
+        start = np.repeat(self.offsets[:-1], self.num_rel_ret)
+        return p[self.rel_rows] - p[start]
+
+    @cached_property
     def num_rel(self) -> np.ndarray:
         """(Q,) judged documents with grade >= rel_level (trec_eval's num_rel)."""
         return segment_sum(self.qrel_grades >= self.rel_level, self.qrel_offsets)
@@ -162,7 +198,7 @@ class Ranked:
     @cached_property
     def num_rel_ret(self) -> np.ndarray:
         """(Q,) relevant documents retrieved."""
-        return segment_sum(self.is_rel, self.offsets)
+        return self.cum_rel[self.offsets[1:]] - self.cum_rel[self.offsets[:-1]]
 
     @cached_property
     def qrel_qindex(self) -> np.ndarray:

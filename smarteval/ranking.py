@@ -55,27 +55,34 @@ def rank(run: Run, qrels: Qrels, *, complete: bool = False, rel_level: int = 1,
     has_run = run_q >= 0
     starts = np.where(has_run, run.offsets[:-1][np.maximum(run_q, 0)], 0)
     counts = np.where(has_run, np.diff(run.offsets)[np.maximum(run_q, 0)], 0)
-    rows = concat_ranges(starts, counts)
     offsets = offsets_from_counts(counts)
-    scores = run.scores[rows]
-    docnos = run.docnos[rows]
+    if len(qids) == run.num_queries and has_run.all():
+        rows = None                     # every query of the run is evaluated, in order
+        scores, docnos, hashes = run.scores, run.docnos, run.docno_hash
+    else:
+        rows = concat_ranges(starts, counts)
+        scores = run.scores[rows]
+        docnos = run.docnos[rows]
+        hashes = None if run.docno_hash is None else run.docno_hash[rows]
     key = scores.astype(np.float32) if settings.trec_version < 10 else scores
     qindex = np.repeat(np.arange(len(qids), dtype=np.int64), counts)
 
     order = _rank_order(key, docnos, qindex, offsets, settings)
     if order is not None:
         scores, docnos, key = scores[order], docnos[order], key[order]
+        hashes = None if hashes is None else hashes[order]
 
     if max_docs is not None:
         kept = np.minimum(counts, max_docs)
         if np.any(kept < counts):
             take = concat_ranges(offsets[:-1], kept)
             scores, docnos, key = scores[take], docnos[take], key[take]
+            hashes = None if hashes is None else hashes[take]
             counts = kept
             offsets = offsets_from_counts(counts)
             qindex = np.repeat(np.arange(len(qids), dtype=np.int64), counts)
 
-    rel = _lookup(qrels, qrels_q, docnos, qindex)
+    rel = _lookup(qrels, qrels_q, docnos, qindex, hashes)
 
     if judged_only:
         keep = rel >= 0
@@ -158,38 +165,53 @@ def docno_hash(docnos: np.ndarray, width: int) -> np.ndarray:
     return h
 
 
-def _vocab_codes(vocab: np.ndarray, docnos: np.ndarray) -> np.ndarray:
+def _vocab_codes(vocab: np.ndarray, docnos: np.ndarray, hashes=None) -> np.ndarray:
     """Index of each docno in the sorted ``vocab`` (the qrels' docnos), -1 when absent.
 
-    Seven million run docnos are looked up by hash in the few thousand judged ones;
-    matches are then confirmed byte for byte.
+    Seven million run docnos are looked up by hash in the few thousand judged ones,
+    through a direct-address table on the hash's low bits (no bucket holds two judged
+    docnos); matches are then confirmed byte for byte.
     """
-    width = max(vocab.dtype.itemsize, docnos.dtype.itemsize)
-    vh = docno_hash(vocab, width)
-    order = np.argsort(vh)
-    vh_sorted = vh[order]
-    if len(vh_sorted) > 1 and not (vh_sorted[1:] != vh_sorted[:-1]).all():
-        pos = np.searchsorted(vocab, docnos)          # a hash collision: compare bytes
-        np.minimum(pos, len(vocab) - 1, out=pos)
-        return np.where(vocab[pos] == docnos, pos, -1)
-    h = docno_hash(docnos, width)
-    at = np.searchsorted(vh_sorted, h)
-    np.minimum(at, len(vh_sorted) - 1, out=at)
-    hit = np.flatnonzero(vh_sorted[at] == h)
+    width = docnos.dtype.itemsize
+    if vocab.dtype.itemsize > width:
+        # a judged docno longer than any retrieved one can never match
+        vocab_w = np.where(np.char.str_len(vocab) <= width, vocab, b"")
+        vocab_w = vocab_w.astype(f"S{width}")
+    else:
+        vocab_w = vocab.astype(f"S{width}")
+    vh = docno_hash(vocab_w, width)
+    h = hashes if hashes is not None else docno_hash(docnos, width)
+    bits = min(24, max(12, int(np.ceil(np.log2(max(len(vocab), 1)))) + 4))
+    mask = np.uint64((1 << bits) - 1)
+    slot = (vh & mask).astype(np.int64)
+    # slots holding two judged docnos are marked -2 and resolved by binary search
+    uniq, counts = np.unique(slot, return_counts=True)
+    table = np.full(1 << bits, -1, dtype=np.int64)
+    table[slot] = np.arange(len(vocab))
+    table[uniq[counts > 1]] = -2
+    cand = table[(h & mask).astype(np.int64)]
+    shared = np.flatnonzero(cand == -2)
+    if len(shared):
+        order = np.argsort(vh)
+        at = np.searchsorted(vh[order], h[shared])
+        np.minimum(at, len(vh) - 1, out=at)
+        cand[shared] = order[at]
+    hit = np.flatnonzero(cand >= 0)
+    hit = hit[vh[cand[hit]] == h[hit]]
     codes = np.full(len(docnos), -1, dtype=np.int64)
-    cand = order[at[hit]]
-    same = vocab[cand] == docnos[hit]
-    codes[hit[same]] = cand[same]
+    same = vocab_w[cand[hit]] == docnos[hit]
+    codes[hit[same]] = cand[hit[same]]
     return codes
 
 
-def _lookup(qrels: Qrels, qrels_q: np.ndarray, docnos: np.ndarray, qindex: np.ndarray):
+def _lookup(qrels: Qrels, qrels_q: np.ndarray, docnos: np.ndarray, qindex: np.ndarray,
+            hashes=None):
     """Each row's grade in its query's qrels: the grade, NONPOOL or UNJUDGED."""
     rel = np.full(len(docnos), NONPOOL, dtype=np.int64)
     if len(docnos) == 0 or len(qrels.docnos) == 0:
         return rel
     vocab = np.unique(qrels.docnos)
-    code = _vocab_codes(vocab, docnos)
+    code = _vocab_codes(vocab, docnos, hashes)
     found = code >= 0
     nv = len(vocab)
     # qrels rows of evaluated queries, keyed (evaluated query, docno code): sorted

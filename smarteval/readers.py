@@ -280,23 +280,25 @@ def _read_run_fast(path: str) -> Run | None:
     """
     from smarteval import fastrun
     try:
-        cols = fastrun.read_run(path)
+        cols = fastrun.read_run(path, chunk_bytes=4 << 20, workers=min(2, os.cpu_count() or 1))
     except (fastrun.RunFormatError, OSError, EOFError, ValueError):
         return None
     if len(cols.docnos) == 0 or not np.isfinite(cols.scores).all():
         return None
-    codes = np.repeat(np.arange(len(cols.qids), dtype=np.uint64), np.diff(cols.offsets))
-    if _may_have_duplicates(codes, cols.docnos):
+    from smarteval.ranking import docno_hash
+    hashes = docno_hash(cols.docnos, cols.docnos.dtype.itemsize)
+    if _may_have_duplicates(hashes, cols.offsets):
         return None
     return Run(path=path, qids=cols.qids, offsets=cols.offsets, docnos=cols.docnos,
-               scores=cols.scores, lines=cols.lines, tag=cols.tag)
+               scores=cols.scores, lines=cols.lines, tag=cols.tag, docno_hash=hashes)
 
 
-def _may_have_duplicates(codes: np.ndarray, docnos: np.ndarray) -> bool:
+def _may_have_duplicates(hashes: np.ndarray, offsets: np.ndarray) -> bool:
     """True when two rows of one query may share a docno (hash equality; exact check follows)."""
-    from smarteval.ranking import docno_hash
+    codes = np.repeat(np.arange(len(offsets) - 1, dtype=np.uint64), np.diff(offsets))
     with np.errstate(over="ignore"):
-        key = docno_hash(docnos, docnos.dtype.itemsize) + codes * np.uint64(0xD6E8FEB86659FD93)
+        key = hashes + codes * np.uint64(0xD6E8FEB86659FD93)
+    del codes
     key.sort()
     return bool((key[1:] == key[:-1]).any())
 

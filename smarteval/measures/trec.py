@@ -31,6 +31,25 @@ def precision_at_rel(r: Ranked) -> np.ndarray:
     return np.where(r.is_rel, r.rel_so_far / r.rank, 0.0)
 
 
+def rel_in_top(r: Ranked, k) -> np.ndarray:
+    """(Q,) relevant documents among the first k of each query (k may vary by query)."""
+    start = r.offsets[:-1]
+    k = np.maximum(np.asarray(k, dtype=np.int64), 0)
+    return r.cum_rel[start + np.minimum(k, r.num_ret)] - r.cum_rel[start]
+
+
+def sum_at_rel(r: Ranked, terms: np.ndarray) -> np.ndarray:
+    """(Q,) sum of per-relevant-row ``terms`` (aligned with rel_rows), added in rank order."""
+    return seg_sum(terms, r.rel_offsets)
+
+
+def ap_terms(r: Ranked) -> np.ndarray:
+    """Precision at each relevant retrieved document (aligned with rel_rows)."""
+    if "ap_terms" not in r.memo:
+        r.memo["ap_terms"] = r.rel_k / r.rel_rank
+    return r.memo["ap_terms"]
+
+
 def relative_count(r: Ranked, fraction: float, rounds_in_10: bool = True) -> np.ndarray:
     """A fraction of num_rel as a whole number of documents, as trec_eval rounds it.
 
@@ -158,7 +177,9 @@ def average_precision(r: Ranked) -> np.ndarray:
     Relevant documents not retrieved contribute 0; a query with no relevant
     documents scores 0.
     """
-    return safe_div(seg_sum(precision_at_rel(r), r.offsets), r.num_rel)
+    if "map" not in r.memo:
+        r.memo["map"] = safe_div(sum_at_rel(r, ap_terms(r)), r.num_rel)
+    return r.memo["map"]
 
 
 @measure("gm_map", average="gmean", per_query=False, ties=tied.average_precision)
@@ -171,23 +192,27 @@ def gm_map(r: Ranked) -> np.ndarray:
          micro=lambda r: (in_top(r.is_rel, r.offsets, r.num_rel), r.num_rel))
 def r_precision(r: Ranked) -> np.ndarray:
     """Precision after num_rel documents (R-precision); 0 when there are no relevant documents."""
-    return safe_div(in_top(r.is_rel, r.offsets, r.num_rel), r.num_rel)
+    return safe_div(rel_in_top(r, r.num_rel), r.num_rel)
 
 
 def _bpref_terms(r: Ranked) -> np.ndarray:
-    nonrel = (r.rel >= 0) & ~r.is_rel
-    nonrel_so_far = np.cumsum(nonrel) - prefix(nonrel)[r.offsets[:-1]][r.qindex]
-    R = r.num_rel[r.qindex]
-    denom = np.minimum(r.num_nonrel, r.num_rel)[r.qindex]
+    """bpref's term at each relevant retrieved row (aligned with rel_rows)."""
+    judged_before = r.count_before(r.rel >= 0)
+    nonrel_so_far = judged_before - (r.rel_k - 1)
+    q = np.repeat(np.arange(r.num_queries), r.num_rel_ret)
+    R = r.num_rel[q]
+    denom = np.minimum(r.num_nonrel, r.num_rel)[q]
     frac = safe_div(np.minimum(nonrel_so_far, R), denom)
-    return np.where(r.is_rel, np.where(nonrel_so_far > 0, 1.0 - frac, 1.0), 0.0)
+    return np.where(nonrel_so_far > 0, 1.0 - frac, 1.0)
 
 
 @measure("bpref")
 def bpref(r: Ranked) -> np.ndarray:
     """Binary preference: for each relevant document, the fraction of the top-R judged
     non-relevant documents ranked below it, averaged over num_rel (Buckley & Voorhees 2004)."""
-    return safe_div(seg_sum(_bpref_terms(r), r.offsets), r.num_rel)
+    if "bpref" not in r.memo:
+        r.memo["bpref"] = safe_div(sum_at_rel(r, _bpref_terms(r)), r.num_rel)
+    return r.memo["bpref"]
 
 
 @measure("recip_rank", ties=tied.recip_rank)
@@ -211,7 +236,7 @@ def iprec_at_recall(r: Ranked, level: float) -> np.ndarray:
          micro=lambda r, k: (in_top(r.is_rel, r.offsets, k), np.full(r.num_queries, float(k))))
 def precision(r: Ranked, k: int) -> np.ndarray:
     """Precision after k documents; a short list counts the missing ranks as non-relevant."""
-    return in_top(r.is_rel, r.offsets, k) / k
+    return rel_in_top(r, k) / k
 
 
 _REL_CHARS = np.frombuffer(b"0123456789", dtype=np.uint8)
@@ -242,7 +267,7 @@ def relstring(r: Ranked, params: tuple) -> np.ndarray:
          micro=lambda r, k: (in_top(r.is_rel, r.offsets, k), r.num_rel))
 def recall(r: Ranked, k: int) -> np.ndarray:
     """Recall after k documents: relevant in the top k over num_rel."""
-    return safe_div(in_top(r.is_rel, r.offsets, k), r.num_rel)
+    return safe_div(rel_in_top(r, k), r.num_rel)
 
 
 @measure("infAP")
@@ -252,19 +277,17 @@ def inf_ap(r: Ranked) -> np.ndarray:
     Documents judged negatively count as pooled-but-unjudged; documents absent from
     the qrels are skipped.
     """
-    j = (r.rank - 1).astype(np.float64)
-    judged_nonrel = (r.rel >= 0) & ~r.is_rel
-    unjudged = r.rel == UNJUDGED
-    start = r.offsets[:-1][r.qindex]
-    nonrel_so_far = (np.cumsum(judged_nonrel) - prefix(judged_nonrel)[start]).astype(np.float64)
-    unj_so_far = (np.cumsum(unjudged) - prefix(unjudged)[start]).astype(np.float64)
-    rel_so_far = r.rel_so_far.astype(np.float64)
+    j = (r.rel_rank - 1).astype(np.float64)
+    rel_so_far = r.rel_k.astype(np.float64)
+    judged_before = r.count_before(r.rel >= 0)
+    nonrel_so_far = (judged_before - (r.rel_k - 1)).astype(np.float64)
+    unj_so_far = r.count_before(r.rel == UNJUDGED).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         a = (rel_so_far - 1 + nonrel_so_far + unj_so_far) / j
         b = (rel_so_far - 1 + INFAP_EPSILON) / (rel_so_far - 1 + nonrel_so_far + 2 * INFAP_EPSILON)
         term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * a * b
     term = np.where(j == 0, 1.0, term)
-    return safe_div(seg_sum(np.where(r.is_rel, term, 0.0), r.offsets), r.num_rel)
+    return safe_div(sum_at_rel(r, term), r.num_rel)
 
 
 @measure("gm_bpref", average="gmean", per_query=False)
@@ -277,7 +300,7 @@ def gm_bpref(r: Ranked) -> np.ndarray:
 def rprec_mult(r: Ranked, mult: float) -> np.ndarray:
     """Precision after mult*num_rel documents (mult*num_rel + 0.9, truncated, as trec_eval)."""
     cut = relative_count(r, mult, rounds_in_10=False)
-    return safe_div(in_top(r.is_rel, r.offsets, cut), cut)
+    return safe_div(rel_in_top(r, cut), cut)
 
 
 @measure("utility", params="floats", default=(1.0, -1.0, 0.0, 0.0),
@@ -456,21 +479,21 @@ def ndcg_cut(r: Ranked, k: int) -> np.ndarray:
 @measure("map_cut", params="cutoffs", default=TREC_CUTOFFS, ties=tied.map_cut)
 def map_cut(r: Ranked, k: int) -> np.ndarray:
     """Average precision with the ranking cut after k documents (still over num_rel)."""
-    terms = np.where(r.rank <= k, precision_at_rel(r), 0.0)
-    return safe_div(seg_sum(terms, r.offsets), r.num_rel)
+    terms = np.where(r.rel_rank <= k, ap_terms(r), 0.0)
+    return safe_div(sum_at_rel(r, terms), r.num_rel)
 
 
 @measure("relative_P", params="cutoffs", default=TREC_CUTOFFS, ties=tied.relative_precision,
          micro=lambda r, k: (in_top(r.is_rel, r.offsets, k), np.minimum(k, r.num_rel)))
 def relative_precision(r: Ranked, k: int) -> np.ndarray:
     """Precision after k documents relative to the best possible: over min(k, num_rel)."""
-    return safe_div(in_top(r.is_rel, r.offsets, k), np.minimum(k, r.num_rel))
+    return safe_div(rel_in_top(r, k), np.minimum(k, r.num_rel))
 
 
 @measure("success", params="cutoffs", default=(1, 5, 10), ties=tied.success)
 def success(r: Ranked, k: int) -> np.ndarray:
     """1 when a relevant document is among the first k, else 0."""
-    return (in_top(r.is_rel, r.offsets, k) > 0).astype(np.float64)
+    return (rel_in_top(r, k) > 0).astype(np.float64)
 
 
 @measure("set_P", ties=lambda r: set_precision(r),
@@ -519,7 +542,7 @@ def num_nonrel_judged_ret(r: Ranked) -> np.ndarray:
 @measure("yaap")
 def yaap(r: Ranked) -> np.ndarray:
     """Yet another AP (Robertson 2012): log((1 + s) / (1 + num_rel - s)), s the AP sum."""
-    s = seg_sum(precision_at_rel(r), r.offsets)
+    s = sum_at_rel(r, ap_terms(r))
     return np.log((1.0 + s) / (1.0 + r.num_rel - s))
 
 

@@ -24,6 +24,8 @@ Tools (those not installed are skipped):
   bpref, precision@k; no iprec_at_recall / gm_map); numba's JIT cache is warmed by an
   untimed first run
 * ``trec_eval``   a ``trec_eval`` executable on PATH
+* ``smarteval-tuned`` (only when asked) smarteval with glibc's malloc keeping freed
+  memory and numpy's huge-page madvise off (environment variables)
 
 Data sets: ``msmarco-{1M,3.5M,7M}`` (one run, one qrels) and ``trec-sweep`` (20
 processes in a row, one per run file, against one qrels: the shell-loop usage; times
@@ -83,6 +85,19 @@ TOOLS = {
                                            "-f", "trec", qrels, run],
         "multi": lambda qrels, runs: _py() + ["-m", "smarteval", "evaluate", "-m", "official",
                                               "-f", "trec", qrels, *runs],
+    },
+    # the same command with glibc malloc told to keep freed memory (no page faults for
+    # every fresh numpy temporary) and numpy's transparent-huge-page madvise off; what
+    # smarteval's CLI could set for itself (mallopt via ctypes, numpy's
+    # _set_madvise_hugepage(False)); see NOTES.md
+    "smarteval-tuned": {
+        "available": lambda: _importable("smarteval.cli"),
+        "cmd": lambda qrels, run: TOOLS["smarteval"]["cmd"](qrels, run),
+        "multi": lambda qrels, runs: TOOLS["smarteval"]["multi"](qrels, runs),
+        "env": {"GLIBC_TUNABLES": "glibc.malloc.mmap_threshold=33554432:"
+                                  "glibc.malloc.trim_threshold=1073741824",
+                "NUMPY_MADVISE_HUGEPAGE": "0"},
+        "default": False,
     },
     "pytrec_eval": {
         "available": lambda: _importable("pytrec_eval"),
@@ -174,11 +189,15 @@ WORKERS = {"pytrec_eval": worker_pytrec_eval, "ir_measures": worker_ir_measures,
 # Timing whole processes
 # ---------------------------------------------------------------------------
 
-def run_once(cmd: list[str]) -> dict:
-    """Run a command; wall time, CPU times and peak RSS of that child alone."""
+def run_once(cmd: list[str], env: dict | None = None) -> dict:
+    """Run a command; wall time, CPU times and peak RSS of that child alone.
+
+    Linux folds the parent's RSS at fork/exec time into the child's ru_maxrss, so
+    this script imports nothing heavy (its own RSS, ~10 MiB, is the floor)."""
     with tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env=_env(), cwd=REPO)
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err,
+                             env={**_env(), **(env or {})}, cwd=REPO)
         _, status, ru = os.wait4(p.pid, 0)
         wall = time.perf_counter() - t0
         p.returncode = os.waitstatus_to_exitcode(status)
@@ -189,11 +208,11 @@ def run_once(cmd: list[str]) -> dict:
             "error": msg.splitlines()[-1] if p.returncode and msg else ""}
 
 
-def run_series(cmds: list[list[str]]) -> dict:
+def run_series(cmds: list[list[str]], env: dict | None = None) -> dict:
     """Several processes in a row (the sweep): summed times, max memory."""
     out = {"wall": 0.0, "user": 0.0, "sys": 0.0, "rss_mib": 0.0, "rc": 0, "error": ""}
     for cmd in cmds:
-        r = run_once(cmd)
+        r = run_once(cmd, env)
         for k in ("wall", "user", "sys"):
             out[k] += r[k]
         out["rss_mib"] = max(out["rss_mib"], r["rss_mib"])
@@ -234,15 +253,16 @@ def bench(data, tools, repeat, warmup=True, log=print):
                 cmds = [spec["multi"](qrels, runs)]
             else:
                 cmds = [spec["cmd"](qrels, r) for r in runs]
+            env = spec.get("env")
             if warmup or spec.get("warmup"):
-                first = run_once(cmds[0])
+                first = run_once(cmds[0], env)
                 if first["rc"]:
                     rows.append({"data": name, "tool": tool, "error": first["error"]})
                     log(f"  {name:14s} {tool:12s} FAILED: {first['error']}")
                     continue
             res = []
             for _ in range(repeat):
-                r = run_series(cmds)
+                r = run_series(cmds, env)
                 if r["rc"]:
                     res = []
                     rows.append({"data": name, "tool": tool, "error": r["error"]})
@@ -417,7 +437,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=os.path.join(HERE, "data"))
     ap.add_argument("--sizes", default="1M,3.5M,7M")
-    ap.add_argument("--tools", default=",".join(TOOLS))
+    default_tools = ",".join(t for t, s in TOOLS.items() if s.get("default", True))
+    ap.add_argument("--tools", default=default_tools,
+                    help=f"comma list of {', '.join(TOOLS)} (default: {default_tools})")
     ap.add_argument("-r", "--repeat", type=int, default=5)
     ap.add_argument("--no-sweep", action="store_true")
     ap.add_argument("--no-warmup", action="store_true")
@@ -436,15 +458,14 @@ def main(argv=None) -> int:
         return 0
 
     if a.smoke:
-        if a.tools == ",".join(TOOLS):             # quick tools only, unless asked
+        if a.tools == default_tools:               # quick tools only, unless asked
             a.tools = "smarteval,pytrec_eval"
         tmp = tempfile.mkdtemp(prefix="smarteval_smoke_")
-        sys.path.insert(0, HERE)
-        import generate
-        import contextlib
-        import io
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            generate.main(["--out", tmp, "--size", "tiny"])
+        # in a child: this process stays small (a child's peak RSS counts its parent's
+        # RSS at fork time on Linux, so the parent must stay below what it measures)
+        subprocess.run(_py() + [os.path.join(HERE, "generate.py"), "--out", tmp,
+                                "--size", "tiny"], check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
         a.data, a.sizes, a.repeat = tmp, "tiny", 1
     tools = [t for t in a.tools.split(",") if t]
     unknown = [t for t in tools if t not in TOOLS]
@@ -457,7 +478,8 @@ def main(argv=None) -> int:
         print(f"no data under {a.data}: run benchmarks/generate.py first", file=sys.stderr)
         return 2
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load average "
-          f"{os.getloadavg()[0]:.1f}; tools: {', '.join(available)}"
+          f"{os.getloadavg()[0]:.1f}, this process {_maxrss_mib():.0f} MiB; "
+          f"tools: {', '.join(available)}"
           + (f" (not available: {', '.join(skipped)})" if skipped else ""))
     rows = bench(data, available, a.repeat, warmup=not (a.no_warmup or a.smoke))
     print()

@@ -652,12 +652,13 @@ def _line_text(path: str, line: int) -> str:
 # The reader to integrate
 # ---------------------------------------------------------------------------
 
-def read_run(path: str, chunk_bytes: int = 8 << 20, workers: int = 1) -> RunCols:
+def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int = 1) -> RunCols:
     """Read a TREC run file into grouped flat columns (see the module docstring).
 
     ``chunk_bytes`` bounds the temporaries (a few times a chunk per worker);
-    ``workers`` > 1 parses chunks in threads (numpy releases the GIL in its loops)
-    while the main thread reads / decompresses the next chunks.
+    ``workers`` >= 1 parses chunks in that many threads (numpy releases the GIL in
+    its loops) while the calling thread reads / decompresses the next chunks;
+    ``workers=0`` does everything in the calling thread.
     """
     t0 = time.perf_counter()
     free: list[_Chunk] = []
@@ -692,7 +693,7 @@ def read_run(path: str, chunk_bytes: int = 8 << 20, workers: int = 1) -> RunCols
     size = os.path.getsize(path)
     with open_binary(path) as f:
         raw = getattr(f, "fileobj", None) or getattr(f, "_fp", None) or f
-        if workers <= 1:
+        if workers <= 0:                              # everything in the calling thread
             for ch in iter_chunks(f, chunk_bytes, get_buffer):
                 note(ch)
                 m = ch.m
@@ -870,9 +871,11 @@ def read_run_smarteval(path: str):
 CANDIDATES = {
     "smarteval": read_run_smarteval,
     "numpy": lambda p: read_run(p, workers=1),
-    "numpy-4M": lambda p: read_run(p, chunk_bytes=4 << 20, workers=1),
+    "numpy0": lambda p: read_run(p, workers=0),
+    "numpy-8M": lambda p: read_run(p, chunk_bytes=8 << 20, workers=1),
     "numpy-16M": lambda p: read_run(p, chunk_bytes=16 << 20, workers=1),
     "numpy2": lambda p: read_run(p, workers=2),
+    "numpy-1M": lambda p: read_run(p, chunk_bytes=1 << 20, workers=1),
     "numpy2-32M": lambda p: read_run(p, chunk_bytes=32 << 20, workers=2),
     "numpy1-32M": lambda p: read_run(p, chunk_bytes=32 << 20, workers=1),
     "numpy2-2M": lambda p: read_run(p, chunk_bytes=2 << 20, workers=2),
@@ -1093,6 +1096,15 @@ LOOKUPS = {"bucket": lookup_bucket, "hash": lookup_hash, "searchsorted-key": loo
 # ---------------------------------------------------------------------------
 
 def _peak_rss_mib() -> float:
+    """Peak RSS of this process image (VmHWM: unlike ru_maxrss, it does not count the
+    parent's RSS at fork time)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 

@@ -34,7 +34,8 @@ class Evaluation:
     outputs: list[Output]
     per_query: dict[str, np.ndarray]
     summary: dict[str, object]
-    ranked: Ranked = field(repr=False)
+    ranked: Ranked | None = field(repr=False)
+    run_info: object = field(default=None, repr=False, compare=False)
 
     @property
     def names(self) -> list[str]:
@@ -77,7 +78,8 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
              settings: Settings | None = None, average: str = "macro",
              require_common: bool = True, frozen=None,
              frozen_depth: int | None = None,
-             on_run: Callable[[Run], None] | None = None) -> list[Evaluation]:
+             on_run: Callable[[Run], None] | None = None,
+             jobs: int = 1, keep_ranked: bool = True) -> list[Evaluation]:
     """Evaluate one or more runs against qrels.
 
     ``qrels`` and each run may be a path or an already-read :class:`Qrels` /
@@ -86,6 +88,10 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
     The remaining arguments are trec_eval's ``-c``, ``-l``, ``-M``, ``-J`` and the
     version switch; ``frozen`` (a run) with ``frozen_depth`` k evaluates every run on the
     residual collection without the first k documents of ``frozen`` (Joiner & Werner).
+
+    Runs given as paths are read one at a time and released once evaluated; ``jobs`` > 1
+    evaluates them in that many processes (the qrels are read once and handed to each).
+    ``keep_ranked=False`` drops each :class:`Evaluation`'s ranking to save memory.
 
     >>> ev = evaluate("qrels.txt", "bm25.run", ["map", "P.10"])[0]   # doctest: +SKIP
     >>> ev.summary["map"], ev.per_query["P_10"]                      # doctest: +SKIP
@@ -97,7 +103,7 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
     qrels = _as_qrels(qrels)
     if isinstance(runs, (str, os.PathLike, Run)):
         runs = [runs]
-    runs = [_as_run(r) for r in runs]
+    runs = list(runs)
     if measures and all(isinstance(m, Request) for m in measures):
         requests = list(measures)
     else:
@@ -106,37 +112,115 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
     if needs_n and settings.num_docs is None:
         raise UsageError(f"{', '.join(needs_n)} need{'s' if len(needs_n) == 1 else ''} the "
                          "number of documents in the collection: give -N/--num-docs")
-    outputs = [o for rq in requests for o in rq.outputs()]
-    # --frozen: evaluate on the residual collection left by the initial run's first k
-    initial = None
     if (frozen is None) != (frozen_depth is None):
         raise UsageError("--frozen RUN and --frozen-depth K go together: the feedback "
                          "run is evaluated without the first K documents of RUN")
-    if frozen is not None:
-        from smarteval.residual import residual
-        initial = rank(_as_run(frozen), qrels, complete=complete, rel_level=rel_level,
-                       settings=replace(settings, ties="docno") if settings.ties == "average"
-                       else settings)
-    names = run_names(runs)
-    results = []
-    for run, name in zip(runs, names):
-        ranked = rank(run, qrels, complete=complete, rel_level=rel_level, max_docs=max_docs,
-                      judged_only=judged_only, settings=settings)
+    job = _Job(qrels=qrels, requests=requests, complete=complete, rel_level=rel_level,
+               max_docs=max_docs, judged_only=judged_only, settings=settings,
+               average=average, require_common=require_common, frozen=frozen,
+               frozen_depth=frozen_depth, keep_ranked=keep_ranked)
+    if jobs > 1 and len(runs) > 1:
+        results = _evaluate_in_processes(job, runs, jobs, on_run)
+    else:
+        results = []
+        for run in runs:
+            ev = job.evaluate(run)
+            results.append(ev)
+            if on_run is not None:      # progress reporting (the CLI's bar)
+                on_run(ev.run_info)
+    # display names need every run's tag: a tag two runs share gives way to file names
+    for ev, name in zip(results, run_names([ev.run_info for ev in results])):
+        ev.name = name
+    return results
+
+
+@dataclass
+class _RunInfo:
+    """What naming and progress need of a run once its columns are released."""
+
+    path: str
+    tag: str
+
+
+@dataclass
+class _Job:
+    """Everything needed to evaluate one run; picklable, so it can go to a worker process."""
+
+    qrels: Qrels
+    requests: list
+    complete: bool
+    rel_level: int
+    max_docs: int | None
+    judged_only: bool
+    settings: Settings
+    average: str
+    require_common: bool
+    frozen: object
+    frozen_depth: int | None
+    keep_ranked: bool
+    _initial: Ranked | None = None
+
+    def initial(self) -> Ranked | None:
+        if self.frozen is None:
+            return None
+        if self._initial is None:
+            settings = self.settings
+            if settings.ties == "average":
+                settings = replace(settings, ties="docno")
+            self._initial = rank(_as_run(self.frozen), self.qrels, complete=self.complete,
+                                 rel_level=self.rel_level, settings=settings)
+        return self._initial
+
+    def evaluate(self, run) -> Evaluation:
+        run = _as_run(run)
+        ranked = rank(run, self.qrels, complete=self.complete, rel_level=self.rel_level,
+                      max_docs=self.max_docs, judged_only=self.judged_only,
+                      settings=self.settings)
+        initial = self.initial()
         if initial is not None:
-            ranked = residual(ranked, initial, frozen_depth)
-        if require_common and not ranked.in_run.any():
+            from smarteval.residual import residual
+            ranked = residual(ranked, initial, self.frozen_depth)
+        if self.require_common and not ranked.in_run.any():
             raise InputError(run.path, None,
-                             f"no query of this run has judgements in {qrels.path}",
+                             f"no query of this run has judgements in {self.qrels.path}",
                              expected="query ids shared by the run and the qrels")
+        outputs = [o for rq in self.requests for o in rq.outputs()]
         per_query = {}
         summary = {}
         for out in outputs:
             values = out.compute(ranked)
             per_query[out.name] = values
-            summary[out.name] = summarize(out, values, ranked, average=average)
-        results.append(Evaluation(name=name, path=run.path, tag=run.tag, qids=ranked.qids,
-                                  in_run=ranked.in_run, outputs=outputs, per_query=per_query,
-                                  summary=summary, ranked=ranked))
-        if on_run is not None:      # progress reporting (the CLI's bar)
-            on_run(run)
+            summary[out.name] = summarize(out, values, ranked, average=self.average)
+        ev = Evaluation(name=run.tag, path=run.path, tag=run.tag, qids=ranked.qids,
+                        in_run=ranked.in_run, outputs=outputs, per_query=per_query,
+                        summary=summary, ranked=ranked if self.keep_ranked else None)
+        ev.run_info = _RunInfo(run.path, run.tag)
+        return ev
+
+
+_WORKER_JOB: _Job | None = None
+
+
+def _init_worker(job: _Job) -> None:
+    global _WORKER_JOB
+    _WORKER_JOB = job
+
+
+def _work(run) -> Evaluation:
+    assert _WORKER_JOB is not None
+    return _WORKER_JOB.evaluate(run)
+
+
+def _evaluate_in_processes(job: _Job, runs: list, jobs: int, on_run) -> list[Evaluation]:
+    """Evaluate runs in ``jobs`` processes; results come back in the order of ``runs``."""
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(max_workers=min(jobs, len(runs)), initializer=_init_worker,
+                             initargs=(job,)) as pool:
+        futures = [pool.submit(_work, r) for r in runs]
+        results = []
+        for fut in futures:
+            ev = fut.result()
+            results.append(ev)
+            if on_run is not None:
+                on_run(ev.run_info)
     return results

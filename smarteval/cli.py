@@ -161,11 +161,13 @@ def main():
                    "run, the qrels and N.")
 @click.option("--frozen-depth", type=click.IntRange(min=0), default=None, metavar="K",
               help="How many documents of the --frozen run the user has already seen.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              metavar="N", help="Evaluate the runs in N processes.")
 @output_options
 @reports_errors
 def evaluate(qrels, runs, measures, complete, rel_level, max_docs, judged_only, num_docs,
              trec_version, per_query, no_summary, ties, seed, unranked, target_generality,
-             average, frozen, frozen_depth, fmt, output, no_header):
+             average, frozen, frozen_depth, jobs, fmt, output, no_header):
     """Evaluate RUNS against QRELS and print per-query and averaged measures.
 
     QRELS holds judgements (QUERY ITER DOCNO REL); each RUN holds ranked results
@@ -191,21 +193,24 @@ def evaluate(qrels, runs, measures, complete, rel_level, max_docs, judged_only, 
             measures = measures + ("rank_recall", "log_prec", "norm_recall", "norm_prec")
     settings = Settings(num_docs=num_docs, trec_version=version, unranked=unranked,
                         target_generality=target_generality, ties=ties, seed=seed)
-    qrels_data = read_qrels(qrels)
+    qrels_data = read_qrels(qrels)              # read once, whatever the number of runs
     with Progress(runs, "smarteval") as bar:    # only on a terminal, only for long work
-        run_data = []
-        for r in runs:
-            bar.doing(f"reading {r}")
-            run_data.append(read_run(r))
-            bar.done(r)
+        pending = iter(runs)
+
+        def finished(_info) -> None:            # runs finish in the order given
+            path = next(pending)
+            bar.done(path)                      # its reading and its evaluation
+            bar.done(path)
+
         bar.doing("evaluating")
-        evaluations = run_evaluation(qrels_data, run_data, list(measures), complete=complete,
-                                     rel_level=rel_level, max_docs=max_docs,
-                                     judged_only=judged_only, trec_version=version,
-                                     settings=settings, average=average,
+        evaluations = run_evaluation(qrels_data, list(runs), list(measures),
+                                     complete=complete, rel_level=rel_level,
+                                     max_docs=max_docs, judged_only=judged_only,
+                                     trec_version=version, settings=settings,
+                                     average=average,
                                      frozen=read_run(frozen) if frozen is not None else None,
-                                     frozen_depth=frozen_depth,
-                                     on_run=lambda run: bar.done(run.path))
+                                     frozen_depth=frozen_depth, on_run=finished,
+                                     jobs=jobs, keep_ranked=False)
     if complete:
         for ev in evaluations:
             missing = int((~ev.in_run).sum())

@@ -70,6 +70,21 @@ class Qrels:
     def __len__(self) -> int:
         return len(self.docnos)
 
+    @cached_property
+    def vocab(self) -> np.ndarray:
+        """The distinct judged docnos, sorted (shared by every run evaluated against these qrels)."""
+        return np.unique(self.docnos)
+
+    @cached_property
+    def vocab_code(self) -> np.ndarray:
+        """(m,) index of each judgement's docno in :attr:`vocab`."""
+        return np.searchsorted(self.vocab, self.docnos)
+
+    @cached_property
+    def lookup_tables(self) -> dict:
+        """Hash tables over :attr:`vocab`, one per docno width, built by the ranking stage."""
+        return {}
+
 
 @dataclass(frozen=True, eq=False)
 class Ranked:
@@ -143,12 +158,15 @@ class Ranked:
     @cached_property
     def cum_rel(self) -> np.ndarray:
         """(n+1,) prefix sums of is_rel with a leading 0 (relevant so far, run-wide)."""
-        return _prefix(self.is_rel)
+        # int32 halves the largest shared column; counts never reach 2**31 rows here
+        out = np.zeros(len(self.rel) + 1, dtype=np.int32 if len(self.rel) < 2**31 else np.int64)
+        np.cumsum(self.is_rel, out=out[1:])
+        return out
 
     @cached_property
     def rel_so_far(self) -> np.ndarray:
         """(n,) relevant documents at or above each row, within its query."""
-        return self.cum_rel[1:] - self.cum_rel[self.offsets[:-1]][self.qindex]
+        return (self.cum_rel[1:] - self.cum_rel[self.offsets[:-1]][self.qindex]).astype(np.int64)
 
     @cached_property
     def rel_rows(self) -> np.ndarray:
@@ -176,9 +194,11 @@ class Ranked:
 
     def count_before(self, mask: np.ndarray) -> np.ndarray:
         """For every relevant row, how many rows above it in its query satisfy ``mask``."""
-        p = _prefix(mask)
+        dtype = np.int32 if len(mask) < 2**31 else np.int64
+        p = np.zeros(len(mask) + 1, dtype=dtype)
+        np.cumsum(mask, out=p[1:])
         start = np.repeat(self.offsets[:-1], self.num_rel_ret)
-        return p[self.rel_rows] - p[start]
+        return (p[self.rel_rows] - p[start]).astype(np.int64)
 
     @cached_property
     def num_rel(self) -> np.ndarray:
@@ -198,7 +218,7 @@ class Ranked:
     @cached_property
     def num_rel_ret(self) -> np.ndarray:
         """(Q,) relevant documents retrieved."""
-        return self.cum_rel[self.offsets[1:]] - self.cum_rel[self.offsets[:-1]]
+        return (self.cum_rel[self.offsets[1:]] - self.cum_rel[self.offsets[:-1]]).astype(np.int64)
 
     @cached_property
     def qrel_qindex(self) -> np.ndarray:

@@ -65,24 +65,28 @@ def rank(run: Run, qrels: Qrels, *, complete: bool = False, rel_level: int = 1,
         docnos = run.docnos[rows]
         hashes = None if run.docno_hash is None else run.docno_hash[rows]
     key = scores.astype(np.float32) if settings.trec_version < 10 else scores
-    qindex = np.repeat(np.arange(len(qids), dtype=np.int64), counts)
+    qindex = np.repeat(np.arange(len(qids), dtype=np.int32), counts)
 
+    # grades are looked up in file order (the lookup does not care), so that only the
+    # grades, not the docno hashes, follow the ranking permutation
+    rel = _lookup(qrels, qrels_q, docnos, qindex, hashes)
+    del hashes
     order = _rank_order(key, docnos, qindex, offsets, settings)
     if order is not None:
-        scores, docnos, key = scores[order], docnos[order], key[order]
-        hashes = None if hashes is None else hashes[order]
+        rel = rel[order]
+        key = key[order]
+        scores = scores[order]
+        docnos = docnos[order]
+        del order
 
     if max_docs is not None:
         kept = np.minimum(counts, max_docs)
         if np.any(kept < counts):
             take = concat_ranges(offsets[:-1], kept)
-            scores, docnos, key = scores[take], docnos[take], key[take]
-            hashes = None if hashes is None else hashes[take]
+            scores, docnos, key, rel = scores[take], docnos[take], key[take], rel[take]
             counts = kept
             offsets = offsets_from_counts(counts)
-            qindex = np.repeat(np.arange(len(qids), dtype=np.int64), counts)
-
-    rel = _lookup(qrels, qrels_q, docnos, qindex, hashes)
+            qindex = np.repeat(np.arange(len(qids), dtype=np.int32), counts)
 
     if judged_only:
         keep = rel >= 0
@@ -165,40 +169,50 @@ def docno_hash(docnos: np.ndarray, width: int) -> np.ndarray:
     return h
 
 
-def _vocab_codes(vocab: np.ndarray, docnos: np.ndarray, hashes=None) -> np.ndarray:
-    """Index of each docno in the sorted ``vocab`` (the qrels' docnos), -1 when absent.
+def _vocab_table(vocab: np.ndarray, width: int):
+    """A direct-address table from docno hash to index in ``vocab`` (judged docnos).
 
-    Seven million run docnos are looked up by hash in the few thousand judged ones,
-    through a direct-address table on the hash's low bits (no bucket holds two judged
-    docnos); matches are then confirmed byte for byte.
+    Slots holding two judged docnos are marked -2 and resolved by binary search.
     """
-    width = docnos.dtype.itemsize
     if vocab.dtype.itemsize > width:
         # a judged docno longer than any retrieved one can never match
-        vocab_w = np.where(np.char.str_len(vocab) <= width, vocab, b"")
-        vocab_w = vocab_w.astype(f"S{width}")
+        vocab_w = np.where(np.char.str_len(vocab) <= width, vocab, b"").astype(f"S{width}")
     else:
         vocab_w = vocab.astype(f"S{width}")
     vh = docno_hash(vocab_w, width)
-    h = hashes if hashes is not None else docno_hash(docnos, width)
     bits = min(24, max(12, int(np.ceil(np.log2(max(len(vocab), 1)))) + 4))
     mask = np.uint64((1 << bits) - 1)
-    slot = (vh & mask).astype(np.int64)
-    # slots holding two judged docnos are marked -2 and resolved by binary search
+    slot = (vh & mask).view(np.int64)
     uniq, counts = np.unique(slot, return_counts=True)
-    table = np.full(1 << bits, -1, dtype=np.int64)
+    table = np.full(1 << bits, -1, dtype=np.int32)
     table[slot] = np.arange(len(vocab))
     table[uniq[counts > 1]] = -2
-    cand = table[(h & mask).astype(np.int64)]
+    order = np.argsort(vh)
+    return vocab_w, vh, table, mask, order, vh[order]
+
+
+def _vocab_codes(qrels: Qrels, docnos: np.ndarray, hashes=None) -> np.ndarray:
+    """Index of each docno in ``qrels.vocab`` (the judged docnos), -1 when absent.
+
+    Seven million run docnos are looked up by hash in the few thousand judged ones,
+    through a direct-address table on the hash's low bits; matches are then confirmed
+    byte for byte. The table is built once per qrels and docno width.
+    """
+    width = docnos.dtype.itemsize
+    tables = qrels.lookup_tables
+    if width not in tables:
+        tables[width] = _vocab_table(qrels.vocab, width)
+    vocab_w, vh, table, mask, order, vh_sorted = tables[width]
+    h = hashes if hashes is not None else docno_hash(docnos, width)
+    cand = table[np.bitwise_and(h, mask).view(np.int64)]
     shared = np.flatnonzero(cand == -2)
     if len(shared):
-        order = np.argsort(vh)
-        at = np.searchsorted(vh[order], h[shared])
-        np.minimum(at, len(vh) - 1, out=at)
+        at = np.searchsorted(vh_sorted, h[shared])
+        np.minimum(at, len(vh_sorted) - 1, out=at)
         cand[shared] = order[at]
     hit = np.flatnonzero(cand >= 0)
     hit = hit[vh[cand[hit]] == h[hit]]
-    codes = np.full(len(docnos), -1, dtype=np.int64)
+    codes = np.full(len(docnos), -1, dtype=np.int32)
     same = vocab_w[cand[hit]] == docnos[hit]
     codes[hit[same]] = cand[hit[same]]
     return codes
@@ -210,8 +224,8 @@ def _lookup(qrels: Qrels, qrels_q: np.ndarray, docnos: np.ndarray, qindex: np.nd
     rel = np.full(len(docnos), NONPOOL, dtype=np.int64)
     if len(docnos) == 0 or len(qrels.docnos) == 0:
         return rel
-    vocab = np.unique(qrels.docnos)
-    code = _vocab_codes(vocab, docnos, hashes)
+    vocab = qrels.vocab
+    code = _vocab_codes(qrels, docnos, hashes)
     found = code >= 0
     nv = len(vocab)
     # qrels rows of evaluated queries, keyed (evaluated query, docno code): sorted
@@ -220,10 +234,10 @@ def _lookup(qrels: Qrels, qrels_q: np.ndarray, docnos: np.ndarray, qindex: np.nd
     eval_of_qrels_query[qrels_q[ok]] = np.flatnonzero(ok)
     qq = np.repeat(eval_of_qrels_query, np.diff(qrels.offsets))
     qkeep = qq >= 0
-    qcode = np.searchsorted(vocab, qrels.docnos[qkeep])
+    qcode = qrels.vocab_code[qkeep]
     qkeys = qq[qkeep] * nv + qcode
     qgrades = qrels.grades[qkeep]
-    keys = qindex[found] * nv + code[found]
+    keys = qindex[found].astype(np.int64) * nv + code[found]
     at = np.searchsorted(qkeys, keys)
     np.minimum(at, max(len(qkeys) - 1, 0), out=at)
     hit = qkeys[at] == keys if len(qkeys) else np.zeros(len(keys), dtype=bool)

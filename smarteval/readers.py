@@ -286,11 +286,26 @@ def _read_run_fast(path: str) -> Run | None:
     if len(cols.docnos) == 0 or not np.isfinite(cols.scores).all():
         return None
     from smarteval.ranking import docno_hash
-    hashes = docno_hash(cols.docnos, cols.docnos.dtype.itemsize)
+    docnos = _narrow(cols.docnos)
+    lines = cols.lines.astype(np.int32) if len(cols.lines) < 2**31 - 1 else cols.lines
+    del cols.docnos, cols.lines
+    hashes = docno_hash(docnos, docnos.dtype.itemsize)
     if _may_have_duplicates(hashes, cols.offsets):
         return None
-    return Run(path=path, qids=cols.qids, offsets=cols.offsets, docnos=cols.docnos,
-               scores=cols.scores, lines=cols.lines, tag=cols.tag, docno_hash=hashes)
+    return Run(path=path, qids=cols.qids, offsets=cols.offsets, docnos=docnos,
+               scores=cols.scores, lines=lines, tag=cols.tag, docno_hash=hashes)
+
+
+def _narrow(docnos: np.ndarray) -> np.ndarray:
+    """The same docnos in the narrowest width of whole 8-byte words that holds them."""
+    width = docnos.dtype.itemsize
+    if width <= 8 or len(docnos) == 0:
+        return docnos
+    as_bytes = docnos.view(np.uint8).reshape(len(docnos), width)
+    keep = width
+    while keep > 8 and not as_bytes[:, keep - 8:keep].any():
+        keep -= 8
+    return docnos if keep == width else docnos.astype(f"S{keep}")
 
 
 def _may_have_duplicates(hashes: np.ndarray, offsets: np.ndarray) -> bool:

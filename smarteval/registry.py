@@ -48,6 +48,10 @@ class Measure:
     help: str = ""
     doc: str = ""
 
+    def __reduce__(self):
+        # measures travel to worker processes by name (their entries hold lambdas)
+        return (_registered, (self.name,))
+
     @property
     def default_string(self) -> str:
         return ",".join(_fmt_default(v) for v in self.default)
@@ -66,6 +70,12 @@ def _num(v) -> str:
 
 
 REGISTRY: dict[str, Measure] = {}
+
+
+def _registered(name: str) -> "Measure":
+    """The registry entry of ``name`` (how a pickled measure is restored)."""
+    _load_measures()
+    return REGISTRY[name]
 
 
 def measure(name: str, *, params: str = "none", default: Sequence = (), average: str = "mean",

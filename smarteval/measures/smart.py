@@ -622,8 +622,8 @@ def _jw(r: Ranked, ks: np.ndarray) -> np.ndarray:
     R = r.num_rel
     ks = np.asarray(ks, dtype=np.int64)
     start = r.offsets[:-1]
-    a = r.cum_rel[start[:, None] + np.minimum(ks[None, :], r.num_ret[:, None])] - \
-        r.cum_rel[start][:, None]
+    cum = r.cum_rel.astype(np.int64, copy=False)
+    a = cum[start[:, None] + np.minimum(ks[None, :], r.num_ret[:, None])] - cum[start][:, None]
     kk = np.minimum(ks[None, :], n[:, None])
     shape = a.shape
     val = hypergeom_below(a, np.broadcast_to(n[:, None], shape),

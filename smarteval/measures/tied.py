@@ -72,7 +72,7 @@ class Exact:
         p = r.cum_rel if values is r.is_rel else prefix(values)
         start = r.offsets[:-1]
         k = np.maximum(np.asarray(k, dtype=np.int64), 0)
-        return p[start + np.minimum(k, r.num_ret)] - p[start]
+        return (p[start + np.minimum(k, r.num_ret)] - p[start]).astype(np.int64)
 
     def rank(self) -> np.ndarray:
         """(n,) rank of every row."""

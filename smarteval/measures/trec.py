@@ -35,7 +35,7 @@ def rel_in_top(r: Ranked, k) -> np.ndarray:
     """(Q,) relevant documents among the first k of each query (k may vary by query)."""
     start = r.offsets[:-1]
     k = np.maximum(np.asarray(k, dtype=np.int64), 0)
-    return r.cum_rel[start + np.minimum(k, r.num_ret)] - r.cum_rel[start]
+    return (r.cum_rel[start + np.minimum(k, r.num_ret)] - r.cum_rel[start]).astype(np.int64)
 
 
 def sum_at_rel(r: Ranked, terms: np.ndarray) -> np.ndarray:
@@ -87,9 +87,8 @@ def _rel_suffix_max(r: Ranked):
     hit = _SUFFIX_CACHE.get(key)
     if hit is not None and hit[0] is r:
         return hit[1], hit[2]
-    rows = np.flatnonzero(r.is_rel)
-    prec = r.rel_so_far[rows] / r.rank[rows]
-    rel_offsets = np.concatenate(([0], np.cumsum(r.num_rel_ret))).astype(np.int64)
+    prec = r.rel_k / r.rel_rank
+    rel_offsets = r.rel_offsets
     best = seg_suffix_max(prec, rel_offsets)
     _SUFFIX_CACHE.clear()
     _SUFFIX_CACHE[key] = (r, rel_offsets, best)

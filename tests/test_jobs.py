@@ -1,0 +1,43 @@
+"""Several runs in one call: qrels read once, -j/--jobs gives the same output as one process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+import smarteval
+from smarteval.cli import main
+
+SAMPLE = Path(__file__).parent.parent / "sample_data"
+RUNS = [str(SAMPLE / f"{n}.run") for n in ("bm25", "bm25_rm3", "dense")]
+
+
+def test_jobs_match_one_process():
+    qrels = smarteval.read_qrels(SAMPLE / "qrels.txt")
+    one = smarteval.evaluate(qrels, RUNS, ["official", "ndcg_cut.10"])
+    two = smarteval.evaluate(qrels, RUNS, ["official", "ndcg_cut.10"], jobs=2,
+                             keep_ranked=False)
+    assert [e.name for e in one] == [e.name for e in two] == ["bm25", "bm25_rm3", "dense"]
+    for a, b in zip(one, two):
+        assert a.summary == b.summary
+        assert b.ranked is None
+        for name in a.names:
+            assert (a.per_query[name] == b.per_query[name]).all()
+
+
+def test_cli_jobs_output_identical():
+    args = ["evaluate", "-f", "tsv", "-q", "-m", "official", str(SAMPLE / "qrels.txt"), *RUNS]
+    serial = CliRunner().invoke(main, args)
+    parallel = CliRunner().invoke(main, ["evaluate", "-j", "2", *args[1:]])
+    assert serial.exit_code == parallel.exit_code == 0
+    assert serial.stdout == parallel.stdout
+
+
+def test_runs_sharing_a_tag_are_named_by_file(tmp_path):
+    a = tmp_path / "a.run"
+    b = tmp_path / "b.run"
+    a.write_text("401 Q0 X 1 1.0 same\n")
+    b.write_text("401 Q0 Y 1 1.0 same\n")
+    evs = smarteval.evaluate(SAMPLE / "qrels.txt", [str(a), str(b)], ["map"])
+    assert [e.name for e in evs] == ["a.run", "b.run"]

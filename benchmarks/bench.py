@@ -313,14 +313,6 @@ def _maxrss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _first_attr(module, *names):
-    for n in names:
-        f = getattr(module, n, None)
-        if f is not None:
-            return f
-    raise AttributeError(f"{module.__name__} has none of {', '.join(names)}")
-
-
 def _phase_read_qrels(ctx):
     from smarteval import readers
     ctx["qrels"] = readers.read_qrels(ctx["qrels_path"])

@@ -7,10 +7,17 @@ against (see benchmarks/NOTES.md). Every candidate returns the same :class:`RunC
 (same fields as ``smarteval.columns.Run``) so that they can be checked against each
 other::
 
-    python benchmarks/lab_reader.py bench benchmarks/data/msmarco-7M.run            # all candidates
-    python benchmarks/lab_reader.py bench FILE -c numpy,numpy2 -r 5
-    python benchmarks/lab_reader.py verify benchmarks/data/msmarco-tiny.messy.run   # every candidate agrees
-    python benchmarks/lab_reader.py one numpy FILE                                  # one timed run, JSON
+    python benchmarks/lab_reader.py bench benchmarks/data/msmarco-7M.run     # main candidates
+    python benchmarks/lab_reader.py bench FILE -c numpy,numpy0,numpy2 -r 5
+    python benchmarks/lab_reader.py verify FILE          # candidates agree with the Python loop
+    python benchmarks/lab_reader.py selftest             # edge cases, seams, errors
+    python benchmarks/lab_reader.py lookup RUN QRELS     # qrels lookups, dup and order checks
+    python benchmarks/lab_reader.py one numpy FILE       # one timed run, JSON
+
+Candidates: ``numpy`` = read_run (1 parser thread, 4 MiB chunks), ``numpy0`` (all in
+the calling thread), ``numpy2`` (2 parser threads), ``numpy-1M/-8M/-16M`` (chunk
+sizes), ``smarteval`` (smarteval.readers.read_run of the work tree), ``python``,
+``split``, ``loadtxt``, ``pandas``, ``pyarrow``.
 
 Input contract handled by :func:`read_run`:
 
@@ -682,15 +689,22 @@ def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int = 1) -> RunCols
 
     def note(ch: _Chunk):
         if ch.index == 0:    # bytes of text per byte of file, from the first chunk
-            total[0] = size * ch.m / max(1, raw.tell())
+            try:
+                total[0] = size * ch.m / max(1, raw.tell())
+            except (OSError, ValueError):             # a pipe: no size, no position
+                total[0] = 0.0
 
     def add(r: ChunkResult, m: int):
         nonlocal col
         if col is None:      # capacity: rows of the first chunk scaled to the file
-            col = Collector(path, int(r.rows / max(1, m) * total[0] * 1.1) + 1024)
+            est = r.rows / max(1, m) * total[0] * 1.1 if total[0] else 4 * r.rows
+            col = Collector(path, int(est) + 1024)
         col.add(r)
 
-    size = os.path.getsize(path)
+    try:
+        size = 0 if path == "-" else os.path.getsize(path)
+    except OSError:
+        size = 0
     with open_binary(path) as f:
         raw = getattr(f, "fileobj", None) or getattr(f, "_fp", None) or f
         if workers <= 0:                              # everything in the calling thread
@@ -876,9 +890,6 @@ CANDIDATES = {
     "numpy-16M": lambda p: read_run(p, chunk_bytes=16 << 20, workers=1),
     "numpy2": lambda p: read_run(p, workers=2),
     "numpy-1M": lambda p: read_run(p, chunk_bytes=1 << 20, workers=1),
-    "numpy2-32M": lambda p: read_run(p, chunk_bytes=32 << 20, workers=2),
-    "numpy1-32M": lambda p: read_run(p, chunk_bytes=32 << 20, workers=1),
-    "numpy2-2M": lambda p: read_run(p, chunk_bytes=2 << 20, workers=2),
     "python": read_run_python,
     "split": read_run_split,
     "loadtxt": read_run_loadtxt,
@@ -1376,7 +1387,7 @@ def main(argv=None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("bench")
     b.add_argument("path")
-    b.add_argument("-c", "--candidates", default="numpy,numpy2,python,split,loadtxt,pandas,pyarrow")
+    b.add_argument("-c", "--candidates", default="numpy,numpy0,numpy2,python,split,loadtxt,pandas,pyarrow")
     b.add_argument("-r", "--repeat", type=int, default=3)
     b.add_argument("--json")
     o = sub.add_parser("one")
@@ -1388,7 +1399,7 @@ def main(argv=None) -> int:
     lk.add_argument("qrels")
     v = sub.add_parser("verify")
     v.add_argument("path")
-    v.add_argument("-c", "--candidates", default="numpy,numpy2,numpy2-2M,split,loadtxt,pandas,pyarrow")
+    v.add_argument("-c", "--candidates", default="numpy,numpy0,numpy2,numpy-1M,split,loadtxt,pandas,pyarrow")
     a = ap.parse_args(argv)
     if a.cmd == "one":
         print(json.dumps(_one(a.name, a.path)))

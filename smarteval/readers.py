@@ -280,7 +280,7 @@ def _read_run_fast(path: str) -> Run | None:
     """
     from smarteval import fastrun
     try:
-        cols = fastrun.read_run(path, chunk_bytes=4 << 20, workers=min(2, os.cpu_count() or 1))
+        cols = fastrun.read_run(path, chunk_bytes=4 << 20, workers=1)  # one parser thread
     except (fastrun.RunFormatError, OSError, EOFError, ValueError):
         return None
     if len(cols.docnos) == 0 or not np.isfinite(cols.scores).all():
@@ -416,6 +416,12 @@ def read_qrels(path: str | os.PathLike, *, data: bytes | None = None) -> Qrels:
 
 
 def _parse_ints(rel_bytes: np.ndarray, lines: _Lines) -> np.ndarray:
+    # int() would also take "1_0": only plain digits go the quick way
+    if len(rel_bytes) and not (np.char.count(rel_bytes, b".") + np.char.count(rel_bytes, b"_")).any():
+        try:
+            return rel_bytes.astype(np.int64)   # the usual case; the checks below word errors
+        except (ValueError, OverflowError):
+            pass
     ok = np.char.isdigit(np.char.lstrip(rel_bytes, b"-+")) if len(rel_bytes) else np.zeros(0, bool)
     # a sign alone, or a sign not at the front, is not an integer
     stripped_len = np.char.str_len(np.char.lstrip(rel_bytes, b"-+"))

@@ -35,6 +35,9 @@ CASES = [
     ("rel a decimal", "301 0 D1 1.0\n", RUN, [], 1,
      "Error: qrels.txt:1: relevance '1.0' is not an integer\n    301 0 D1 1.0\n"
      + QRELS_EXPECTED + "\n"),
+    ("rel with an underscore", "301 0 D1 1_0\n", RUN, [], 1,
+     "Error: qrels.txt:1: relevance '1_0' is not an integer\n    301 0 D1 1_0\n"
+     + QRELS_EXPECTED + "\n"),
     ("qrels too few fields", "301 0 D1\n", RUN, [], 1,
      "Error: qrels.txt:1: qrels line has 3 fields, not 4\n    301 0 D1\n"
      + QRELS_EXPECTED + "\n"),

@@ -530,7 +530,7 @@ def compare(qrels, baseline, runs, measures, complete, rel_level, max_docs, judg
     from smarteval.api import evaluate
     from smarteval.columns import Settings
     from smarteval.errors import UsageError
-    from smarteval.readers import read_qrels, read_run
+    from smarteval.readers import read_qrels
     from smarteval.registry import parse_measures
 
     version = int(trec_version)
@@ -554,10 +554,11 @@ def compare(qrels, baseline, runs, measures, complete, rel_level, max_docs, judg
         all_requests.append(srq)
         select_names = [o.name for o in srq.outputs()]
     q = read_qrels(qrels)
-    run_objs = [read_run(p) for p in (baseline, *runs)]
-    evs = evaluate(q, run_objs, all_requests, complete=complete, rel_level=rel_level,
+    # runs are read one at a time; their rankings are kept only for --tau
+    evs = evaluate(q, [baseline, *runs], all_requests, complete=complete, rel_level=rel_level,
                    max_docs=max_docs, judged_only=judged_only, trec_version=version,
-                   settings=Settings(num_docs=num_docs, trec_version=version))
+                   settings=Settings(num_docs=num_docs, trec_version=version),
+                   keep_ranked=tau)
     rep = build_report(evs, names, tests=test_list, correction=correction, alpha=alpha,
                        confidence=confidence, samples=samples, seed=seed,
                        tolerance=tie_tolerance, complete=complete, select_names=select_names,

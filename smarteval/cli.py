@@ -191,6 +191,16 @@ def evaluate(qrels, runs, measures, complete, rel_level, max_docs, judged_only, 
         if num_docs is not None and fmt in ("smart", "markdown", "latex"):
             # Keen Fig. 5: the table gains the normalized measures when N is known
             measures = measures + ("rank_recall", "log_prec", "norm_recall", "norm_prec")
+        if ties == "average":
+            # the default table keeps the measures that have an exact average over ties
+            from smarteval.registry import parse_measures
+            requests = parse_measures(list(measures), version)
+            dropped = [rq.measure.name for rq in requests
+                       if rq.measure.ties is None and not rq.measure.order_free]
+            measures = tuple(rq for rq in requests if rq.measure.name not in dropped)
+            if dropped:
+                click.echo("smarteval: --ties average: left out " + ", ".join(dropped)
+                           + " (no exact average over tied orders)", err=True)
     settings = Settings(num_docs=num_docs, trec_version=version, unranked=unranked,
                         target_generality=target_generality, ties=ties, seed=seed)
     qrels_data = read_qrels(qrels)              # read once, whatever the number of runs

@@ -45,6 +45,7 @@ class Measure:
     needs_num_docs: bool = False
     micro: Callable[..., tuple[np.ndarray, np.ndarray]] | None = None
     ties: Callable[..., np.ndarray] | None = None   # exact expectation over tied orders
+    order_free: bool = False        # the value does not depend on the order of the ranking
     help: str = ""
     doc: str = ""
 
@@ -81,7 +82,8 @@ def _registered(name: str) -> "Measure":
 def measure(name: str, *, params: str = "none", default: Sequence = (), average: str = "mean",
             value: str = "float", per_query: bool = True, versions: Sequence[int] = (9, 10),
             family: str = "trec", needs_num_docs: bool = False,
-            micro: Callable | None = None, ties: Callable | None = None):
+            micro: Callable | None = None, ties: Callable | None = None,
+            order_free: bool = False):
     """Register the decorated function as measure ``name``; the decorator is the registry entry.
 
     The function receives a :class:`~smarteval.columns.Ranked` and, for ``cutoffs`` and
@@ -101,7 +103,7 @@ def measure(name: str, *, params: str = "none", default: Sequence = (), average:
         REGISTRY[name] = Measure(
             name=name, func=func, params=params, default=tuple(default), average=average,
             value=value, per_query=per_query, versions=frozenset(versions), family=family,
-            needs_num_docs=needs_num_docs, micro=micro, ties=ties,
+            needs_num_docs=needs_num_docs, micro=micro, ties=ties, order_free=order_free,
             help=doc.splitlines()[0] if doc else "", doc=_dedent(doc))
         return func
 
@@ -128,7 +130,7 @@ class Output:
         r = ranked if self.rel_level is None else ranked.at_level(self.rel_level)
         m = self.measure
         func = m.func
-        if getattr(r.settings, "ties", "docno") == "average":
+        if getattr(r.settings, "ties", "docno") == "average" and not m.order_free:
             # the exact mean over every order of each group of tied scores
             if m.ties is None:
                 raise UsageError(

@@ -41,3 +41,21 @@ def test_runs_sharing_a_tag_are_named_by_file(tmp_path):
     b.write_text("401 Q0 Y 1 1.0 same\n")
     evs = smarteval.evaluate(SAMPLE / "qrels.txt", [str(a), str(b)], ["map"])
     assert [e.name for e in evs] == ["a.run", "b.run"]
+
+
+def test_ties_average_keeps_order_free_measures():
+    args = ["evaluate", "--ties", "average", "-f", "tsv", "-m", "num_ret", "-m", "set_P",
+            "-m", "P.5", str(SAMPLE / "qrels.txt"), RUNS[0]]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    plain = CliRunner().invoke(main, ["evaluate", "-f", "tsv", *args[5:]])
+    assert result.stdout == plain.stdout     # the sample runs have no tied scores
+
+
+def test_ties_average_default_table_leaves_out_what_it_cannot_average():
+    result = CliRunner().invoke(main, ["evaluate", "--ties", "average",
+                                       str(SAMPLE / "qrels.txt"), RUNS[0]])
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ("smarteval: --ties average: left out bpref, iprec_at_recall "
+                             "(no exact average over tied orders)\n")
+    assert "map" in result.stdout and "bpref" not in result.stdout

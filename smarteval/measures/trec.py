@@ -137,31 +137,31 @@ def dcg_terms(gain: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 # --------------------------------------------------------------------------- counts
 
-@measure("runid", average="tag", value="str", per_query=False, ties=lambda r: runid(r))
+@measure("runid", average="tag", value="str", per_query=False, ties=lambda r: runid(r), order_free=True)
 def runid(r: Ranked) -> np.ndarray:
     """Run identifier: the run tag of the run file's first line."""
     return np.full(r.num_queries, r.run_tag, dtype=object)
 
 
-@measure("num_q", average="count", value="int", per_query=False, ties=lambda r: num_q(r))
+@measure("num_q", average="count", value="int", per_query=False, ties=lambda r: num_q(r), order_free=True)
 def num_q(r: Ranked) -> np.ndarray:
     """Number of queries evaluated (with -c, every query of the qrels)."""
     return np.ones(r.num_queries, dtype=np.int64)
 
 
-@measure("num_ret", average="sum", value="int", ties=lambda r: num_ret(r))
+@measure("num_ret", average="sum", value="int", ties=lambda r: num_ret(r), order_free=True)
 def num_ret(r: Ranked) -> np.ndarray:
     """Number of documents retrieved (after -M and -J)."""
     return r.num_ret.astype(np.int64)
 
 
-@measure("num_rel", average="sum", value="int", ties=lambda r: num_rel(r))
+@measure("num_rel", average="sum", value="int", ties=lambda r: num_rel(r), order_free=True)
 def num_rel(r: Ranked) -> np.ndarray:
     """Number of relevant documents in the qrels (grade at or above -l)."""
     return r.num_rel.astype(np.int64)
 
 
-@measure("num_rel_ret", average="sum", value="int", ties=lambda r: num_rel_ret(r))
+@measure("num_rel_ret", average="sum", value="int", ties=lambda r: num_rel_ret(r), order_free=True)
 def num_rel_ret(r: Ranked) -> np.ndarray:
     """Number of relevant documents retrieved."""
     return r.num_rel_ret.astype(np.int64)
@@ -303,7 +303,7 @@ def rprec_mult(r: Ranked, mult: float) -> np.ndarray:
 
 
 @measure("utility", params="floats", default=(1.0, -1.0, 0.0, 0.0),
-         ties=lambda r, c: utility(r, c))
+         ties=lambda r, c: utility(r, c), order_free=True)
 def utility(r: Ranked, coef: tuple) -> np.ndarray:
     """Set utility p1*a + p2*b + p3*c + p4*d over the retrieved/relevant contingency table.
 
@@ -496,33 +496,33 @@ def success(r: Ranked, k: int) -> np.ndarray:
 
 
 @measure("set_P", ties=lambda r: set_precision(r),
-         micro=lambda r: (r.num_rel_ret, r.num_ret))
+         micro=lambda r: (r.num_rel_ret, r.num_ret), order_free=True)
 def set_precision(r: Ranked) -> np.ndarray:
     """Precision of the whole retrieved set: num_rel_ret / num_ret."""
     return safe_div(r.num_rel_ret, r.num_ret)
 
 
 @measure("set_relative_P", ties=lambda r: set_relative_precision(r),
-         micro=lambda r: (r.num_rel_ret, np.minimum(r.num_ret, r.num_rel)))
+         micro=lambda r: (r.num_rel_ret, np.minimum(r.num_ret, r.num_rel)), order_free=True)
 def set_relative_precision(r: Ranked) -> np.ndarray:
     """Set precision relative to the best possible: num_rel_ret / min(num_ret, num_rel)."""
     return safe_div(r.num_rel_ret, np.minimum(r.num_ret, r.num_rel))
 
 
 @measure("set_recall", ties=lambda r: set_recall(r),
-         micro=lambda r: (r.num_rel_ret, r.num_rel))
+         micro=lambda r: (r.num_rel_ret, r.num_rel), order_free=True)
 def set_recall(r: Ranked) -> np.ndarray:
     """Recall of the whole retrieved set: num_rel_ret / num_rel."""
     return safe_div(r.num_rel_ret, r.num_rel)
 
 
-@measure("set_map", ties=lambda r: set_map(r))
+@measure("set_map", ties=lambda r: set_map(r), order_free=True)
 def set_map(r: Ranked) -> np.ndarray:
     """Set precision times set recall (the area of the set's precision/recall rectangle)."""
     return set_precision(r) * set_recall(r)
 
 
-@measure("set_F", params="floats", default=(1.0,), ties=lambda r, p: set_f(r, p))
+@measure("set_F", params="floats", default=(1.0,), ties=lambda r, p: set_f(r, p), order_free=True)
 def set_f(r: Ranked, params: tuple) -> np.ndarray:
     """F-measure of the retrieved set, (1+b²)PR/(b²P+R), b the parameter (default 1)."""
     beta = float(np.float32(params[0]))
@@ -532,7 +532,7 @@ def set_f(r: Ranked, params: tuple) -> np.ndarray:
 
 
 @measure("num_nonrel_judged_ret", average="sum", value="int",
-         ties=lambda r: num_nonrel_judged_ret(r))
+         ties=lambda r: num_nonrel_judged_ret(r), order_free=True)
 def num_nonrel_judged_ret(r: Ranked) -> np.ndarray:
     """Number of retrieved documents judged non-relevant (grade 0 .. -l minus 1)."""
     return _segment_count((r.rel >= 0) & ~r.is_rel, r.offsets).astype(np.int64)

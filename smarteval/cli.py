@@ -125,7 +125,29 @@ def output_options(func):
 
 # --------------------------------------------------------------------------- commands
 
-@click.group(context_settings=CONTEXT)
+class LazyGroup(click.Group):
+    """A group whose larger commands are imported only when they are used or listed.
+
+    ``smarteval evaluate`` then starts without loading the statistics, curves and
+    plotting modules.
+    """
+
+    lazy = {"curve": "smarteval.cli_curve", "compare": "smarteval.cli_compare",
+            "correlate": "smarteval.cli_compare", "plot": "smarteval.cli_plot"}
+
+    def list_commands(self, ctx):
+        return sorted(set(super().list_commands(ctx)) | set(self.lazy))
+
+    def get_command(self, ctx, name):
+        cmd = super().get_command(ctx, name)
+        if cmd is None and name in self.lazy:
+            import importlib
+            cmd = getattr(importlib.import_module(self.lazy[name]), name)
+            self.add_command(cmd)
+        return cmd
+
+
+@click.group(cls=LazyGroup, context_settings=CONTEXT)
 @click.version_option(__version__, "-V", "--version", prog_name="smarteval")
 def main():
     """Evaluate information-retrieval runs: every trec_eval number, and the SMART methods.
@@ -273,24 +295,3 @@ def measures(trec_version, fmt, nicknames):
         else:
             click.echo(f"{label:<28}  {help_}")
     del width
-
-
-def _register_optional_commands() -> None:
-    """Commands living in their own modules (curve, compare, plot...)."""
-    import importlib
-    for module, names in (("smarteval.cli_curve", ("curve",)),
-                          ("smarteval.cli_compare", ("compare", "correlate")),
-                          ("smarteval.cli_plot", ("plot",))):
-        try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name == module:
-                continue
-            raise
-        for name in names:
-            cmd = getattr(mod, name, None)
-            if cmd is not None:
-                main.add_command(cmd)
-
-
-_register_optional_commands()

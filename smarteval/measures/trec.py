@@ -362,6 +362,48 @@ def g_measure(r: Ranked, pairs: tuple) -> np.ndarray:
     return safe_div(seg_sum(terms, r.offsets), total_ideal)
 
 
+def _sparse_dcg_terms(r: Ranked, pairs: tuple):
+    """gain / log2(rank + 1) at the retrieved rows with a non-zero gain, in rank order.
+
+    Only judged documents can gain, and they are few beside the retrieved ones, so the
+    DCG measures work on those rows alone: returns the terms, their ranks and per-query
+    offsets into them. Same values, same order of addition, as over every row.
+    """
+    key = ("dcg_terms", pairs)
+    if key in r.memo:
+        return r.memo[key]
+    rows = np.flatnonzero(r.rel >= 0)
+    levels = r.rel[rows]
+    gain = levels.astype(np.float64)
+    for level, value in pairs:
+        gain = np.where(levels == level, float(np.float32(value)), gain)
+    nz = gain != 0
+    rows, gain = rows[nz], gain[nz]
+    q = np.searchsorted(r.offsets, rows, side="right") - 1
+    rank = rows - r.offsets[q] + 1
+    table = log2_table(int(rank.max()) + 1 if len(rank) else 1)
+    terms = gain / table[rank + 1]
+    offsets = np.zeros(r.num_queries + 1, dtype=np.int64)
+    np.cumsum(np.bincount(q, minlength=r.num_queries), out=offsets[1:])
+    r.memo[key] = (terms, rank, offsets)
+    return r.memo[key]
+
+
+def _ideal_positive(r: Ranked, pairs: tuple) -> np.ndarray:
+    """Each query's judged gains in descending order, non-positive ones as 0 (at qrel_offsets)."""
+    _, qgain = _qrel_gains(r, pairs)
+    ideal = ideal_order(r, qgain)
+    return np.where(ideal > 0, ideal, 0.0)
+
+
+def _qrel_gains(r: Ranked, pairs: tuple):
+    levels = r.qrel_grades
+    g = levels.astype(np.float64)
+    for level, value in pairs:
+        g = np.where(levels == level, float(np.float32(value)), g)
+    return None, g
+
+
 def _dcg_ideal(r: Ranked, pairs: tuple):
     gain, qgain = gain_table(r, pairs)
     ideal = ideal_order(r, qgain)
@@ -377,9 +419,9 @@ def ndcg(r: Ranked, pairs: tuple) -> np.ndarray:
     (``ndcg.1=3,2=9``); discount log2(rank+1); the ideal orders every judged document
     by gain. 0 when the ideal has no positive gain.
     """
-    gain, ideal_pos = _dcg_ideal(r, pairs)
-    dcg = seg_sum(dcg_terms(gain, r.offsets), r.offsets)
-    idcg = seg_sum(dcg_terms(ideal_pos, r.qrel_offsets), r.qrel_offsets)
+    terms, rank, offsets = _sparse_dcg_terms(r, pairs)
+    dcg = seg_sum(terms, offsets)
+    idcg = seg_sum(dcg_terms(_ideal_positive(r, pairs), r.qrel_offsets), r.qrel_offsets)
     return safe_div(dcg, idcg)
 
 
@@ -466,9 +508,9 @@ def r_ndcg(r: Ranked, pairs: tuple) -> np.ndarray:
 @measure("ndcg_cut", params="cutoffs", default=TREC_CUTOFFS, ties=tied.ndcg_cut)
 def ndcg_cut(r: Ranked, k: int) -> np.ndarray:
     """nDCG after k documents, the ideal also cut at k; gains are the grades."""
-    gain, ideal_pos = _dcg_ideal(r, ())
-    keep = r.rank <= k
-    dcg = seg_sum(np.where(keep, dcg_terms(gain, r.offsets), 0.0), r.offsets)
+    terms, rank, offsets = _sparse_dcg_terms(r, ())
+    dcg = seg_sum(np.where(rank <= k, terms, 0.0), offsets)
+    ideal_pos = _ideal_positive(r, ())
     ipos = positions(r.qrel_offsets)
     idcg = seg_sum(np.where(ipos <= k, dcg_terms(ideal_pos, r.qrel_offsets), 0.0),
                    r.qrel_offsets)

@@ -155,6 +155,8 @@ _AVERAGES = {
 def _facts(m) -> str:
     if m.family == "trec":
         origin = "trec_eval " + " and ".join(str(v) for v in sorted(m.versions))
+    elif m.family == "ir":
+        origin = "as in ir_measures"
     else:
         origin = "SMART"
     facts = [origin, _AVERAGES[m.average]]

@@ -41,7 +41,7 @@ class Measure:
     value: str = "float"            # float | int | str
     per_query: bool = True          # printed per query under -q
     versions: frozenset = frozenset({9, 10})
-    family: str = "trec"            # trec | smart
+    family: str = "trec"            # trec | smart | ir (ir_measures names trec_eval lacks)
     needs_num_docs: bool = False
     micro: Callable[..., tuple[np.ndarray, np.ndarray]] | None = None
     ties: Callable[..., np.ndarray] | None = None   # exact expectation over tied orders
@@ -205,8 +205,8 @@ ALIASES: dict[str, tuple[str | None, str | None]] = {
     "Recall": (None, "recall"),
     "nDCG": ("ndcg", "ndcg_cut"),
     "NDCG": ("ndcg", "ndcg_cut"),
-    "RR": ("recip_rank", None),
-    "MRR": ("recip_rank", None),
+    "RR": ("recip_rank", "recip_rank_cut"),
+    "MRR": ("recip_rank", "recip_rank_cut"),
     "Rprec": ("Rprec", None),
     "RPrec": ("Rprec", None),
     "Bpref": ("bpref", None),
@@ -224,7 +224,7 @@ ALIASES: dict[str, tuple[str | None, str | None]] = {
     "SetAP": ("set_map", None),
     "IPrec": (None, "iprec_at_recall"),
     "RBP": ("rbp", None),
-    "Judged": (None, "unj"),
+    "Judged": (None, "judged"),
 }
 
 

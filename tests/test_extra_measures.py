@@ -1,0 +1,33 @@
+"""RR@k and Judged@k, the ir_measures names trec_eval lacks, against their definitions."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+import smarteval
+from smarteval.readers import read_qrels, read_run
+
+DOCS = [f"d{i}" for i in range(12)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(grades=st.dictionaries(st.sampled_from(DOCS), st.integers(-1, 2), min_size=1),
+       scores=st.dictionaries(st.sampled_from(DOCS), st.integers(0, 5), min_size=1),
+       k=st.integers(1, 8))
+def test_rr_at_k_and_judged_at_k(grades, scores, k):
+    if not any(g >= 0 for g in grades.values()):
+        return
+    qrels = read_qrels("q", data="".join(f"1 0 {d} {g}\n" for d, g in grades.items()).encode())
+    run = read_run("r", data="".join(f"1 Q0 {d} 0 {s} t\n" for d, s in scores.items()).encode())
+    ev = smarteval.evaluate(qrels, run, [f"RR@{k}", "RR", f"Judged@{k}", f"unj.{k}"],
+                            trec_version=10)[0]
+    ranking = sorted(scores, key=lambda d: (scores[d], d.encode()), reverse=True)
+    first = next((i for i, d in enumerate(ranking, 1) if grades.get(d, -1) >= 1), None)
+    rr_k = 1 / first if first is not None and first <= k else 0.0
+    judged = sum(grades.get(d, -1) >= 0 for d in ranking[:k]) / k
+    assert ev.per_query[f"recip_rank_cut_{k}"][0] == rr_k
+    assert ev.per_query[f"judged_{k}"][0] == judged
+    np.testing.assert_allclose(ev.per_query[f"judged_{k}"] + ev.per_query[f"unj_{k}"],
+                               min(k, len(ranking)) / k)
+    assert ev.per_query["recip_rank"][0] >= ev.per_query[f"recip_rank_cut_{k}"][0]

@@ -240,14 +240,30 @@ def read_run(path: str | os.PathLike, *, data: bytes | None = None) -> Run:
     fields, a score that is not a finite number, the same docno twice in one query.
     """
     name = _display(str(path))
-    if data is None and name != "<stdin>":
-        fast = _read_run_fast(str(path))
-        if fast is not None:
-            return fast
+    if data is None and name == "<stdin>":
+        # spooled to a file, so the fast reader can take it and the plain one re-read it
+        import shutil
+        import tempfile
+        with tempfile.NamedTemporaryFile(prefix="smarteval-stdin-", delete=False) as tmp:
+            shutil.copyfileobj(sys.stdin.buffer, tmp, 1 << 20)
+        try:
+            return _read_run_file(tmp.name, name)
+        finally:
+            os.unlink(tmp.name)
     if data is None:
-        data = read_bytes(path)
-    else:
-        data = _decompress(data, name)
+        return _read_run_file(str(path), name)
+    return _read_run_data(_decompress(data, name), name)
+
+
+def _read_run_file(path: str, name: str) -> Run:
+    fast = _read_run_fast(path, name)
+    if fast is not None:
+        return fast
+    return _read_run_data(read_bytes(path), name)
+
+
+def _read_run_data(data: bytes, name: str) -> Run:
+    """The plain reader: every line checked, every error worded for the user."""
     lines = _Lines(data, name, 6, RUN_EXPECTED, "run")
     qid_bytes = lines.field(0)
     docnos = lines.field(2)
@@ -272,7 +288,7 @@ def read_run(path: str | os.PathLike, *, data: bytes | None = None) -> Run:
                scores=scores, lines=line_no, tag=tag)
 
 
-def _read_run_fast(path: str) -> Run | None:
+def _read_run_fast(path: str, name: str) -> Run | None:
     """The fast tokenizer's reading of a well-formed run, or None to use the plain reader.
 
     Anything unusual (a malformed line, a non-finite score, an empty file, a possible
@@ -292,7 +308,7 @@ def _read_run_fast(path: str) -> Run | None:
     hashes = docno_hash(docnos, docnos.dtype.itemsize)
     if _may_have_duplicates(hashes, cols.offsets):
         return None
-    return Run(path=path, qids=cols.qids, offsets=cols.offsets, docnos=docnos,
+    return Run(path=name, qids=cols.qids, offsets=cols.offsets, docnos=docnos,
                scores=cols.scores, lines=lines, tag=cols.tag, docno_hash=hashes)
 
 

@@ -139,7 +139,7 @@ def dcg_terms(gain: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 @measure("runid", average="tag", value="str", per_query=False, ties=lambda r: runid(r), order_free=True)
 def runid(r: Ranked) -> np.ndarray:
-    """Run identifier: the run tag of the run file's first line."""
+    """Run identifier: the run tag of the run file's last line, as trec_eval prints it."""
     return np.full(r.num_queries, r.run_tag, dtype=object)
 
 
@@ -207,8 +207,12 @@ def _bpref_terms(r: Ranked) -> np.ndarray:
 
 @measure("bpref")
 def bpref(r: Ranked) -> np.ndarray:
-    """Binary preference: for each relevant document, the fraction of the top-R judged
-    non-relevant documents ranked below it, averaged over num_rel (Buckley & Voorhees 2004)."""
+    """Binary preference (Buckley & Voorhees 2004): relevant documents ranked above judged non-relevant ones.
+
+    For each relevant retrieved document, 1 - min(n, R) / min(N_nonrel, R), where n is
+    the number of judged non-relevant documents above it and R is num_rel; summed and
+    divided by num_rel. Documents without a judgement are skipped.
+    """
     if "bpref" not in r.memo:
         r.memo["bpref"] = safe_div(sum_at_rel(r, _bpref_terms(r)), r.num_rel)
     return r.memo["bpref"]

@@ -21,7 +21,12 @@ def recip_rank_cut(r: Ranked, k: int) -> np.ndarray:
     return safe_div(hit.astype(np.float64), first)
 
 
-@measure("judged", params="cutoffs", default=(10,), family="ir")
+def _judged_tied(r: Ranked, k: int) -> np.ndarray:
+    from smarteval.measures.tied import Expected
+    return Expected(r).top(r.rel >= 0, k) / k
+
+
+@measure("judged", params="cutoffs", default=(10,), family="ir", ties=_judged_tied)
 def judged(r: Ranked, k: int) -> np.ndarray:
     """Fraction of the first k ranks holding a judged document (ir_measures' Judged@k).
 

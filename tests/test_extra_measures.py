@@ -31,3 +31,22 @@ def test_rr_at_k_and_judged_at_k(grades, scores, k):
     np.testing.assert_allclose(ev.per_query[f"judged_{k}"] + ev.per_query[f"unj_{k}"],
                                min(k, len(ranking)) / k)
     assert ev.per_query["recip_rank"][0] >= ev.per_query[f"recip_rank_cut_{k}"][0]
+
+
+def test_judged_tie_average_is_the_mean_over_every_order():
+    import itertools
+    from smarteval.columns import Settings
+    qrels = read_qrels("q", data=b"1 0 a 1\n1 0 b 0\n1 0 c -1\n1 0 e 2\n")
+    docs = ["a", "b", "c", "d", "e"]
+    tied = read_run("r", data="".join(f"1 Q0 {d} 0 {s} t\n" for d, s in
+                                      zip(docs, [3, 1, 1, 1, 0])).encode())
+    for k in (1, 2, 3, 4):
+        want = []
+        for perm in itertools.permutations(["b", "c", "d"]):
+            order = ["a", *perm, "e"]
+            run = read_run("r", data="".join(f"1 Q0 {d} 0 {10 - i} t\n"
+                                             for i, d in enumerate(order)).encode())
+            want.append(smarteval.evaluate(qrels, run, [f"judged.{k}"])[0].summary[f"judged_{k}"])
+        got = smarteval.evaluate(qrels, tied, [f"judged.{k}"],
+                                 settings=Settings(ties="average"))[0].summary[f"judged_{k}"]
+        assert np.isclose(got, np.mean(want)), (k, got, np.mean(want))

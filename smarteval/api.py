@@ -66,9 +66,15 @@ def _as_run(run) -> Run:
 def run_names(runs: Sequence[Run]) -> list[str]:
     """Each run's display name: its tag, or its file name where two runs share a tag."""
     tags = Counter(r.tag for r in runs)
+    bases = Counter(os.path.basename(r.path) for r in runs)
     names = []
     for r in runs:
-        names.append(r.tag if tags[r.tag] == 1 else os.path.basename(r.path) or r.path)
+        if tags[r.tag] == 1:
+            names.append(r.tag)
+        elif bases[os.path.basename(r.path)] == 1:
+            names.append(os.path.basename(r.path) or r.path)
+        else:                       # same tag and same file name: the path as given
+            names.append(r.path)
     return names
 
 

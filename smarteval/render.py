@@ -57,7 +57,8 @@ def _full(value):
     if isinstance(value, (np.integer, int)) and not isinstance(value, bool):
         return int(value)
     if isinstance(value, (np.floating, float)):
-        return float(value)
+        value = float(value)
+        return None if math.isnan(value) else value    # JSON has no NaN: null
     return value
 
 
@@ -94,6 +95,8 @@ def render_delimited(evaluations, *, delimiter: str, per_query: bool = False,
 
 
 def _text(value) -> str:
+    if value is None:
+        return "nan"          # an undefined value (null in JSON)
     if isinstance(value, float):
         return repr(value)
     return str(value)

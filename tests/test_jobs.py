@@ -59,3 +59,21 @@ def test_ties_average_default_table_leaves_out_what_it_cannot_average():
     assert result.stderr == ("smarteval: --ties average: left out bpref, iprec_at_recall "
                              "(no exact average over tied orders)\n")
     assert "map" in result.stdout and "bpref" not in result.stdout
+
+
+def test_same_tag_and_file_name_fall_back_to_the_path(tmp_path):
+    for sub in ("x", "y"):
+        (tmp_path / sub).mkdir()
+        (tmp_path / sub / "run.txt").write_text("401 Q0 X 1 1.0 same\n")
+    paths = [str(tmp_path / "x" / "run.txt"), str(tmp_path / "y" / "run.txt")]
+    evs = smarteval.evaluate(SAMPLE / "qrels.txt", paths, ["map"])
+    assert [e.name for e in evs] == paths
+
+
+def test_json_writes_null_for_an_undefined_value():
+    import json
+    import math
+    from smarteval.render import render_json
+    ev = smarteval.evaluate(SAMPLE / "qrels.txt", RUNS[0], ["map"])[0]
+    ev.summary["map"] = math.nan
+    assert json.loads(render_json([ev]))[0]["summary"]["map"] is None

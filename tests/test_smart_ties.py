@@ -120,7 +120,7 @@ def test_esl_past_the_list_needs_n():
                                           unranked="worst"), 2)[0], 1 + 7)
 
 
-#: trec_eval measures with an exact --ties average (the issue: P, recall, R-prec, AP, RR,
+#: trec_eval measures with an exact --ties average (P, recall, R-prec, AP, RR,
 #: nDCG; and the others linear in the top-k indicators or independent of the order)
 TREC_TIED = {
     "P": 3, "recall": 2, "Rprec": None, "map": None, "gm_map": None, "map_cut": 3,

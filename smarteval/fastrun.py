@@ -627,12 +627,13 @@ def _line_text(path: str, line: int) -> str:
 # The reader to integrate
 # ---------------------------------------------------------------------------
 
-def read_run(path: str, chunk_bytes: int = 8 << 20, workers: int = 1) -> RunCols:
+def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int = 1) -> RunCols:
     """Read a TREC run file into grouped flat columns (see the module docstring).
 
     ``chunk_bytes`` bounds the temporaries (a few times a chunk per worker);
-    ``workers`` > 1 parses chunks in threads (numpy releases the GIL in its loops)
-    while the main thread reads / decompresses the next chunks.
+    ``workers`` >= 1 parses chunks in that many threads (numpy releases the GIL in
+    its loops) while the calling thread reads / decompresses the next chunks;
+    ``workers=0`` does everything in the calling thread.
     """
     t0 = time.perf_counter()
     free: list[_Chunk] = []
@@ -656,18 +657,25 @@ def read_run(path: str, chunk_bytes: int = 8 << 20, workers: int = 1) -> RunCols
 
     def note(ch: _Chunk):
         if ch.index == 0:    # bytes of text per byte of file, from the first chunk
-            total[0] = size * ch.m / max(1, raw.tell())
+            try:
+                total[0] = size * ch.m / max(1, raw.tell())
+            except (OSError, ValueError):             # a pipe: no size, no position
+                total[0] = 0.0
 
     def add(r: ChunkResult, m: int):
         nonlocal col
         if col is None:      # capacity: rows of the first chunk scaled to the file
-            col = Collector(path, int(r.rows / max(1, m) * total[0] * 1.1) + 1024)
+            est = r.rows / max(1, m) * total[0] * 1.1 if total[0] else 4 * r.rows
+            col = Collector(path, int(est) + 1024)
         col.add(r)
 
-    size = os.path.getsize(path)
+    try:
+        size = 0 if path == "-" else os.path.getsize(path)
+    except OSError:
+        size = 0
     with open_binary(path) as f:
         raw = getattr(f, "fileobj", None) or getattr(f, "_fp", None) or f
-        if workers <= 1:
+        if workers <= 0:                              # everything in the calling thread
             for ch in iter_chunks(f, chunk_bytes, get_buffer):
                 note(ch)
                 m = ch.m
@@ -690,5 +698,3 @@ def read_run(path: str, chunk_bytes: int = 8 << 20, workers: int = 1) -> RunCols
     out.timings = {"parse": t1 - t0, "assemble": time.perf_counter() - t1,
                    "chunks": col.chunks, "fast_chunks": col.fast_chunks}
     return out
-
-

@@ -107,20 +107,28 @@ def trec_options(func):
     return func
 
 
-def output_options(func):
+#: Formats of the commands that print tables (compare, correlate, curve).
+TABLE_FORMATS = ("smart", "markdown", "latex", "tsv", "csv", "json")
+
+
+def output_options(formats=("smart", "trec", "tsv", "csv", "json", "markdown", "latex"), *,
+                   format_help: str = "Output format.",
+                   output_help: str = "Write to FILE (atomically) instead of standard output.",
+                   header_help: str = "Leave out the header line of tsv and csv output."):
+    """``-f/--format``, ``-o/--output`` and ``--no-header``, shared by every printing command."""
     options = [
-        click.option("-f", "--format", "fmt",
-                     type=click.Choice(["smart", "trec", "tsv", "csv", "json", "markdown",
-                                        "latex"]),
-                     default="smart", show_default=True, help="Output format."),
+        click.option("-f", "--format", "fmt", type=click.Choice(list(formats)),
+                     default="smart", show_default=True, help=format_help),
         click.option("-o", "--output", "output", type=click.Path(dir_okay=False),
-                     default=None, help="Write to FILE (atomically) instead of standard output."),
-        click.option("--no-header", is_flag=True,
-                     help="Leave out the header line of tsv and csv output."),
+                     default=None, help=output_help),
+        click.option("--no-header", is_flag=True, help=header_help),
     ]
-    for opt in reversed(options):
-        func = opt(func)
-    return func
+
+    def apply(func):
+        for opt in reversed(options):
+            func = opt(func)
+        return func
+    return apply
 
 
 # --------------------------------------------------------------------------- commands
@@ -185,7 +193,7 @@ def main():
               help="How many documents of the --frozen run the user has already seen.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               metavar="N", help="Evaluate the runs in N processes.")
-@output_options
+@output_options()
 @reports_errors
 def evaluate(qrels, runs, measures, complete, rel_level, max_docs, judged_only, num_docs,
              trec_version, per_query, no_summary, ties, seed, unranked, target_generality,

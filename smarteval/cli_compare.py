@@ -14,10 +14,11 @@ import numpy as np
 
 # cli.py imports this module at its end to register the commands, after the shared pieces
 # below are defined; import smarteval.cli (or the smarteval entry point) first
-from smarteval.cli import CONTEXT, reports_errors, trec_options, write_output
+from smarteval.cli import (CONTEXT, TABLE_FORMATS, output_options, reports_errors,
+                           trec_options, write_output)
 from smarteval.compare import CORRECTIONS, TESTS
 
-FORMATS = ("smart", "markdown", "latex", "tsv", "csv", "json")
+FORMATS = TABLE_FORMATS
 
 #: The columns of ``-f tsv``/``csv``: one row per (run, measure, test).
 COLUMNS = ("baseline", "run", "measure", "n", "better", "worse", "equal", "mean_diff",
@@ -377,19 +378,8 @@ def _render_delimited(rep: Report, fmt: str, show_magnitudes: bool, header: bool
 
 
 def _delimited(columns, rows, fmt: str, header: bool = True) -> str:
-    buf = io.StringIO()
-    if fmt == "tsv":
-        if header:
-            buf.write("\t".join(columns) + "\n")
-        for row in rows:
-            buf.write("\t".join(_cell(v) for v in row) + "\n")
-    else:
-        w = csv.writer(buf, lineterminator="\n")
-        if header:
-            w.writerow(columns)
-        for row in rows:
-            w.writerow([_cell(v) for v in row])
-    return buf.getvalue()
+    from smarteval.render import delimited
+    return delimited(columns, ([_cell(v) for v in row] for row in rows), fmt, header)
 
 
 def _finite(obj):
@@ -507,12 +497,9 @@ _TEST_HELP = ("Significance test, repeatable or comma-separated: t (paired t-tes
 @click.option("--tau", is_flag=True,
               help="Correlate each run's document ordering with the baseline's, query by "
                    "query: Kendall's tau, Spearman, Pearson, tau-AP.")
-@click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), default="smart",
-              show_default=True,
-              help="Output format: smart (readable tables), markdown, latex, tsv, csv, json.")
-@click.option("-o", "--output", "output", type=click.Path(dir_okay=False), default=None,
-              help="Write to FILE (atomically) instead of standard output.")
-@click.option("--no-header", is_flag=True, help="Leave out the header lines of tsv and csv output.")
+@output_options(FORMATS, format_help="Output format: smart (readable tables), markdown, "
+                                      "latex, tsv, csv, json.",
+                header_help="Leave out the header lines of tsv and csv output.")
 @reports_errors
 def compare(qrels, baseline, runs, measures, complete, rel_level, max_docs, judged_only,
             num_docs, trec_version, tests, correction, alpha, confidence, samples, seed,
@@ -697,12 +684,9 @@ _SKIP = {"runid", "num_q"}
                    "measure all the results share.")
 @click.option("--trec-version", type=click.Choice(["9", "10"]), default="9", show_default=True,
               help="trec_eval version whose measure names -m reads.")
-@click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), default="smart",
-              show_default=True,
-              help="Output format: smart (readable tables), markdown, latex, tsv, csv, json.")
-@click.option("-o", "--output", "output", type=click.Path(dir_okay=False), default=None,
-              help="Write to FILE (atomically) instead of standard output.")
-@click.option("--no-header", is_flag=True, help="Leave out the header lines of tsv and csv output.")
+@output_options(FORMATS, format_help="Output format: smart (readable tables), markdown, "
+                                      "latex, tsv, csv, json.",
+                header_help="Leave out the header lines of tsv and csv output.")
 @reports_errors
 def correlate(results, measures, trec_version, fmt, output, no_header):
     """How much the choice of measure changes the leaderboard.

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 
@@ -11,9 +9,10 @@ import click
 
 # cli.py imports this module at its end to register the command, after the shared pieces
 # below are defined; import smarteval.cli (or the smarteval entry point) first
-from smarteval.cli import CONTEXT, CliError, reports_errors, write_output
+from smarteval.cli import (CONTEXT, TABLE_FORMATS, CliError, output_options, reports_errors,
+                           write_output)
 
-FORMATS = ("smart", "markdown", "latex", "tsv", "csv", "json")
+FORMATS = TABLE_FORMATS
 METHOD_NAMES = {"semi": "Semi-Cranfield", "quasi": "Quasi-Cranfield",
                 "pseudo": "Pseudo-Cranfield"}
 #: The columns of ``-f tsv``/``csv``: one row per (run, level).
@@ -65,7 +64,6 @@ def render_curves(curves, names, nq, fmt: str, header: bool = True) -> str:
                                else [math.nan] * len(c.levels))]})
         return json.dumps(out, indent=2) + "\n"
     if fmt in ("tsv", "csv"):
-        buf = io.StringIO()
         rows = []
         for name, c in zip(names, curves):
             ex = c.examined if c.examined is not None else [math.nan] * len(c.levels)
@@ -73,17 +71,8 @@ def render_curves(curves, names, nq, fmt: str, header: bool = True) -> str:
                                            c.excluded, ex):
                 rows.append([name, repr(float(x)), "" if math.isnan(p) else repr(float(p)),
                              int(re), int(et), int(xc), "" if math.isnan(e) else repr(float(e))])
-        if fmt == "tsv":
-            if header:
-                buf.write("\t".join(COLUMNS) + "\n")
-            for row in rows:
-                buf.write("\t".join(str(v) for v in row) + "\n")
-        else:
-            w = csv.writer(buf, lineterminator="\n")
-            if header:
-                w.writerow(COLUMNS)
-            w.writerows(rows)
-        return buf.getvalue()
+        from smarteval.render import delimited
+        return delimited(COLUMNS, ([str(v) for v in row] for row in rows), fmt, header)
     from tabulate import tabulate
     levels = curves[0].levels
     tablefmt = {"smart": "simple", "markdown": "github", "latex": "latex_booktabs"}[fmt]
@@ -153,11 +142,8 @@ def _counts(c, k: int) -> str:
 @click.option("--seed", type=int, default=None, help="Seed for --ties random.")
 @click.option("--trec-version", type=click.Choice(["9", "10"]), default="9",
               show_default=True, help="Score comparison of trec_eval 9 (float) or 10 (double).")
-@click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), default="smart",
-              show_default=True, help="Output format.")
-@click.option("-o", "--output", "output", type=click.Path(dir_okay=False), default=None,
-              help="Write to this file (atomically) instead of standard output.")
-@click.option("--no-header", is_flag=True, help="Leave out the header line (tsv, csv).")
+@output_options(FORMATS, output_help="Write to this file (atomically) instead of standard output.",
+                header_help="Leave out the header line (tsv, csv).")
 @reports_errors
 def curve(qrels, runs, method, levels, step, left, average, complete, rel_level, max_docs,
           judged_only, num_docs, unranked, ties, seed, trec_version, fmt, output, no_header):

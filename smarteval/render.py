@@ -76,22 +76,29 @@ def _rows(evaluations, per_query: bool, summary: bool):
                     yield ev.name, "all", o.name, _full(v)
 
 
-def render_delimited(evaluations, *, delimiter: str, per_query: bool = False,
-                     summary: bool = True, header: bool = True) -> str:
-    """TSV or CSV: ``run, query, measure, value``; summary rows have query ``all``."""
+def delimited(columns, rows, fmt: str, header: bool = True) -> str:
+    """Rows of text cells as TSV (tab-joined, nothing quoted) or CSV (quoted as needed)."""
     buf = io.StringIO()
-    if delimiter == "\t":
+    if fmt == "tsv":
         if header:
-            buf.write("run\tquery\tmeasure\tvalue\n")
-        for run, qid, name, value in _rows(evaluations, per_query, summary):
-            buf.write(f"{run}\t{qid}\t{name}\t{_text(value)}\n")
+            buf.write("\t".join(columns) + "\n")
+        for row in rows:
+            buf.write("\t".join(row) + "\n")
         return buf.getvalue()
     writer = csv.writer(buf, lineterminator="\n")
     if header:
-        writer.writerow(["run", "query", "measure", "value"])
-    for run, qid, name, value in _rows(evaluations, per_query, summary):
-        writer.writerow([run, qid, name, _text(value)])
+        writer.writerow(columns)
+    writer.writerows(rows)
     return buf.getvalue()
+
+
+def render_delimited(evaluations, *, delimiter: str, per_query: bool = False,
+                     summary: bool = True, header: bool = True) -> str:
+    """TSV or CSV: ``run, query, measure, value``; summary rows have query ``all``."""
+    rows = ([run, qid, name, _text(value)]
+            for run, qid, name, value in _rows(evaluations, per_query, summary))
+    return delimited(["run", "query", "measure", "value"], rows,
+                     "tsv" if delimiter == "\t" else "csv", header)
 
 
 def _text(value) -> str:

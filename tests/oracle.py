@@ -843,20 +843,10 @@ def oracle_query(ranked_rels: Sequence[int], qrel_grades: Iterable[int], measure
     }
     if m in simple:
         return simple[m]()
-    if m == "P":
-        return m_P(q, int(param))
-    if m == "recall":
-        return m_recall(q, int(param))
-    if m == "ndcg_cut":
-        return m_ndcg_cut(q, int(param))
-    if m == "map_cut":
-        return m_map_cut(q, int(param))
-    if m == "relative_P":
-        return m_relative_P(q, int(param))
-    if m == "success":
-        return m_success(q, int(param))
-    if m == "unj":
-        return m_unj(q, int(param))
+    at_cutoff = {"P": m_P, "recall": m_recall, "ndcg_cut": m_ndcg_cut, "map_cut": m_map_cut,
+                 "relative_P": m_relative_P, "success": m_success, "unj": m_unj}
+    if m in at_cutoff:
+        return at_cutoff[m](q, int(param))
     if m == "iprec_at_recall":
         return m_iprec_at_recall(q, float(param), v10=trec_eval_10)
     if m == "Rprec_mult":

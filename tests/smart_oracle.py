@@ -34,19 +34,33 @@ def mean_log(L, N):
     return sum(math.log(t) for t in range(L + 1, N + 1)) / (N - L)
 
 
+def rank_sum(lst, R, N, how, level):
+    """Σ r_i over the R relevant documents, the unretrieved ones placed as ``how`` says."""
+    ranks = rel_ranks(lst, level)
+    m = R - len(ranks)
+    total = sum(ranks)
+    if how == "worst":
+        return total + sum(placed(len(lst), m, N, how))
+    return total + m * sum(range(len(lst) + 1, N + 1)) / max(N - len(lst), 1)
+
+
+def log_rank_sum(lst, R, N, how, level):
+    """Σ ln r_i over the R relevant documents, the unretrieved ones placed as ``how`` says."""
+    ranks = rel_ranks(lst, level)
+    m = R - len(ranks)
+    total = sum(math.log(x) for x in ranks)
+    if how == "worst":
+        return total + sum(math.log(x) for x in placed(len(lst), m, N, how))
+    return total + m * mean_log(len(lst), N) if m else total
+
+
 def norm_recall(lst, qrels, N, how="expected", level=1):
     R = num_rel(qrels, level)
     if R == 0:
         return 0.0
     if R == N:
         return 1.0
-    ranks = rel_ranks(lst, level)
-    m = R - len(ranks)
-    total = sum(ranks)
-    if how == "worst":
-        total += sum(placed(len(lst), m, N, how))
-    else:
-        total += m * sum(range(len(lst) + 1, N + 1)) / max(N - len(lst), 1)
+    total = rank_sum(lst, R, N, how, level)
     return 1 - (total - sum(range(1, R + 1))) / (R * (N - R))
 
 
@@ -56,13 +70,7 @@ def norm_prec(lst, qrels, N, how="expected", level=1):
         return 0.0
     if R == N:
         return 1.0
-    ranks = rel_ranks(lst, level)
-    m = R - len(ranks)
-    total = sum(math.log(x) for x in ranks)
-    if how == "worst":
-        total += sum(math.log(x) for x in placed(len(lst), m, N, how))
-    elif m:
-        total += m * mean_log(len(lst), N)
+    total = log_rank_sum(lst, R, N, how, level)
     ideal = sum(math.log(i) for i in range(1, R + 1))
     lncomb = math.log(math.comb(N, R))
     return 1 - (total - ideal) / lncomb
@@ -72,13 +80,7 @@ def rank_recall(lst, qrels, N, how="expected", level=1):
     R = num_rel(qrels, level)
     if R == 0:
         return 0.0
-    ranks = rel_ranks(lst, level)
-    m = R - len(ranks)
-    total = sum(ranks)
-    if how == "worst":
-        total += sum(placed(len(lst), m, N, how))
-    else:
-        total += m * sum(range(len(lst) + 1, N + 1)) / max(N - len(lst), 1)
+    total = rank_sum(lst, R, N, how, level)
     return sum(range(1, R + 1)) / total
 
 
@@ -86,13 +88,7 @@ def log_prec(lst, qrels, N, how="expected", level=1):
     R = num_rel(qrels, level)
     if R == 0:
         return 0.0
-    ranks = rel_ranks(lst, level)
-    m = R - len(ranks)
-    total = sum(math.log(x) for x in ranks)
-    if how == "worst":
-        total += sum(math.log(x) for x in placed(len(lst), m, N, how))
-    elif m:
-        total += m * mean_log(len(lst), N)
+    total = log_rank_sum(lst, R, N, how, level)
     ideal = sum(math.log(i) for i in range(1, R + 1))
     return 1.0 if total == 0 else ideal / total
 

@@ -41,7 +41,6 @@ class Run:
     scores: np.ndarray    # (n,) float64
     lines: np.ndarray     # (n,) int64, 1-based physical line numbers
     tag: str              # run tag of the last line (trec_eval's runid)
-    sorted_hint: bool = False  # rows already in (score desc, docno desc) order within each query
     docno_hash: np.ndarray | None = None  # (n,) uint64 hash of each docno, when computed
 
     @property
@@ -149,11 +148,6 @@ class Ranked:
     def is_rel(self) -> np.ndarray:
         """(n,) bool: grade at or above the relevance level."""
         return self.rel >= self.rel_level
-
-    @cached_property
-    def is_judged(self) -> np.ndarray:
-        """(n,) bool: listed in the qrels with a non-negative grade."""
-        return self.rel >= 0
 
     @cached_property
     def cum_rel(self) -> np.ndarray:

@@ -26,11 +26,6 @@ INFAP_EPSILON = 0.00001
 
 # --------------------------------------------------------------------------- shared pieces
 
-def precision_at_rel(r: Ranked) -> np.ndarray:
-    """(n,) precision at each relevant row (rel_so_far / rank), 0 elsewhere."""
-    return np.where(r.is_rel, r.rel_so_far / r.rank, 0.0)
-
-
 def rel_in_top(r: Ranked, k) -> np.ndarray:
     """(Q,) relevant documents among the first k of each query (k may vary by query)."""
     start = r.offsets[:-1]
@@ -95,19 +90,21 @@ def _rel_suffix_max(r: Ranked):
     return rel_offsets, best
 
 
-def gain_table(r: Ranked, pairs: tuple = ()) -> tuple[np.ndarray, np.ndarray]:
-    """Gains of each retrieved row and of each judged qrels row (ndcg's ``rel=gain``).
+def gains_of(levels: np.ndarray, pairs: tuple = ()) -> np.ndarray:
+    """The gain of each grade (ndcg's ``rel=gain``): the grade unless a pair names it.
 
-    A grade's gain is the grade itself unless a pair names it; trec_eval reads the pair's
-    gain as a C float, so it is rounded to single precision here too. Documents absent
-    from the qrels, or judged negatively, gain 0.
+    trec_eval reads a pair's gain as a C float, so it is rounded to single precision here
+    too. Documents absent from the qrels, or judged negatively, gain 0.
     """
-    def gains_of(levels: np.ndarray) -> np.ndarray:
-        g = np.where(levels >= 0, levels, 0).astype(np.float64)
-        for level, gain in pairs:
-            g = np.where(levels == level, float(np.float32(gain)), g)
-        return np.where(levels >= 0, g, 0.0)
-    return gains_of(r.rel), gains_of(r.qrel_grades)
+    g = np.where(levels >= 0, levels, 0).astype(np.float64)
+    for level, gain in pairs:
+        g = np.where(levels == level, float(np.float32(gain)), g)
+    return np.where(levels >= 0, g, 0.0)
+
+
+def gain_table(r: Ranked, pairs: tuple = ()) -> tuple[np.ndarray, np.ndarray]:
+    """Gains of each retrieved row and of each judged qrels row (see :func:`gains_of`)."""
+    return gains_of(r.rel, pairs), gains_of(r.qrel_grades, pairs)
 
 
 def ideal_order(r: Ranked, qgain: np.ndarray) -> np.ndarray:
@@ -377,10 +374,7 @@ def _sparse_dcg_terms(r: Ranked, pairs: tuple):
     if key in r.memo:
         return r.memo[key]
     rows = np.flatnonzero(r.rel >= 0)
-    levels = r.rel[rows]
-    gain = levels.astype(np.float64)
-    for level, value in pairs:
-        gain = np.where(levels == level, float(np.float32(value)), gain)
+    gain = gains_of(r.rel[rows], pairs)
     nz = gain != 0
     rows, gain = rows[nz], gain[nz]
     q = np.searchsorted(r.offsets, rows, side="right") - 1
@@ -395,24 +389,12 @@ def _sparse_dcg_terms(r: Ranked, pairs: tuple):
 
 def _ideal_positive(r: Ranked, pairs: tuple) -> np.ndarray:
     """Each query's judged gains in descending order, non-positive ones as 0 (at qrel_offsets)."""
-    _, qgain = _qrel_gains(r, pairs)
-    ideal = ideal_order(r, qgain)
+    ideal = ideal_order(r, gains_of(r.qrel_grades, pairs))
     return np.where(ideal > 0, ideal, 0.0)
 
 
-def _qrel_gains(r: Ranked, pairs: tuple):
-    levels = r.qrel_grades
-    g = levels.astype(np.float64)
-    for level, value in pairs:
-        g = np.where(levels == level, float(np.float32(value)), g)
-    return None, g
-
-
 def _dcg_ideal(r: Ranked, pairs: tuple):
-    gain, qgain = gain_table(r, pairs)
-    ideal = ideal_order(r, qgain)
-    ideal_pos = np.where(ideal > 0, ideal, 0.0)
-    return gain, ideal_pos
+    return gains_of(r.rel, pairs), _ideal_positive(r, pairs)
 
 
 @measure("ndcg", params="gains", default=(), ties=tied.ndcg)
@@ -473,7 +455,7 @@ def r_ndcg(r: Ranked, pairs: tuple) -> np.ndarray:
     0 when there are no relevant documents.
     """
     gain, ideal_pos = _dcg_ideal(r, pairs)
-    _, qgain = gain_table(r, pairs)
+    qgain = gains_of(r.qrel_grades, pairs)
     ideal_all = ideal_order(r, qgain)
     dcg_run = seg_cumsum(dcg_terms(gain, r.offsets), r.offsets)
     idcg_run = seg_cumsum(dcg_terms(ideal_pos, r.qrel_offsets), r.qrel_offsets)
@@ -614,7 +596,7 @@ def rbp(r: Ranked, pairs: tuple) -> np.ndarray:
             p = float(np.float32(value))
         else:
             gains.append((name, value))
-    gain, _ = gain_table(r, tuple(gains))
+    gain = gains_of(r.rel, tuple(gains))
     lo, hi = _gain_range(r, tuple(gains))
     scale = (lo < 0) | (hi > 1)
     lo_row, hi_row = lo[r.qindex], hi[r.qindex]

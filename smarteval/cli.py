@@ -207,7 +207,7 @@ def evaluate(qrels, runs, measures, complete, rel_level, max_docs, judged_only, 
     from smarteval.api import evaluate as run_evaluation
     from smarteval.columns import Settings
     from smarteval.progress import Progress
-    from smarteval.readers import read_qrels, read_run
+    from smarteval.readers import read_qrels
     from smarteval.render import render
 
     version = int(trec_version)
@@ -248,7 +248,7 @@ def evaluate(qrels, runs, measures, complete, rel_level, max_docs, judged_only, 
                                      max_docs=max_docs, judged_only=judged_only,
                                      trec_version=version, settings=settings,
                                      average=average,
-                                     frozen=read_run(frozen) if frozen is not None else None,
+                                     frozen=frozen,
                                      frozen_depth=frozen_depth, on_run=finished,
                                      jobs=jobs, keep_ranked=False)
     if complete:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import os
 import sys
 
@@ -450,4 +449,4 @@ def _parse_ints(rel_bytes: np.ndarray, lines: _Lines) -> np.ndarray:
     return rel_bytes.astype(np.int64)
 
 
-__all__ = ["read_run", "read_qrels", "read_bytes", "gather", "sort_key_words", "io"]
+__all__ = ["read_run", "read_qrels", "read_bytes", "gather", "sort_key_words"]

@@ -73,21 +73,15 @@ def interpolated_precision(r: Ranked, cutoffs: np.ndarray) -> np.ndarray:
     return out
 
 
-_SUFFIX_CACHE: dict[int, tuple] = {}
-
-
 def _rel_suffix_max(r: Ranked):
-    """Per query, over its relevant rows in rank order: the best precision from there on."""
-    key = id(r)
-    hit = _SUFFIX_CACHE.get(key)
-    if hit is not None and hit[0] is r:
-        return hit[1], hit[2]
-    prec = r.rel_k / r.rel_rank
-    rel_offsets = r.rel_offsets
-    best = seg_suffix_max(prec, rel_offsets)
-    _SUFFIX_CACHE.clear()
-    _SUFFIX_CACHE[key] = (r, rel_offsets, best)
-    return rel_offsets, best
+    """Per query, over its relevant rows in rank order: the best precision from there on.
+
+    Computed once per ranking (every recall level of iprec_at_recall and 11pt_avg reads it).
+    """
+    if "rel_suffix_max" not in r.memo:
+        prec = r.rel_k / r.rel_rank
+        r.memo["rel_suffix_max"] = (r.rel_offsets, seg_suffix_max(prec, r.rel_offsets))
+    return r.memo["rel_suffix_max"]
 
 
 def gains_of(levels: np.ndarray, pairs: tuple = ()) -> np.ndarray:

@@ -281,8 +281,7 @@ def _read_run_data(data: bytes, name: str) -> Run:
         line_no = line_no[order]
     offsets = np.zeros(len(uniq) + 1, dtype=np.int64)
     np.cumsum(np.bincount(codes, minlength=len(uniq)), out=offsets[1:])
-    _check_duplicates(codes, docnos, line_no, lines, "run", RUN_EXPECTED,
-                      "each document at most once per query")
+    _check_duplicates(codes, docnos, line_no, lines, "each document at most once per query")
     return Run(path=name, qids=_decode_ids(uniq), offsets=offsets, docnos=docnos,
                scores=scores, lines=line_no, tag=tag)
 
@@ -366,11 +365,19 @@ def _first_bad_float(values: np.ndarray) -> int:
     return lo
 
 
-def _check_duplicates(codes, docnos, line_no, lines: _Lines, kind: str, expected: str,
-                      rule: str, grades=None):
-    """Reject the same (query, docno) twice; returns rows to keep (qrels: equal duplicates)."""
+def query_docno_order(codes: np.ndarray, docnos: np.ndarray):
+    """The docno words and the permutation sorting rows by (query, docno bytes)."""
     keys = sort_key_words(docnos)
-    order = np.lexsort(tuple(reversed(keys)) + (codes,))
+    return keys, np.lexsort(tuple(reversed(keys)) + (codes,))
+
+
+def _check_duplicates(codes, docnos, line_no, lines: _Lines, rule: str, grades=None,
+                      sorted_by=None):
+    """Reject the same (query, docno) twice; returns rows to keep (qrels: equal duplicates).
+
+    ``sorted_by`` is :func:`query_docno_order`'s result when the caller has it already.
+    """
+    keys, order = sorted_by if sorted_by is not None else query_docno_order(codes, docnos)
     same = codes[order[1:]] == codes[order[:-1]]
     for w in keys:
         same &= w[order[1:]] == w[order[:-1]]
@@ -417,12 +424,12 @@ def read_qrels(path: str | os.PathLike, *, data: bytes | None = None) -> Qrels:
     grades = _parse_ints(rel_bytes, lines)
     uniq, codes, grouped = _group_queries(qid_bytes)
     line_no = lines.lines
-    keep = _check_duplicates(codes, docnos, line_no, lines, "qrels", QRELS_EXPECTED,
-                             "each document judged once per query", grades=grades)
+    # one sort serves both: duplicates end up adjacent, and the qrels need this order
+    keys, order = query_docno_order(codes, docnos)
+    keep = _check_duplicates(codes, docnos, line_no, lines, "each document judged once per query",
+                             grades=grades, sorted_by=(keys, order))
     if keep is not None:
-        codes, docnos, grades, line_no = codes[keep], docnos[keep], grades[keep], line_no[keep]
-    keys = sort_key_words(docnos)
-    order = np.lexsort(tuple(reversed(keys)) + (codes,))
+        order = order[keep[order]]
     codes, docnos, grades, line_no = codes[order], docnos[order], grades[order], line_no[order]
     offsets = np.zeros(len(uniq) + 1, dtype=np.int64)
     np.cumsum(np.bincount(codes, minlength=len(uniq)), out=offsets[1:])

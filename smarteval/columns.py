@@ -236,7 +236,8 @@ class Ranked:
             tie_key=None if self.tie_key is None else self.tie_key[keep])
 
 
-def _prefix(values: np.ndarray) -> np.ndarray:
+def prefix(values: np.ndarray) -> np.ndarray:
+    """Prefix sums with a leading 0 (exact for integer and boolean columns)."""
     out = np.zeros(len(values) + 1, dtype=np.float64 if values.dtype.kind == "f" else np.int64)
     np.cumsum(values, out=out[1:])
     return out
@@ -247,5 +248,5 @@ def segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
     By example: values=[1,0,1,1,0], offsets=[0,2,2,5]  ->  [1, 0, 2]
     """
-    p = _prefix(values)
+    p = prefix(values)
     return p[offsets[1:]] - p[offsets[:-1]]

@@ -4,13 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-
-def prefix(values: np.ndarray) -> np.ndarray:
-    """Prefix sums with a leading 0 (exact for integer and boolean columns)."""
-    dtype = np.float64 if values.dtype.kind == "f" else np.int64
-    out = np.zeros(len(values) + 1, dtype=dtype)
-    np.cumsum(values, out=out[1:])
-    return out
+from smarteval.columns import prefix, segment_sum  # noqa: F401  (defined once, with the columns)
 
 
 def in_top(values: np.ndarray, offsets: np.ndarray, k) -> np.ndarray:

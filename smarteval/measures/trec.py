@@ -13,8 +13,8 @@ import numpy as np
 
 from smarteval.columns import NONPOOL, UNJUDGED, Ranked
 from smarteval.measures.segments import (
-    first_true_rank, in_top, positions, prefix, safe_div, seg_cumsum, seg_sum,
-    seg_suffix_max)
+    first_true_rank, in_top, positions, safe_div, seg_cumsum, seg_sum,
+    seg_suffix_max, segment_sum)
 from smarteval.measures import tied
 from smarteval.registry import measure
 
@@ -411,7 +411,7 @@ def ndcg_rel(r: Ranked, pairs: tuple) -> np.ndarray:
     gain, ideal_pos = _dcg_ideal(r, pairs)
     dcg_run = seg_cumsum(dcg_terms(gain, r.offsets), r.offsets)
     idcg_run = seg_cumsum(dcg_terms(ideal_pos, r.qrel_offsets), r.qrel_offsets)
-    n_pos = _segment_count(ideal_pos > 0, r.qrel_offsets)
+    n_pos = segment_sum(ideal_pos > 0, r.qrel_offsets)
     # ideal dcg at each retrieved rank: the ideal prefix up to min(rank, positive ideal count)
     depth = np.minimum(r.rank, n_pos[r.qindex])
     idx = r.qrel_offsets[:-1][r.qindex] + depth - 1
@@ -419,17 +419,12 @@ def ndcg_rel(r: Ranked, pairs: tuple) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(gain > 0, dcg_run / idcg_at, 0.0)
     s = seg_sum(terms, r.offsets)
-    n_rel_ret = _segment_count(gain > 0, r.offsets)
+    n_rel_ret = segment_sum(gain > 0, r.offsets)
     final_dcg = _last(dcg_run, r.offsets)
     final_idcg = _last(idcg_run, r.qrel_offsets)
     with np.errstate(divide="ignore", invalid="ignore"):
         s = s + (n_pos - n_rel_ret) * np.where(final_idcg > 0, final_dcg / final_idcg, 0.0)
     return np.where(s > 0, safe_div(s, n_pos), 0.0)
-
-
-def _segment_count(mask: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    p = prefix(mask)
-    return p[offsets[1:]] - p[offsets[:-1]]
 
 
 def _last(running: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -453,7 +448,7 @@ def r_ndcg(r: Ranked, pairs: tuple) -> np.ndarray:
     ideal_all = ideal_order(r, qgain)
     dcg_run = seg_cumsum(dcg_terms(gain, r.offsets), r.offsets)
     idcg_run = seg_cumsum(dcg_terms(ideal_pos, r.qrel_offsets), r.qrel_offsets)
-    n_pos = _segment_count(ideal_pos > 0, r.qrel_offsets)          # P per query
+    n_pos = segment_sum(ideal_pos > 0, r.qrel_offsets)          # P per query
     # events at depth d = 1..P (d-th step changes the ideal gain): ideal gain at d-1 vs d
     ev_q = np.repeat(np.arange(r.num_queries), n_pos)
     ev_off = np.concatenate(([0], np.cumsum(n_pos))).astype(np.int64)
@@ -472,7 +467,7 @@ def r_ndcg(r: Ranked, pairs: tuple) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         vals = np.where(change & (idcg_d > 0), dcg_d / idcg_d, 0.0)
     s = seg_sum(vals, ev_off)
-    count = _segment_count(change & (idcg_d > 0), ev_off).astype(np.float64)
+    count = segment_sum(change & (idcg_d > 0), ev_off).astype(np.float64)
     # the final point at num_ret, when documents remain after depth P + 1
     final = (r.num_ret > n_pos + 1) & (n_pos > 0)
     final_dcg = _last(dcg_run, r.offsets)
@@ -557,7 +552,7 @@ def set_f(r: Ranked, params: tuple) -> np.ndarray:
          ties=lambda r: num_nonrel_judged_ret(r), order_free=True)
 def num_nonrel_judged_ret(r: Ranked) -> np.ndarray:
     """Number of retrieved documents judged non-relevant (grade 0 .. -l minus 1)."""
-    return _segment_count((r.rel >= 0) & ~r.is_rel, r.offsets).astype(np.int64)
+    return segment_sum((r.rel >= 0) & ~r.is_rel, r.offsets).astype(np.int64)
 
 
 @measure("yaap")
@@ -634,7 +629,7 @@ def rbp_resid(r: Ranked) -> np.ndarray:
     pw = _powers(p, int(r.num_ret.max()) if r.num_queries else 0)
     unj = r.rel < 0
     s = seg_sum(np.where(unj, pw[r.rank - 1], 0.0), r.offsets)
-    any_unj = _segment_count(unj, r.offsets) > 0
+    any_unj = segment_sum(unj, r.offsets) > 0
     return np.where(any_unj, pw[r.num_ret] + (1 - p) * s, 0.0)
 
 

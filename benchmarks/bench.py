@@ -163,7 +163,7 @@ def worker_pytrec_eval(qrels_path, *run_paths):
 
 def worker_ir_measures(qrels_path, run_path):
     import ir_measures
-    from ir_measures import AP, Bpref, IPrec, NumQ, NumRel, NumRelRet, NumRet, P, RR, Rprec
+    from ir_measures import AP, RR, Bpref, IPrec, NumQ, NumRel, NumRelRet, NumRet, P, Rprec
     measures = [NumQ, NumRet, NumRel, NumRelRet, AP, Rprec, Bpref, RR]
     measures += [IPrec @ (i / 10) for i in range(11)] + [P @ k for k in CUTOFFS]
     qrels = ir_measures.read_trec_qrels(qrels_path)
@@ -289,7 +289,8 @@ def table(rows: list[dict], baseline: str = "smarteval") -> str:
     body = []
     for r in rows:
         if "error" in r:
-            body.append([r["data"], r["tool"], "failed: " + r["error"][:60], "", "", "", "", "", ""])
+            body.append([r["data"], r["tool"], "failed: " + r["error"][:60],
+                         "", "", "", "", "", ""])
             continue
         b = base.get(r["data"])
         body.append([r["data"], r["tool"], f"{r['wall']:.3f}", f"{r['wall_min']:.3f}",
@@ -314,24 +315,24 @@ def _maxrss_mib() -> float:
 
 
 def _phase_read_qrels(ctx):
-    from smarteval import readers
+    from smarteval.read import plain as readers
     ctx["qrels"] = readers.read_qrels(ctx["qrels_path"])
 
 
 def _phase_read_run(ctx):
-    from smarteval import readers
+    from smarteval.read import plain as readers
     ctx["run"] = readers.read_run(ctx["run_path"])
 
 
 def _phase_rank(ctx):
-    from smarteval import ranking
-    from smarteval.columns import Settings
+    from smarteval.ranking import join as ranking
+    from smarteval.settings import Settings
     ctx["ranked"] = ranking.rank(ctx["run"], ctx["qrels"], settings=Settings())
 
 
 def _phase_measures(ctx):
     from smarteval.aggregate import summarize
-    from smarteval.registry import parse_measures
+    from smarteval.measures import parse_measures
     outputs = [o for rq in parse_measures(["official"], 9) for o in rq.outputs()]
     per_query, summary = {}, {}
     for out in outputs:
@@ -342,7 +343,7 @@ def _phase_measures(ctx):
 
 def _phase_render(ctx):
     from smarteval.api import Evaluation
-    from smarteval.render import render
+    from smarteval.render.evaluation import render
     r = ctx["ranked"]
     ev = Evaluation(name=ctx["run"].tag, path=ctx["run"].path, tag=ctx["run"].tag, qids=r.qids,
                     in_run=r.in_run, outputs=ctx["outputs"], per_query=ctx["per_query"],
@@ -419,7 +420,8 @@ def phases(data, repeat: int) -> str:
             s = statistics.median(r["phases"][i]["s"] for r in results)
             c = statistics.median(r["phases"][i]["cpu_s"] for r in results)
             m = max(r["phases"][i]["maxrss_mib"] for r in results)
-            lines.append(f"  {ph['phase']:22s} {s:7.3f} s  cpu {c:6.3f} s  peak RSS so far {m:6.0f} MiB")
+            lines.append(f"  {ph['phase']:22s} {s:7.3f} s  cpu {c:6.3f} s"
+                         f"  peak RSS so far {m:6.0f} MiB")
     return "\n".join(lines)
 
 

@@ -260,7 +260,8 @@ def write_msmarco(out: str, size: str, seed: int, query_order: str, messy: bool,
                        col_const(m, b" "), col_int(rank[a:b]), col_const(m, b" "),
                        score_col(score[a:b]), col_const(m, b" Anserini\n")])
 
-    stem = os.path.join(out, f"msmarco-{size}" + ("" if score_style == "bm25" else f"-{score_style}"))
+    suffix = "" if score_style == "bm25" else f"-{score_style}"
+    stem = os.path.join(out, f"msmarco-{size}" + suffix)
     write_blocks(stem + ".run", n, block)
     written.append(stem + ".run")
     m = len(d["qr_q"])
@@ -312,10 +313,10 @@ def write_msmarco(out: str, size: str, seed: int, query_order: str, messy: bool,
         written.append(stem + ".messy.run")
 
     for c in compress:
-        opener = {"gz": lambda p: gzip.open(p, "wb", compresslevel=6),
-                  "bz2": lambda p: bz2.open(p, "wb", compresslevel=9),
-                  "xz": lambda p: lzma.open(p, "wb", preset=1)}[c]
-        with open(stem + ".run", "rb") as src, opener(stem + ".run." + c) as dst:
+        opener, level = {"gz": (gzip.open, {"compresslevel": 6}),
+                         "bz2": (bz2.open, {"compresslevel": 9}),
+                         "xz": (lzma.open, {"preset": 1})}[c]
+        with open(stem + ".run", "rb") as src, opener(stem + ".run." + c, "wb", **level) as dst:
             while True:
                 buf = src.read(1 << 24)
                 if not buf:

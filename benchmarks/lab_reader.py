@@ -2,10 +2,10 @@
 """Reader lab: ways to read a TREC run file into flat columns, and their numbers.
 
 The candidate, now smarteval's own reader, is :func:`read_run` from
-``smarteval.fastrun`` (numpy only): a chunked, vectorised byte tokenizer. The other
-``read_run_*`` functions are the baselines it was measured against (see benchmarks/NOTES.md). Every candidate returns the same :class:`RunCols`
-(same fields as ``smarteval.columns.Run``) so that they can be checked against each
-other::
+``smarteval.read.fast`` (numpy only): a chunked, vectorised byte tokenizer. The other
+``read_run_*`` functions are the baselines it was measured against (see benchmarks/NOTES.md).
+Every candidate returns the same :class:`RunCols` (same fields as ``smarteval.columns.Run``)
+so that they can be checked against each other::
 
     python benchmarks/lab_reader.py bench benchmarks/data/msmarco-7M.run     # main candidates
     python benchmarks/lab_reader.py bench FILE -c numpy,numpy0,numpy2 -r 5
@@ -16,7 +16,7 @@ other::
 
 Candidates: ``numpy`` = read_run (1 parser thread, 4 MiB chunks), ``numpy0`` (all in
 the calling thread), ``numpy2`` (2 parser threads), ``numpy-1M/-8M/-16M`` (chunk
-sizes), ``smarteval`` (smarteval.readers.read_run of the work tree), ``python``,
+sizes), ``smarteval`` (smarteval.read.plain.read_run of the work tree), ``python``,
 ``split``, ``loadtxt``, ``pandas``, ``pyarrow``.
 
 Input contract handled by :func:`read_run`:
@@ -53,8 +53,9 @@ import numpy as np
 
 # the reader itself lives in the package; this lab keeps the baselines it was measured against
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from smarteval.fastrun import (  # noqa: E402
-    PAD, ChunkResult, Collector, RunCols, RunFormatError, gather_fixed, open_binary, read_run)
+from smarteval.errors import InputError as RunFormatError  # noqa: E402
+from smarteval.read.fast import PAD, ChunkResult, Collector, RunCols, gather_fixed, read_run  # noqa: E402
+from smarteval.read.source import open_binary  # noqa: E402
 
 # ---------------------------------------------------------------------------
 # Baselines
@@ -86,8 +87,10 @@ def read_run_python(path: str) -> RunCols:
             if not t or t[0].startswith(b"#"):
                 continue
             if len(t) < 6:
-                raise RunFormatError(path, i, f"expected 6 fields (QID Q0 DOCNO RANK SCORE TAG), "
-                                     f"found {len(t)}", raw.rstrip(b"\r\n").decode("utf-8", "replace"))
+                raise RunFormatError(path, i,
+                                     f"expected 6 fields (QID Q0 DOCNO RANK SCORE TAG), "
+                                     f"found {len(t)}",
+                                     raw.rstrip(b"\r\n").decode("utf-8", "replace"))
             if b"\x00" in raw:
                 raise RunFormatError(path, i, "binary file (NUL byte), not a run file")
             try:
@@ -198,9 +201,9 @@ def _arrow_binary_to_S(col) -> np.ndarray:
 
 
 def read_run_smarteval(path: str):
-    """smarteval.readers.read_run as it is in the work tree (for comparison)."""
+    """smarteval.read.plain.read_run as it is in the work tree (for comparison)."""
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from smarteval.readers import read_run as sr
+    from smarteval.read.plain import read_run as sr
     r = sr(path)
     return RunCols(r.path, r.qids, r.offsets, r.docnos, r.scores, r.lines, r.tag)
 
@@ -308,7 +311,8 @@ def lookup_searchsorted_key(run_q, run_d, qr_q, qr_d, qr_g):
 
 def _pair_key(q, k):
     with np.errstate(over="ignore"):
-        return (k * np.uint64(0x9E3779B97F4A7C15)) ^ (q.astype(np.uint64) * np.uint64(0xD6E8FEB86659FD93))
+        return ((k * np.uint64(0x9E3779B97F4A7C15))
+                ^ (q.astype(np.uint64) * np.uint64(0xD6E8FEB86659FD93)))
 
 
 def lookup_hash(run_q, run_d, qr_q, qr_d, qr_g):
@@ -421,7 +425,8 @@ def lookup_isin_sort(run_q, run_d, qr_q, qr_d, qr_g):
     return rel
 
 
-LOOKUPS = {"bucket": lookup_bucket, "hash": lookup_hash, "searchsorted-key": lookup_searchsorted_key,
+LOOKUPS = {"bucket": lookup_bucket, "hash": lookup_hash,
+           "searchsorted-key": lookup_searchsorted_key,
            "searchsorted-S": lookup_searchsorted_S, "np.unique": lookup_isin_sort}
 
 
@@ -448,7 +453,7 @@ def _one(name: str, path: str) -> dict:
         import pandas  # noqa: F401  (import cost not counted in the read time)
     if name == "smarteval":
         sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        import smarteval.readers  # noqa: F401
+        import smarteval.read.plain  # noqa: F401
     if name in ("pyarrow",):
         import pyarrow.csv  # noqa: F401
     r0 = resource.getrusage(resource.RUSAGE_SELF)
@@ -481,7 +486,8 @@ def _bench(path: str, names: list[str], repeat: int) -> list[dict]:
         if not ok:
             rows.append({"candidate": name, "error": runs[0]["error"]})
             continue
-        med = lambda k: float(np.median([r[k] for r in ok]))  # noqa: E731
+        def med(k: str, ok: list[dict] = ok) -> float:
+            return float(np.median([r[k] for r in ok]))
         rows.append({"candidate": name, "read_s": med("seconds"), "process_s": med("process_s"),
                      "read_min_s": min(r["seconds"] for r in ok),
                      "user_s": med("user_s"), "sys_s": med("sys_s"),
@@ -517,7 +523,8 @@ _EDGE_CASES = {
     "bom_crlf": b"\xef\xbb\xbf1 Q0 d1 1 2.5 t\r\n1 Q0 d2 2 1.5 t\r\n",
     "mixed_crlf_tabs": b"1\tQ0\td1\t1\t2.5\tt\r\n1 Q0 d2 2 1.5 t\n1 Q0 d3 3 1.0 u\r\n",
     "lone_cr": b"1 Q0 d\r1 1 2.5 t\n1 Q0 d2 2 1.5 t\n",
-    "comments_blank": b"# header\n\n1 Q0 d1 1 2.5 t\n   \t \n  # indented comment\n1\tQ0\td2\t2\t1.5\tt\n\n",
+    "comments_blank": (b"# header\n\n1 Q0 d1 1 2.5 t\n   \t \n  # indented comment\n"
+                       b"1\tQ0\td2\t2\t1.5\tt\n\n"),
     "runs_of_ws": b"  1  Q0\t\td1 1   2.5 t  \n1 \t Q0 d2 2 1.5 t\t\n",
     "extra_fields": b"1 Q0 d1 1 2.5 t extra more\n1 Q0 d2 2 1.5 t\n",
     "ungrouped": b"2 Q0 a 1 3 t\n10 Q0 b 1 3 t\n2 Q0 c 2 2 t\n1 Q0 d 1 1 t\n10 Q0 e 2 1 t\n",
@@ -661,7 +668,9 @@ def _read_qrels_simple(path):
         for raw in f:
             t = raw.split()
             if len(t) >= 4 and not t[0].startswith(b"#"):
-                q.append(t[0]); d.append(t[2]); g.append(int(t[3]))
+                q.append(t[0])
+                d.append(t[2])
+                g.append(int(t[3]))
     return np.array(q, "S"), np.array(d, "S"), np.array(g, np.int64)
 
 
@@ -686,7 +695,8 @@ def lookup_bench(run_path, qrels_path, repeat=3):
             best = min(best, time.process_time() - t0)
         agree = "" if ref is None else ("same" if np.array_equal(rel, ref) else "DIFFERENT")
         ref = rel if ref is None else ref
-        print(f"  lookup {name:18s} {best * 1000:8.1f} ms cpu  hits {int((rel >= 0).sum()):,} {agree}")
+        hits = int((rel >= 0).sum())
+        print(f"  lookup {name:18s} {best * 1000:8.1f} ms cpu  hits {hits:,} {agree}")
     for name, fn in DUPS.items():
         best = 1e9
         for _ in range(repeat):
@@ -710,7 +720,8 @@ def main(argv=None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("bench")
     b.add_argument("path")
-    b.add_argument("-c", "--candidates", default="numpy,numpy0,numpy2,python,split,loadtxt,pandas,pyarrow")
+    b.add_argument("-c", "--candidates",
+                   default="numpy,numpy0,numpy2,python,split,loadtxt,pandas,pyarrow")
     b.add_argument("-r", "--repeat", type=int, default=3)
     b.add_argument("--json")
     o = sub.add_parser("one")
@@ -722,7 +733,8 @@ def main(argv=None) -> int:
     lk.add_argument("qrels")
     v = sub.add_parser("verify")
     v.add_argument("path")
-    v.add_argument("-c", "--candidates", default="numpy,numpy0,numpy2,numpy-1M,split,loadtxt,pandas,pyarrow")
+    v.add_argument("-c", "--candidates",
+                   default="numpy,numpy0,numpy2,numpy-1M,split,loadtxt,pandas,pyarrow")
     a = ap.parse_args(argv)
     if a.cmd == "one":
         print(json.dumps(_one(a.name, a.path)))

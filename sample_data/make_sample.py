@@ -19,7 +19,8 @@ for q in queries:
     for run, lines in runs.items():
         cand = np.unique(np.concatenate([pool[:90], rng.choice(len(docs), 300, replace=False)]))
         g = dict(zip(pool.tolist(), grades.tolist()))
-        score = rng.normal(0, 1, len(cand)) + strength[run] * np.array([g.get(int(c), 0) for c in cand])
+        gains = np.array([g.get(int(c), 0) for c in cand])
+        score = rng.normal(0, 1, len(cand)) + strength[run] * gains
         order = np.argsort(-score)[:100]
         for rank, i in enumerate(order, 1):
             lines.append(f"{q} Q0 {docs[cand[i]]} {rank} {score[i] + 10:.4f} {run}")

@@ -7,14 +7,63 @@ import math
 import numpy as np
 
 from smarteval.errors import UsageError
-from smarteval.registry import GMEAN_FLOOR, Output
+from smarteval.measures.grammar import Output
+from smarteval.measures.registry import GMEAN_FLOOR
+
+#: Values trec_eval 10.0 resets after evaluating a query without results on its placeholder
+#: document under -c: these exact output names, and every name starting with ``unj``.
+RESET_BY_10 = ("num_ret", "utility", "relstring", "rbp_resid")
 
 
 def sequential_sum(values: np.ndarray) -> float:
-    """Sum in query order, one addition at a time, as trec_eval accumulates."""
+    """Sum in query order, one addition at a time onto 0.0, as trec_eval accumulates.
+
+    Starting from 0.0 matters only for the sign of a zero: -0.0 values sum to 0.0.
+    """
     if len(values) == 0:
         return 0.0
-    return float(np.cumsum(np.asarray(values, dtype=np.float64))[-1])
+    return 0.0 + float(np.cumsum(np.asarray(values, dtype=np.float64))[-1])
+
+
+def accumulated(ranked) -> np.ndarray:
+    """(Q,) bool: the queries whose values trec_eval adds into its sums.
+
+    Every evaluated query, except under ``-c`` with trec_eval 9.0.8: it never evaluates a
+    query without results, which so adds nothing (counts 0) and is only in the divisor.
+    """
+    settings = ranked.settings
+    if settings.complete and settings.trec_version < 10:
+        return np.asarray(ranked.in_run, dtype=bool)
+    return np.ones(ranked.num_queries, dtype=bool)
+
+
+def averaged_over(ranked) -> int:
+    """What trec_eval divides the sums by: the evaluated queries, or under ``-c`` every
+    query of the qrels (even when ``-D`` evaluates one); also num_q's value."""
+    if ranked.settings.complete and ranked.qrels_num_queries is not None:
+        return int(ranked.qrels_num_queries)
+    return ranked.num_queries
+
+
+def complete_values(out: Output, values: np.ndarray, ranked) -> np.ndarray:
+    """``values`` with trec_eval's ``-c`` rule for the queries without results.
+
+    trec_eval 9.0.8 does not evaluate them: every value is 0 ('' for relstring), which
+    is what they add to the averages. 10.0 evaluates them on its placeholder ranking
+    (already in ``ranked``), then resets the outputs named in :data:`RESET_BY_10` and
+    ``unj*`` to 0 (''): ``utility`` and ``relstring`` but not ``utility_1,-1,0,0`` or
+    ``relstring_5``, which keep the placeholder's value (-1, '-').
+    """
+    missing = ~np.asarray(ranked.in_run, dtype=bool)
+    if (not ranked.settings.complete or not missing.any()
+            or out.measure.average in ("tag", "count")):      # runid, num_q: not averaged
+        return values
+    if ranked.settings.trec_version >= 10 and not (
+            out.name in RESET_BY_10 or out.name.startswith("unj")):
+        return values
+    values = values.copy()
+    values[missing] = "" if values.dtype.kind in "OUS" else 0
+    return values
 
 
 def summarize(out: Output, values: np.ndarray, ranked, *, average: str = "macro"):
@@ -22,18 +71,25 @@ def summarize(out: Output, values: np.ndarray, ranked, *, average: str = "macro"
 
     ``average`` is ``macro`` (trec_eval's: each query counts once), ``median``, or
     ``micro`` (pool the counts of every query first; only for measures that are a
-    ratio of counts, whose entry gives a ``micro`` function).
+    ratio of counts, whose entry gives a ``micro`` function). Under ``-c`` a macro
+    average divides by every query of the qrels (:func:`averaged_over`) and num_rel's
+    summary is trec_eval's recount of the qrels lines with a grade above 0, whatever
+    ``-l`` (:attr:`~smarteval.columns.Qrels.num_positive_lines`).
     """
     m = out.measure
     n_q = len(values)
     if m.average == "tag":
         return ranked.run_tag
     if m.average == "count":
-        return n_q
+        return averaged_over(ranked)
     if m.average == "none":
         return None
+    acc = accumulated(ranked)
     if m.average == "sum":
-        return int(np.sum(values))
+        if (m.name == "num_rel" and out.rel_level is None and ranked.settings.complete
+                and ranked.qrels_positive_lines is not None):
+            return int(ranked.qrels_positive_lines)
+        return int(np.sum(np.asarray(values)[acc]))
     if average == "median" and m.average in ("mean", "gmean"):
         return float(np.median(values)) if n_q else 0.0
     if average == "micro" and m.average in ("mean", "gmean"):
@@ -44,11 +100,12 @@ def summarize(out: Output, values: np.ndarray, ranked, *, average: str = "macro"
         num, den = (m.micro(r) if m.params == "none" else m.micro(r, out.param))
         tot = float(np.sum(den))
         return float(np.sum(num)) / tot if tot else 0.0
+    n = averaged_over(ranked)
     if m.average == "gmean":
-        # queries added by -c are accumulated after the others, as trec_eval 9 does
-        in_run = ranked.in_run
-        logs = np.log(np.maximum(np.asarray(values, dtype=np.float64)[in_run], GMEAN_FLOOR))
-        total = sequential_sum(logs) + (n_q - int(in_run.sum())) * math.log(GMEAN_FLOOR)
-        return math.exp(total / n_q) if n_q else 0.0
+        # the logs of the queries added by -c and not evaluated come after the others,
+        # as trec_eval patches its sum
+        logs = np.log(np.maximum(np.asarray(values, dtype=np.float64)[acc], GMEAN_FLOOR))
+        total = sequential_sum(logs) + (n - int(acc.sum())) * math.log(GMEAN_FLOOR)
+        return math.exp(total / n) if n else 0.0
     # mean
-    return sequential_sum(values) / n_q if n_q else 0.0
+    return sequential_sum(np.asarray(values)[acc]) / n if n else 0.0

@@ -1,4 +1,4 @@
-"""The columnar data model: runs, qrels and ranked runs as flat numpy arrays with per-query offsets."""
+"""The columnar data model: runs, qrels and ranked runs as flat arrays with per-query offsets."""
 
 from __future__ import annotations
 
@@ -7,22 +7,15 @@ from functools import cached_property
 
 import numpy as np
 
+from smarteval.settings import Settings
+
 #: Relevance code of a retrieved document absent from the qrels (trec_eval's RELVALUE_NONPOOL).
 NONPOOL = -1
-#: Relevance code of a retrieved document judged with a negative grade (trec_eval's RELVALUE_UNJUDGED).
+#: Relevance code of a retrieved document judged with a negative grade
+#: (trec_eval's RELVALUE_UNJUDGED).
 UNJUDGED = -2
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Evaluation settings a measure may consult (never files, click or printing)."""
-
-    num_docs: int | None = None          # N, collection size (-N)
-    trec_version: int = 9                # 9 or 10: rounding and float precision of trec_eval
-    unranked: str = "expected"           # where unretrieved relevant documents go (SMART)
-    target_generality: float | None = None
-    ties: str = "docno"                  # docno | random | average
-    seed: int | None = None
+#: The document trec_eval 10.0 ranks alone, score 1.0, for a query without results under -c.
+PLACEHOLDER = b"ceci_nest_pas_un_docno"
 
 
 @dataclass(frozen=True, eq=False)
@@ -30,7 +23,7 @@ class Run:
     """One run file, grouped by query (queries in byte order of their ids).
 
     Rows of query ``q`` are ``offsets[q]:offsets[q+1]``; inside a query the rows keep
-    file order (ranking happens in :mod:`smarteval.ranking`). ``lines`` holds each row's
+    file order (ranking happens in :mod:`smarteval.ranking.join`). ``lines`` holds each row's
     physical line number so that vectorised checks can name the offending line.
     """
 
@@ -53,7 +46,12 @@ class Run:
 
 @dataclass(frozen=True, eq=False)
 class Qrels:
-    """Relevance judgements, grouped by query (byte order of ids), docnos sorted inside each query."""
+    """Relevance judgements, grouped by query (byte order of ids), docnos sorted in each query.
+
+    A (query, docno) judged twice with the same grade is kept once; ``duplicate_grades``
+    holds the grade of every such extra line, because trec_eval's ``-c`` counts lines,
+    not documents, in num_rel's summary (see :attr:`num_positive_lines`).
+    """
 
     path: str
     qids: np.ndarray      # (Q,) str
@@ -61,17 +59,28 @@ class Qrels:
     docnos: np.ndarray    # (m,) bytes
     grades: np.ndarray    # (m,) int64; negative = judged but unusable
     lines: np.ndarray     # (m,) int64
+    #: (k,) int64 grades of the identical duplicate lines left out of the columns above
+    duplicate_grades: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     @property
     def num_queries(self) -> int:
         return len(self.qids)
+
+    @property
+    def num_positive_lines(self) -> int:
+        """Lines with a grade above 0, identical duplicates included (whatever ``-l``).
+
+        What trec_eval's ``-c`` prints as num_rel's summary: it recounts the qrels file.
+        """
+        return int(np.count_nonzero(self.grades > 0)
+                   + np.count_nonzero(np.asarray(self.duplicate_grades) > 0))
 
     def __len__(self) -> int:
         return len(self.docnos)
 
     @cached_property
     def vocab(self) -> np.ndarray:
-        """The distinct judged docnos, sorted (shared by every run evaluated against these qrels)."""
+        """The distinct judged docnos, sorted (shared by every run evaluated against them)."""
         return np.unique(self.docnos)
 
     @cached_property
@@ -94,8 +103,14 @@ class Ranked:
     document's grade from the qrels, :data:`NONPOOL` (-1) when the qrels do not list it
     and :data:`UNJUDGED` (-2) when they list it with a negative grade. ``qrel_grades``
     holds, per query, the non-negative grades of every judged document in descending
-    order (the ideal ranking), at ``qrel_offsets``. Queries added by ``-c`` (in the qrels
-    but not in the run) have no rows and ``in_run`` False.
+    order (the ideal ranking), at ``qrel_offsets``.
+
+    Queries added by ``-c`` (in the qrels but not in the run) have ``in_run`` False. Under
+    trec_eval 9 they have no rows; under 10 they hold one placeholder document,
+    :data:`PLACEHOLDER` with score 1.0 (before ``-M`` and ``-J``), as trec_eval 10.0
+    evaluates them. ``qrels_num_queries`` and ``qrels_positive_lines`` are the whole
+    qrels' query count and :attr:`Qrels.num_positive_lines`, which ``-c`` averages
+    over even when ``settings.query`` (``-D``) keeps one query.
     """
 
     qids: np.ndarray          # (Q,) str
@@ -108,11 +123,14 @@ class Ranked:
     in_run: np.ndarray        # (Q,) bool
     rel_level: int = 1
     run_tag: str = ""
-    tie_key: np.ndarray | None = None    # (n,) scores as compared when ranking (float32 under trec 9)
+    tie_key: np.ndarray | None = None    # (n,) scores as compared (float32 under trec_eval 9)
     settings: Settings = field(default_factory=lambda: Settings())
     #: (Q,) per-query collection size when it differs by query (a residual collection,
-    #: see smarteval.residual); None means settings.num_docs for every query
+    #: see smarteval.ranking.residual); None means settings.num_docs for every query
     num_docs_q: np.ndarray | None = None
+    #: queries in the whole qrels, and their lines with a grade above 0 (-c's num_q, num_rel)
+    qrels_num_queries: int | None = None
+    qrels_positive_lines: int | None = None
 
     @property
     def num_docs(self) -> int | None:
@@ -219,13 +237,13 @@ class Ranked:
         """(m,) query index of every qrels grade."""
         return np.repeat(np.arange(self.num_queries, dtype=np.int64), self.num_judged)
 
-    def at_level(self, rel_level: int) -> "Ranked":
+    def at_level(self, rel_level: int) -> Ranked:
         """The same ranking with another relevance level (ir_measures' ``rel=``)."""
         if rel_level == self.rel_level:
             return self
         return replace(self, rel_level=rel_level)
 
-    def subset(self, mask: np.ndarray) -> "Ranked":
+    def subset(self, mask: np.ndarray) -> Ranked:
         """Keep only the rows where ``mask`` is True (ranks close up)."""
         keep = np.flatnonzero(mask)
         counts = segment_sum(mask, self.offsets)

@@ -1,4 +1,4 @@
-"""Exception types: one per kind of problem, turned into an exit status in cli.py."""
+"""Exception types: one per kind of problem; smarteval.cli.options turns them into exit statuses."""
 
 from __future__ import annotations
 
@@ -39,3 +39,11 @@ class UsageError(SmartevalError):
     """Bad usage: an unknown measure, a missing option, contradictory options."""
 
     exit_code = 2
+
+
+class OutputError(SmartevalError):
+    """An output file that cannot be written (the message names it and the reason)."""
+
+    def __init__(self, path: str, exc: OSError):
+        self.path = path
+        super().__init__(f"{path}: cannot write: {exc.strerror or exc}")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Sequence
+from collections.abc import Sequence
+from typing import Any
 
 #: A run of more than this many lines is long work.
 LONG_LINES = 1_000_000
@@ -40,7 +41,7 @@ class Progress:
         stream = stream if stream is not None else sys.stderr
         shown = force if force is not None else (_is_terminal(stream) and is_long(paths))
         self._weights = {p: max(estimated_lines(p), 1) for p in paths}
-        self._bar = None
+        self._bar: Any = None
         self._current = ""
         if shown:
             import click
@@ -49,7 +50,7 @@ class Progress:
                                           file=stream, show_eta=True, show_percent=True,
                                           item_show_func=lambda _: self._current)
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Progress:
         if self._bar is not None:
             self._bar.__enter__()
         return self

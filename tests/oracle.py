@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 #: The NaN an x86-64 CPU produces for 0.0/0.0 (sign bit SET); glibc prints it
 #: as "-nan", so trec_eval 9.0.8 prints "  -nan" for such values.
@@ -74,19 +74,21 @@ DEFAULT_PARAMS: dict[str, object] = {
     "rbp": 0.9,
     "rbp_resid": 0.9,
     "unj": (5, 10, 20),
+    "recip_rank_cut": (10,),
+    "judged": (10,),
 }
 
 #: Measures whose per-query value is one number per cutoff (param = one cutoff).
 CUTOFF_MEASURES = frozenset(
     {"P", "recall", "ndcg_cut", "map_cut", "relative_P", "success",
-     "iprec_at_recall", "Rprec_mult", "unj"}
+     "iprec_at_recall", "Rprec_mult", "unj", "recip_rank_cut", "judged"}
 )
 #: Measures summed (not averaged) over queries in the summary line.
 SUM_MEASURES = frozenset({"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"})
 #: Measures averaged with the geometric mean (per-query value is already a log).
 GM_MEASURES = frozenset({"gm_map", "gm_bpref"})
 #: Measures whose value trec_eval 9.0.8 computes with the gain table (ndcg.c setup_gains).
-GAIN_MEASURES = frozenset({"ndcg", "ndcg_rel", "Rndcg", "G", "rbp"})
+GAIN_MEASURES = frozenset({"ndcg", "ndcg_rel", "Rndcg", "G", "rbp", "dcg", "ideal_dcg"})
 
 ALL_MEASURES = (
     "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
@@ -95,7 +97,9 @@ ALL_MEASURES = (
     "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
     "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "yaap",
     # trec_eval 10.0 only:
-    "rbp", "rbp_resid", "unj",
+    "rbp", "rbp_resid", "unj", "dcg", "ideal_dcg",
+    # ir_measures names trec_eval lacks (RR@k, Judged@k):
+    "recip_rank_cut", "judged",
 )
 
 
@@ -162,13 +166,26 @@ def rank_query(docs: Mapping[str, float] | Iterable[tuple[str, float]],
     :func:`relevance_code`); ``-J`` (``judged_only``) then drops every doc whose
     code is negative, keeping the order (ranks are renumbered).  Note -M is
     applied BEFORE -J."""
-    order = rank_docnos(docs, float32=float32)
+    return rank_query_keys(docs, qrels, max_docs, judged_only, float32)[0]
+
+
+def rank_query_keys(docs: Mapping[str, float] | Iterable[tuple[str, float]],
+                    qrels: Mapping[str, int], max_docs: int | None = None,
+                    judged_only: bool = False,
+                    float32: bool = True) -> tuple[list[int], list[float]]:
+    """:func:`rank_query`'s codes and, beside them, each document's score as the
+    ranking compared it (float32 under trec_eval 9): equal keys are tied."""
+    items = list(docs.items()) if isinstance(docs, Mapping) else list(docs)
+    order = rank_docnos(items, float32=float32)
+    score = dict(items)
     if max_docs is not None:
         order = order[:max(max_docs, 0)]
     codes = [relevance_code(d, qrels) for d in order]
+    keys = [to_float32(float(score[d])) if float32 else float(score[d]) for d in order]
     if judged_only:
+        keys = [k for c, k in zip(codes, keys) if c >= 0]
         codes = [c for c in codes if c >= 0]
-    return codes
+    return codes, keys
 
 
 # --------------------------------------------------------------------------
@@ -247,7 +264,7 @@ def m_map(q: _Counts) -> float:
         if r >= q.L:
             so_far += 1
             total += so_far / (i + 1)
-    return total / q.R if so_far else 0.0
+    return _div(total, float(q.R)) if so_far else 0.0
 
 
 def m_gm_map(q: _Counts) -> float:
@@ -309,25 +326,30 @@ def _rel_cutoff_10(x: float, R: int) -> int:
 
 
 def m_iprec_at_recall(q: _Counts, x: float, v10: bool = False) -> float:
-    """iprec_at_recall_x (m_iprec_at_recall.c).  c = (long)(x*R + 0.9) relevant
-    docs (10.0: lround(x*R)).  0 if c > num_rel_ret.  For c >= 1: max of P@j over
-    ranks j >= rank of the c-th relevant retrieved doc.  For c == 0: max of P@j
-    over all ranks (0 if nothing relevant retrieved), NaN (0/0) if n == 0."""
+    """iprec_at_recall_x (m_iprec_at_recall.c), a port of the C loop.  c =
+    (long)(x*R + 0.9) relevant docs (10.0: lround(x*R)); 0 if c > num_rel_ret.
+    Walking up from the last rank while rel_so_far > 0, rel_so_far starting at
+    num_rel_ret (judged relevant only) and dropping at every code >= -l: the
+    interpolated precision (max of rel_so_far / rank, starting from num_rel_ret /
+    num_ret) when rel_so_far reaches c, or after the walk for c <= 0.  Under -l <= -1
+    the unjudged codes pass the test but are not in num_rel_ret, so rel_so_far
+    reaches 0 before the top.  An empty ranking gives 0.0 / 0.0 (NaN) for c <= 0."""
     c = _rel_cutoff_10(x, q.R) if v10 else _rel_cutoff_9(x, q.R)
     if c > q.num_rel_ret:
         return 0.0
-    if q.n == 0:
-        return C_NAN  # 0.0 / 0.0 in the C code
-    precs = q.precisions()
-    if c <= 0:
-        return max(precs)
-    seen = 0
-    for j, r in enumerate(q.rels):
-        if r >= q.L:
-            seen += 1
-            if seen == c:
-                return max(precs[j:])
-    raise AssertionError("unreachable: c <= num_rel_ret")
+    int_precis = _div(float(q.num_rel_ret), float(q.n))
+    rel_so_far = q.num_rel_ret
+    i = q.n
+    while i > 0 and rel_so_far > 0:
+        precis = rel_so_far / i
+        if int_precis < precis:
+            int_precis = precis
+        if q.rels[i - 1] >= q.L:
+            if rel_so_far == c:
+                return int_precis
+            rel_so_far -= 1
+        i -= 1
+    return int_precis
 
 
 def m_11pt_avg(q: _Counts, points: Sequence[float], v10: bool = False) -> float:
@@ -426,12 +448,23 @@ def m_infAP(q: _Counts) -> float:
 
 
 def m_Rprec_mult(q: _Counts, x: float, v10: bool = False) -> float:
-    """Rprec_mult_x: c = (long)(x*R + 0.9) (10.0: lround(x*R)); relevant in top c
-    / c (c beyond n: num_rel_ret / c); 0 if c == 0."""
+    """Rprec_mult_x (m_Rprec_mult.c), a port of the C loop: c = (long)(x*R + 0.9)
+    (lround(x*R) when ``v10``; 10.0 itself keeps +0.9).  c > n: num_rel_ret / c.
+    Otherwise, walking up from the last rank while rel_so_far > 0 (rel_so_far from
+    num_rel_ret, judged relevant only, dropping at every code >= -l): rel_so_far / c
+    at rank c; 0 if the walk stops first (or c == 0)."""
     c = _rel_cutoff_10(x, q.R) if v10 else _rel_cutoff_9(x, q.R)
-    if c <= 0:
-        return 0.0
-    return q.rel_in_top(c) / c
+    if c > q.n:
+        return q.num_rel_ret / c
+    rel_so_far = q.num_rel_ret
+    i = q.n
+    while i > 0 and rel_so_far > 0:
+        if i == c:
+            return rel_so_far / i
+        if q.rels[i - 1] >= q.L:
+            rel_so_far -= 1
+        i -= 1
+    return 0.0
 
 
 def m_utility(q: _Counts, params: Sequence[float] = (1.0, -1.0, 0.0, 0.0),
@@ -455,7 +488,7 @@ def m_binG(q: _Counts) -> float:
         if r >= q.L:
             so_far += 1
             total += 1.0 / math.log2(float(3 + i - so_far))
-    return total / q.R if so_far else 0.0
+    return _div(total, float(q.R)) if so_far else 0.0
 
 
 # ---- gain table (setup_gains in m_ndcg.c) -------------------------------
@@ -473,16 +506,58 @@ def _atol(s: str) -> int:
     return sign * int(s[i:j]) if j > i else 0
 
 
-def _gain_table(q: _Counts, gains: Mapping[object, float] | None):
-    """List of [level, gain, num_at_level] sorted by increasing gain.
-    Parameter pairs come first (level from atol of the name), then every level
-    0..num_rel_levels-1 not given, with gain = level.  trec_eval sorts with a
-    comparator returning (int)(g1 - g2): gains closer than 1.0 compare equal and
-    their order is then up to qsort; this oracle uses a stable sort on the exact
-    gain, which agrees whenever such gains are not mixed in a way that matters."""
+def _valid_int(s: str) -> bool:
+    """trec_eval 10.0's valid_int: an optional sign, then one or more digits."""
+    if s[:1] in ("-", "+"):
+        s = s[1:]
+    return s != "" and all(ch in "0123456789" for ch in s)
+
+
+def _c_int(x: float) -> int:
+    """A double converted to a C int as x86-64 does (cvttsd2si): truncated toward
+    zero; NaN and values outside the int range give INT_MIN."""
+    if math.isnan(x) or not (-2.0 ** 31 - 1 < x < 2.0 ** 31):
+        return -(2 ** 31)
+    return int(x)
+
+
+def _glibc_msort(items: list, cmp) -> list:
+    """glibc's qsort for small arrays (msort.c): a top-down merge sort, the first
+    half n // 2 elements, taking from the left run while cmp(left, right) <= 0.
+    With a comparator that is not a total order the result is what this exact
+    algorithm makes of it."""
+    n = len(items)
+    if n <= 1:
+        return list(items)
+    n1 = n // 2
+    left, right = _glibc_msort(items[:n1], cmp), _glibc_msort(items[n1:], cmp)
+    out, i, j = [], 0, 0
+    while i < len(left) and j < len(right):
+        if cmp(left[i], right[j]) <= 0:
+            out.append(left[i])
+            i += 1
+        else:
+            out.append(right[j])
+            j += 1
+    return out + left[i:] + right[j:]
+
+
+def _gain_table(q: _Counts, gains: Mapping[object, float] | None, v10: bool = False):
+    """List of [level, gain, num_at_level] in trec_eval's order (setup_gains).
+    Parameter pairs come first (level from atol of the name; 10.0 skips a name that
+    is not an integer, as rbp's ``p``), then every level 0..num_rel_levels-1 not
+    given, with gain = level; a level's count goes to its first entry.  trec_eval
+    then qsorts with a comparator returning (int)(g1 - g2): gains less than 1.0
+    apart compare equal (the comparator is not even transitive), so the order is
+    whatever glibc's merge sort makes of it, reproduced by :func:`_glibc_msort`."""
     table: list[list] = []
     for name, value in (gains or {}).items():
-        level = name if isinstance(name, int) else _atol(str(name))
+        if isinstance(name, int):
+            level = name
+        elif v10 and not _valid_int(str(name)):
+            continue
+        else:
+            level = _atol(str(name))
         table.append([level, float(value), 0])
     for level in range(q.num_rel_levels):
         for entry in table:
@@ -491,8 +566,16 @@ def _gain_table(q: _Counts, gains: Mapping[object, float] | None):
                 break
         else:
             table.append([level, float(level), q.rel_levels[level]])
-    table.sort(key=lambda e: e[1])
-    return table
+    return _glibc_msort(table, lambda e1, e2: _c_int(e1[1] - e2[1]))
+
+
+def _log2(x: float) -> float:
+    """C's log2: -inf at 0, NaN (x86's, sign bit set) below 0."""
+    if x > 0:
+        return math.log2(x)
+    if x == 0:
+        return -math.inf
+    return C_NAN
 
 
 def _get_gain(code: int, table) -> float:
@@ -521,12 +604,15 @@ class _Ideal:
             self.gain = self.table[self.cur][1] if self.cur >= 0 else 0.0
 
 
-def m_ndcg(q: _Counts, gains: Mapping[object, float] | None = None) -> float:
-    """ndcg (m_ndcg.c): DCG = sum gain(code_r)/log2(r+1) over the ranking (gain
-    of -1/-2 is 0), IDCG over the ideal gain sequence (NOT truncated at n);
-    DCG/IDCG if IDCG > 0 else 0.  Gains default to the relevance value; -l has
-    no effect."""
-    table = _gain_table(q, gains)
+def _dcg_and_ideal(q: _Counts, gains: Mapping[object, float] | None = None,
+                   v10: bool = False) -> tuple[float, float]:
+    """(DCG, IDCG) as m_ndcg.c accumulates them: DCG = sum gain(code_r)/log2(r+1)
+    over the whole ranking (the gain table's entry for the code, 0 if none), IDCG
+    over the ideal gain sequence (NOT truncated at n).  The ideal walks the gain
+    table from its last entry down, each entry repeated num_at_level times, and
+    stops at the first entry met with a gain <= 0 (the last entry's gain decides
+    before anything is counted)."""
+    table = _gain_table(q, gains, v10)
     ideal = _Ideal(table)
     dcg = idcg = 0.0
     i = 0
@@ -548,15 +634,34 @@ def m_ndcg(q: _Counts, gains: Mapping[object, float] | None = None) -> float:
         if ideal.gain > 0.0:
             idcg += ideal.gain / math.log2(float(i + 2))
         i += 1
+    return dcg, idcg
+
+
+def m_ndcg(q: _Counts, gains: Mapping[object, float] | None = None,
+           v10: bool = False) -> float:
+    """ndcg (m_ndcg.c): DCG/IDCG (see :func:`_dcg_and_ideal`) if IDCG > 0, else 0.
+    Gains default to the relevance value; -l has no effect."""
+    dcg, idcg = _dcg_and_ideal(q, gains, v10)
     return dcg / idcg if idcg > 0.0 else 0.0
 
 
-def m_ndcg_rel(q: _Counts, gains: Mapping[object, float] | None = None) -> float:
+def m_dcg(q: _Counts, gains: Mapping[object, float] | None = None) -> float:
+    """dcg (10.0 only; m_ndcg.c): the DCG of :func:`_dcg_and_ideal`."""
+    return _dcg_and_ideal(q, gains, True)[0]
+
+
+def m_ideal_dcg(q: _Counts, gains: Mapping[object, float] | None = None) -> float:
+    """ideal_dcg (10.0 only; m_ndcg.c): the IDCG of :func:`_dcg_and_ideal`."""
+    return _dcg_and_ideal(q, gains, True)[1]
+
+
+def m_ndcg_rel(q: _Counts, gains: Mapping[object, float] | None = None,
+               v10: bool = False) -> float:
     """ndcg_rel (m_ndcg_rel.c): ndcg averaged over the positive-gain docs:
     at each retrieved doc with gain > 0 add DCG/IDCG so far; every positive
     ideal doc not matched by a retrieved positive doc adds DCG_total/IDCG_total;
     divided by the number of positive ideal docs; 0 unless the sum is > 0."""
-    table = _gain_table(q, gains)
+    table = _gain_table(q, gains, v10)
     ideal = _Ideal(table)
     dcg = idcg = total = 0.0
     num_rel_ret = num_rel = 0
@@ -593,12 +698,14 @@ def m_ndcg_rel(q: _Counts, gains: Mapping[object, float] | None = None) -> float
     return 0.0
 
 
-def m_Rndcg(q: _Counts, gains: Mapping[object, float] | None = None) -> float:
+def m_Rndcg(q: _Counts, gains: Mapping[object, float] | None = None,
+            v10: bool = False) -> float:
     """Rndcg (m_Rndcg.c): 0 if R == 0 (so it depends on -l).  ndcg sampled at
     each rank where the ideal gain changes value (DCG/IDCG over the ranks before
-    it), plus, if the ranking outlives the positive ideal sequence, once after
-    the full ranking; averaged over the samples."""
-    table = _gain_table(q, gains)
+    it, when IDCG > 0), plus, if the ranking outlives the positive ideal sequence,
+    once after the full ranking; averaged over the samples: 0 / 0 (NaN) when
+    there is none, as when no grade has a positive gain."""
+    table = _gain_table(q, gains, v10)
     if q.R == 0:
         return 0.0
     ideal = _Ideal(table)
@@ -641,12 +748,14 @@ def m_Rndcg(q: _Counts, gains: Mapping[object, float] | None = None) -> float:
     return _div(total, float(changes))
 
 
-def m_G(q: _Counts, gains: Mapping[object, float] | None = None) -> float:
+def m_G(q: _Counts, gains: Mapping[object, float] | None = None,
+        v10: bool = False) -> float:
     """G (m_G.c): each doc adds gain / log2(2 + sum_cost - sum_results) where
     sum_results is the cumulated gain so far (this doc included) and sum_cost
     the cumulated ideal gain with every step costing at least 1.0; normalised by
-    the total ideal gain (0 if that is 0)."""
-    table = _gain_table(q, gains)
+    the total ideal gain (0 if that is 0).  log2 of 0 or less is C's (-inf, NaN),
+    which gains below 0 can reach."""
+    table = _gain_table(q, gains, v10)
     ideal = _Ideal(table)
     results_g = sum_results = sum_ideal = sum_cost = 0.0
     min_cost = 1.0
@@ -659,14 +768,14 @@ def m_G(q: _Counts, gains: Mapping[object, float] | None = None) -> float:
             sum_ideal += ideal.gain
         sum_cost += ideal.gain if ideal.gain >= min_cost else min_cost
         if g != 0:
-            results_g += g / math.log2(2 + sum_cost - sum_results)
+            results_g += _div(g, _log2(2 + sum_cost - sum_results))
         i += 1
     while i < q.n:
         g = _get_gain(q.rels[i], table)
         sum_results += g
         sum_cost += min_cost
         if g != 0:
-            results_g += g / math.log2(2 + sum_cost - sum_results)
+            results_g += _div(g, _log2(2 + sum_cost - sum_results))
         i += 1
     while ideal.gain > 0.0:
         ideal.step()
@@ -748,24 +857,32 @@ def m_num_nonrel_judged_ret(q: _Counts) -> float:
 
 
 def m_yaap(q: _Counts) -> float:
-    """yaap (Robertson): log((1 + S) / (1 + R - S)), S = unnormalised AP sum."""
+    """yaap (Robertson): log((1 + S) / (1 + R - S)), S = unnormalised AP sum; C's
+    division and log (under -l -1 or below S can exceed R: NaN, or inf at R - S = -1)."""
     s = _avg_prec_sum(q)
-    return math.log((1.0 + s) / (1.0 + float(q.R) - s))
+    x = _div(1.0 + s, 1.0 + float(q.R) - s)
+    if math.isnan(x) or x < 0:
+        return C_NAN
+    if x == 0:
+        return -math.inf
+    return math.log(x)
 
 
 def m_rbp(q: _Counts, p: float = 0.9,
           gains: Mapping[object, float] | None = None) -> float:
     """rbp (trec_eval 10.0 only): (1-p) * sum_i gain(code_i) * p**i (p**i by
     repeated multiplication), gains from the gain table and min-max normalised
-    to [0, 1] when some gain lies outside it.  (The 10.0-era C reads min/max
-    uninitialised; this oracle uses the true min and max.)"""
-    table = _gain_table(q, gains)
-    if table:
-        lo = min(e[1] for e in table)
-        hi = max(e[1] for e in table)
-        if lo < 0 or hi > 1:
-            for e in table:
-                e[1] = (e[1] - lo) / (hi - lo)
+    to [0, 1] when some gain lies outside it.  The C code never initialises its
+    min and max; in a trec_eval run computing rbp alone they start at 0.0 (what the
+    stack holds there), so the range is that of the gains and 0.  (After other
+    measures of the same run the stack may hold other values: undefined, not
+    reproduced.)  A range of width 0 divides 0 by 0: NaN."""
+    table = _gain_table(q, gains, True)
+    lo = min([0.0] + [e[1] for e in table])
+    hi = max([0.0] + [e[1] for e in table])
+    if lo < 0 or hi > 1:
+        for e in table:
+            e[1] = _div(e[1] - lo, hi - lo)
     total, cur = 0.0, 1.0
     for r in q.rels:
         g = _get_gain(r, table)
@@ -792,6 +909,21 @@ def m_unj(q: _Counts, k: int) -> float:
     return sum(1 for r in q.rels[:k] if r in (RELVALUE_NONPOOL, RELVALUE_UNJUDGED)) / k
 
 
+def m_recip_rank_cut(q: _Counts, k: int) -> float:
+    """recip_rank_cut_k (ir_measures' RR@k, not in trec_eval): 1 / rank of the first
+    relevant doc if that rank is at most k, else 0."""
+    for i, r in enumerate(q.rels[:k]):
+        if r >= q.L:
+            return 1.0 / (i + 1)
+    return 0.0
+
+
+def m_judged(q: _Counts, k: int) -> float:
+    """judged_k (ir_measures' Judged@k, not in trec_eval): number of codes >= 0
+    in the top min(k, n) / k."""
+    return sum(1 for r in q.rels[:k] if r >= 0) / k
+
+
 # --------------------------------------------------------------------------
 # Public API
 # --------------------------------------------------------------------------
@@ -808,8 +940,8 @@ def oracle_query(ranked_rels: Sequence[int], qrel_grades: Iterable[int], measure
       * 11pt_avg: sequence of recall points (default the 11 points).
       * utility: 4 coefficients (default 1,-1,0,0); ``num_docs_in_coll`` is -N.
       * set_F: x (default 1.0).  relstring: length (default 10).
-      * ndcg, ndcg_rel, Rndcg, G: optional mapping level -> gain (the
-        ``-m ndcg.1=3,2=9`` pairs).  rbp: p, or a mapping with key 'p' and
+      * ndcg, ndcg_rel, Rndcg, G, dcg, ideal_dcg: optional mapping level ->
+        gain (the ``-m ndcg.1=3,2=9`` pairs).  rbp: p, or a mapping with key 'p' and
         level gains.  rbp_resid: p.
     ``rel_level`` is trec_eval's -l.  ``trec_eval_10`` switches
     iprec_at_recall / 11pt_avg / Rprec_mult to 10.0's lround rule.
@@ -844,7 +976,8 @@ def oracle_query(ranked_rels: Sequence[int], qrel_grades: Iterable[int], measure
     if m in simple:
         return simple[m]()
     at_cutoff = {"P": m_P, "recall": m_recall, "ndcg_cut": m_ndcg_cut, "map_cut": m_map_cut,
-                 "relative_P": m_relative_P, "success": m_success, "unj": m_unj}
+                 "relative_P": m_relative_P, "success": m_success, "unj": m_unj,
+                 "recip_rank_cut": m_recip_rank_cut, "judged": m_judged}
     if m in at_cutoff:
         return at_cutoff[m](q, int(param))
     if m == "iprec_at_recall":
@@ -862,13 +995,17 @@ def oracle_query(ranked_rels: Sequence[int], qrel_grades: Iterable[int], measure
     if m == "relstring":
         return m_relstring(q, 10 if param is None else int(param))
     if m == "ndcg":
-        return m_ndcg(q, param)
+        return m_ndcg(q, param, trec_eval_10)
     if m == "ndcg_rel":
-        return m_ndcg_rel(q, param)
+        return m_ndcg_rel(q, param, trec_eval_10)
     if m == "Rndcg":
-        return m_Rndcg(q, param)
+        return m_Rndcg(q, param, trec_eval_10)
     if m == "G":
-        return m_G(q, param)
+        return m_G(q, param, trec_eval_10)
+    if m == "dcg":
+        return m_dcg(q, param)
+    if m == "ideal_dcg":
+        return m_ideal_dcg(q, param)
     if m == "rbp":
         if isinstance(param, Mapping):
             rest = {k: v for k, v in param.items() if k != "p"}
@@ -955,12 +1092,12 @@ def format_value(measure: str, value) -> str:
     otherwise; glibc prints NaN with its sign ('  -nan' for the 0/0 NaN,
     '   nan' otherwise) and infinities as '   inf' / '  -inf'."""
     if measure in SUM_MEASURES or measure == "num_q":
-        return "%d" % int(value)
+        return f"{int(value)}"
     if measure == "relstring":
-        return "'%s'" % value
+        return f"'{value}'"
     if isinstance(value, float) and math.isnan(value):
-        return "%6s" % ("-nan" if math.copysign(1.0, value) < 0 else "nan")
-    return "%6.4f" % value
+        return f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>6}"
+    return f"{value:6.4f}"
 
 
 def measure_key(measure: str, param=None) -> str:
@@ -969,7 +1106,7 @@ def measure_key(measure: str, param=None) -> str:
     the bare name otherwise (default params; with command-line params
     trec_eval appends ``_<param string as typed>`` to the param measures)."""
     if measure in ("iprec_at_recall", "Rprec_mult"):
-        return "%s_%3.2f" % (measure, float(param))
+        return f"{measure}_{float(param):3.2f}"
     if measure in CUTOFF_MEASURES:
-        return "%s_%d" % (measure, int(param))
+        return f"{measure}_{int(param)}"
     return measure

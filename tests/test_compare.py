@@ -1,4 +1,5 @@
-"""smarteval.compare: the seed examples (Keen Fig. 35/36, Joiner & Werner Table 2, the lecture's tau) and scipy agreement."""
+"""smarteval.stats: the seed examples (Keen Fig. 35/36, Joiner & Werner Table 2, the lecture's
+tau) and scipy agreement."""
 
 from __future__ import annotations
 
@@ -7,13 +8,16 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
-from smarteval import compare as C
+from smarteval import stats as C
 from smarteval.columns import Ranked
 from smarteval.errors import UsageError
-
+from smarteval.stats import correlation
+from smarteval.stats.correlation import _chunks, _segment_pairs
+from smarteval.stats.significance import _bh_by_hand
 
 # --------------------------------------------------------------------------- Keen Fig. 35
 
@@ -21,7 +25,8 @@ def test_fig35_percentages():
     """Keen Fig. 35: 6 requests favour option I, 4 option II, 2 equal."""
     m = C.Merit(6, 4, 2)
     rows = m.percentages()
-    r = {k: {kk: (None if v is None else round(v)) for kk, v in row.items()} for k, row in rows.items()}
+    r = {k: {kk: (None if v is None else round(v)) for kk, v in row.items()}
+         for k, row in rows.items()}
     assert r["ignoring_equal"] == {"better": 60, "worse": 40, "equal": None, "superiority": 20}
     assert r["including_equal"] == {"better": 50, "worse": 33, "equal": 17, "superiority": 17}
     assert r["adding_equal"] == {"better": 67, "worse": 50, "equal": None, "superiority": 17}
@@ -205,7 +210,7 @@ def test_bonferroni_and_none():
 @settings(max_examples=60, deadline=None)
 def test_bh_scipy_equals_by_hand(ps):
     q = np.array(ps)
-    np.testing.assert_allclose(C.adjust(q, "bh"), C._bh_by_hand(q), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(C.adjust(q, "bh"), _bh_by_hand(q), rtol=1e-12, atol=1e-15)
     holm = C.adjust(q, "holm")
     assert np.all(holm >= q - 1e-15) and np.all(holm <= 1)
     assert np.all(C.adjust(q, "bh") <= holm + 1e-12)   # BH is never stricter than Holm
@@ -261,7 +266,7 @@ def _pcs_brute(k: int, n: int, theta: float) -> float:
         if sum(y) != n:
             continue
         pr = math.factorial(n) / math.prod(math.factorial(v) for v in y) * math.prod(
-            pi ** v for pi, v in zip(p, y))
+            pi ** v for pi, v in zip(p, y, strict=True))
         top = max(y)
         if y[0] == top:
             total += pr / sum(v == top for v in y)
@@ -366,7 +371,7 @@ def test_rank_correlation_against_per_query_scipy(queries):
     rc = C.rank_correlation(base, run)
     assert rc.qids.tolist() == sorted(qids[i] for i in run_keep)
     for q, common, kt, sp, pe, ta in zip(rc.qids, rc.common, rc.kendall, rc.spearman, rc.pearson,
-                                         rc.tau_ap):
+                                         rc.tau_ap, strict=True):
         a, b, _ = queries[qids.index(q)]
         shared = [d for d in a if d in b]
         assert common == len(shared)
@@ -389,14 +394,14 @@ def test_rank_correlation_chunks(monkeypatch):
     b = [list(rng.permutation(pool)[:30]) for _ in range(5)]
     qids = [f"{i}" for i in range(5)]
     whole = C.rank_correlation(_ranked(qids, a), _ranked(qids, b))
-    monkeypatch.setattr(C, "_PAIR_CHUNK", 100)
+    monkeypatch.setattr(correlation, "_PAIR_CHUNK", 100)
     chunked = C.rank_correlation(_ranked(qids, a), _ranked(qids, b))
     np.testing.assert_allclose(whole.kendall, chunked.kendall)
     np.testing.assert_allclose(whole.tau_ap, chunked.tau_ap)
 
 
 def test_segment_pairs_example():
-    i, j = C._segment_pairs(np.array([0, 3, 5]), 0, 2)
+    i, j = _segment_pairs(np.array([0, 3, 5]), 0, 2)
     assert i.tolist() == [0, 0, 1, 3] and j.tolist() == [1, 2, 2, 4]
 
 
@@ -413,10 +418,10 @@ def test_align():
 
 
 def test_chunks_cover_every_segment(monkeypatch):
-    monkeypatch.setattr(C, "_PAIR_CHUNK", 10)
+    monkeypatch.setattr(correlation, "_PAIR_CHUNK", 10)
     counts = np.array([3, 5, 0, 2, 6, 1, 4])        # pairs 3 10 0 1 15 0 6
-    assert list(C._chunks(counts)) == [(0, 1), (1, 3), (3, 4), (4, 5), (5, 7)]
-    assert list(C._chunks(np.zeros(0, dtype=np.int64))) == []
+    assert list(_chunks(counts)) == [(0, 1), (1, 3), (3, 4), (4, 5), (5, 7)]
+    assert list(_chunks(np.zeros(0, dtype=np.int64))) == []
 
 
 values = st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=40)

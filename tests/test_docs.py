@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 
+import docgen
+import tomllib
 from click.testing import CliRunner
 
-from smarteval import __version__, docgen
+from smarteval import __version__
 from smarteval.cli import main
+from smarteval.plot import KINDS
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 CHANGELOG = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
-REGENERATE = "out of date: regenerate with python -m smarteval.docgen"
+REGENERATE = "out of date: regenerate with python tools/docgen.py"
 
 
 def test_readme_measure_table_is_the_measures_command_output():
@@ -88,4 +90,4 @@ def test_shell_completion_offers_measure_names():
     commands = [c.value for c in comp.get_completions([], "")]
     assert {"evaluate", "measures", "plot"} <= set(commands)
     kinds = [c.value for c in comp.get_completions(["plot", "--kind"], "")]
-    assert kinds == ["pr", "pr-queries", "oc", "diff", "first-rel"]
+    assert kinds == list(KINDS)

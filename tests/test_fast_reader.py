@@ -5,9 +5,10 @@ from __future__ import annotations
 import gzip
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from smarteval.readers import _read_run_fast, read_run
+from smarteval.read.plain import _read_run_fast, read_run
 
 ws = st.sampled_from([" ", "\t", "  ", " \t "])
 number = st.one_of(

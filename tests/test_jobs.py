@@ -73,7 +73,8 @@ def test_same_tag_and_file_name_fall_back_to_the_path(tmp_path):
 def test_json_writes_null_for_an_undefined_value():
     import json
     import math
-    from smarteval.render import render_json
+
+    from smarteval.render.evaluation import render_json
     ev = smarteval.evaluate(SAMPLE / "qrels.txt", RUNS[0], ["map"])[0]
     ev.summary["map"] = math.nan
     assert json.loads(render_json([ev]))[0]["summary"]["map"] is None

@@ -12,12 +12,9 @@ from __future__ import annotations
 import math
 
 import pytest
-
-pytrec_eval = pytest.importorskip("pytrec_eval")
-
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
-
-from oracle import (  # noqa: E402
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from oracle import (
     format_value,
     measure_key,
     oracle_all,
@@ -26,6 +23,8 @@ from oracle import (  # noqa: E402
     rank_docnos,
     rank_query,
 )
+
+pytrec_eval = pytest.importorskip("pytrec_eval")
 
 TOL = 1e-9
 

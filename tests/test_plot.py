@@ -1,4 +1,4 @@
-"""smarteval plot: every kind rendered to PNG (Agg), the other formats, the errors, and the numbers drawn."""
+"""smarteval plot: every kind rendered to PNG (Agg), the other formats, the errors, the numbers."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from smart_helpers import make_ranked
 
 from smarteval.cli import main
 from smarteval.errors import UsageError
-from smart_helpers import make_ranked
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_data"
@@ -39,6 +39,8 @@ KINDS = {
     "oc": [*RUNS, "-N", "4000"],
     "diff": [RUNS[0], RUNS[2], "-m", "P.10"],
     "first-rel": [*RUNS],
+    "characteristic": [*RUNS, "--best", "-N", "4000"],
+    "fallout": [*RUNS, "--best", "-N", "4000", "--average", "micro"],
 }
 
 
@@ -55,6 +57,18 @@ def test_each_kind_renders_a_png(kind, tmp_path):
     pixels = matplotlib.image.imread(str(out))
     assert pixels.std() > 0.05                     # something is drawn, not a blank page
     assert len(list(tmp_path.iterdir())) == 1     # no temporary file left behind
+
+
+@needs_mpl
+def test_cluster_curves_with_the_full_search(tmp_path):
+    from smarteval.plot.build import PlotOptions, figure
+    fig = figure(QRELS, RUNS[:2], options=PlotOptions(method="cluster", full=RUNS[2],
+                                                      cluster_end="join"))
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "dense (full search)" in labels
+    assert any(label.startswith("bm25 (ceiling ") for label in labels)
+    assert "past the ceiling joined to the full search" in ax.get_title().replace("\n", " ")
 
 
 @needs_mpl
@@ -86,12 +100,14 @@ def test_svg_and_pdf(suffix, magic, tmp_path):
     (["-k", "diff", "-o", "x.png"], "--kind diff compares two runs; 3 given"),
     (["-k", "oc", "-o", "x.png"], "needs the number of documents in the collection"),
     (["-k", "oc", "-N", "4000", "--scale", "linear", "--best", "-o", "x.png"],
-     "--best applies to --kind pr, not to --kind oc"),
+     "--best applies to --kind pr, characteristic and fallout, not to --kind oc"),
     (["-k", "pr", "-m", "map", "-o", "x.png"], "-m/--measure applies to --kind diff"),
-    (["-k", "pr-queries", "--method", "pseudo", "-o", "x.png"], "use --method semi or quasi"),
+    (["-k", "pr-queries", "--method", "pseudo", "-o", "x.png"],
+     "use --method semi, quasi or cluster"),
     (["-k", "first-rel", "--ranges", "5,3", "-o", "x.png"], "--ranges takes increasing"),
     (["--size", "big", "-o", "x.png"], "--size takes WIDTH,HEIGHT in inches"),
-    (["--method", "semi", "--left", "zero", "-o", "x.png"], "--left extrapolates the quasi curve"),
+    (["--method", "semi", "--left", "zero", "-o", "x.png"],
+     "--left extrapolates the quasi and cluster curves"),
 ])
 def test_usage_errors_exit_2(args, message, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -123,18 +139,66 @@ def test_cli_start_up_does_not_import_matplotlib():
     import subprocess
     # the plot command itself loads only when used or listed, and matplotlib only to draw
     code = ("import sys, click, smarteval.cli as c; "
-            "print('matplotlib' in sys.modules, 'smarteval.cli_plot' in sys.modules); "
+            "print('matplotlib' in sys.modules, 'smarteval.cli.plot' in sys.modules); "
             "c.main.get_command(click.Context(c.main), 'plot'); "
-            "print('matplotlib' in sys.modules, 'smarteval.cli_plot' in sys.modules)")
+            "print('matplotlib' in sys.modules, 'smarteval.cli.plot' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["False", "False", "False", "True"]
 
 
+
+@needs_mpl
+def test_run_sharing_no_query_is_exit_1_as_in_evaluate(tmp_path):
+    other = tmp_path / "other.run"
+    other.write_text("no-such-query Q0 d1 1 1.0 other\n")
+    for kind in ("pr", "diff"):
+        out = tmp_path / f"{kind}.png"
+        res = plot(QRELS, RUNS[0], str(other), "-k", kind, "-o", str(out))
+        assert res.exit_code == 1, res.output
+        assert "no query of this run has judgements in" in res.output
+        assert not out.exists()
+
+
+def test_data_and_build_do_not_import_matplotlib():
+    import subprocess
+    code = ("import sys, smarteval.plot.build, smarteval.plot.data; "
+            "print('matplotlib' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False"]
+
+
+def test_kind_options_and_size_are_library_checks():
+    from smarteval.plot.build import check_kind_options, parse_size
+    check_kind_options("pr", {"method", "best", "levels"})
+    with pytest.raises(UsageError, match="--best applies to --kind pr, characteristic and "
+                                         "fallout, not to --kind oc"):
+        check_kind_options("oc", {"best"})
+    with pytest.raises(UsageError, match="--method applies to --kind pr and pr-queries"):
+        check_kind_options("first-rel", {"method"})
+    assert parse_size("5x3.8") == (5.0, 3.8) and parse_size((4, 3)) == (4.0, 3.0)
+    assert parse_size(None) is None
+    for bad in ("big", "0,3", "60,3", "1,2,3"):
+        with pytest.raises(UsageError, match="--size takes WIDTH,HEIGHT"):
+            parse_size(bad)
+
+
+@needs_mpl
+def test_figure_is_one_library_call():
+    from smarteval.plot.build import PlotOptions, figure
+    from smarteval.settings import Settings
+    fig = figure(QRELS, RUNS[:2], Settings(num_docs=4000),
+                 PlotOptions(kind="oc", scale="linear", title="t"))
+    assert fig.axes[0].get_title() == "t"
+    fig = figure(QRELS, RUNS, options=PlotOptions(kind="pr", method="quasi", step="middle"))
+    assert fig.axes[0].get_title().startswith("Quasi-Cranfield (middle point of each step")
+
+
 # --------------------------------------------------------------------------- the numbers drawn
 
 def test_first_relevant_ranks_and_counts():
-    from smarteval import plot as P
+    from smarteval.plot import data as P
     r = make_ranked([[0, 1, 1], [1], [0, 0, 0, 0, 0, 0, 1], [0, 0], [0]],
                     [[0, 1, 1], [1], [0] * 6 + [1], [0, 0, 2], [0]])
     ranks = P.first_relevant_ranks(r)
@@ -144,7 +208,7 @@ def test_first_relevant_ranks_and_counts():
 
 
 def test_parse_ranges():
-    from smarteval import plot as P
+    from smarteval.plot import data as P
     assert P.parse_ranges("1, 3,10") == (1, 3, 10)
     for bad in ("", "0,3", "3,3", "a"):
         with pytest.raises(UsageError):
@@ -153,8 +217,8 @@ def test_parse_ranges():
 
 def test_best_possible_is_keens_curve():
     """Pseudo-Cranfield best curve: precision mean(min(n, R)/n) at recall mean(min(n, R)/R)."""
-    from smarteval import plot as P
     from smarteval.curves import precision_curve
+    from smarteval.plot import data as P
     R = [1, 3, 4]
     r = make_ranked([[0, 1], [1, 0, 0, 1], [0, 0, 1]], [[1], [1, 1, 1], [1, 1, 1, 1]])
     best = P.best_possible(r)
@@ -173,10 +237,10 @@ def test_best_possible_is_keens_curve():
 
 @needs_mpl
 def test_examined_labels_neither_overlap_nor_leave_the_axes():
-    from smarteval import plot as P
     from smarteval.curves import precision_curve
-    from smarteval.ranking import rank
-    from smarteval.readers import read_qrels, read_run
+    from smarteval.plot import draw as P
+    from smarteval.ranking.join import rank
+    from smarteval.read.plain import read_qrels, read_run
     qrels = read_qrels(QRELS)
     ranked = [rank(read_run(p), qrels) for p in RUNS]
     curves = [precision_curve(r, method="pseudo") for r in ranked]
@@ -193,12 +257,82 @@ def test_examined_labels_neither_overlap_nor_leave_the_axes():
 
 
 @needs_mpl
+def test_crowded_labels_are_left_out():
+    # with -N the cut-off curves run to N and meet near recall 1: the numbers there
+    # would cover each other, so some are left out, and no two that are drawn overlap
+    from smarteval.curves import precision_curve
+    from smarteval.plot import draw as P
+    from smarteval.ranking.join import rank
+    from smarteval.read.plain import read_qrels, read_run
+    from smarteval.settings import Settings
+    qrels = read_qrels(QRELS)
+    ranked = [rank(read_run(p), qrels, Settings(num_docs=4000)) for p in RUNS]
+    curves = [precision_curve(r, method="pseudo") for r in ranked]
+    fig = P.pr_figure(curves, ["a", "b", "c"], examined=True)
+    ax = fig.axes[0]
+    boxes = [t.get_window_extent() for t in ax.texts]
+    assert 10 < len(boxes) < sum(int(np.isfinite(c.value).sum()) for c in curves)
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert not a.overlaps(b)
+
+
+@needs_mpl
+def test_cutoffs_from_marks_each_runs_pair(tmp_path):
+    from smarteval.plot.build import PlotOptions, figure
+    boolean = tmp_path / "boolean.run"
+    lines = [line.split() for line in Path(RUNS[0]).read_text().splitlines()]
+    boolean.write_text("".join(f"{q} Q0 {d} 1 1.0 boolean\n" for q, _, d, r, *_ in lines
+                               if int(r) <= 10))
+    fig = figure(QRELS, RUNS[1:], options=PlotOptions(method="pseudo", cutoffs_from=boolean))
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert "boolean (set)" in labels
+    assert "cut at boolean's set sizes (10.0 documents a query)" in labels
+    res = plot(QRELS, RUNS[0], "-k", "oc", "-N", "4000", "--cutoffs-from", str(boolean),
+               "-o", str(tmp_path / "x.png"))
+    assert res.exit_code == 2 and "--cutoffs-from applies to --kind pr" in res.output
+
+
+@needs_mpl
+def test_stopping_rule_curve_is_labelled_with_n():
+    from smarteval.plot.build import PlotOptions, figure
+    fig = figure(QRELS, RUNS[:1], options=PlotOptions(method="cnr", levels="1,2,5"))
+    ax = fig.axes[0]
+    assert sorted(t.get_text() for t in ax.texts) == ["1", "2", "5"]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "numbers: n non-relevant in a row" in labels
+
+
+@needs_mpl
+def test_precision_levels_go_on_the_precision_axis():
+    from smarteval.plot.build import PlotOptions, figure
+    fig = figure(QRELS, RUNS[:1], options=PlotOptions(method="precision", levels="0.5,1"))
+    ax = fig.axes[0]
+    (line,) = [ln for ln in ax.get_lines() if ln.get_label() == "bm25"]
+    assert list(line.get_ydata()) == [0.5, 1.0] and ax.get_ylabel() == "Precision (level)"
+
+
+@needs_mpl
+def test_fallout_axis_is_logarithmic_and_adjusted_is_labelled():
+    from smarteval.plot.build import PlotOptions, figure
+    from smarteval.settings import Settings
+    fig = figure(QRELS, RUNS, Settings(num_docs=4000), PlotOptions(kind="fallout", best=True))
+    ax = fig.axes[0]
+    assert ax.get_yscale() == "log" and ax.get_ylabel() == "Fallout"
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any(label.startswith("best possible (fallout 0 up to recall ") for label in labels)
+    fig = figure(QRELS, RUNS[:1], Settings(num_docs=4000, target_generality=23.16),
+                 PlotOptions(method="adjusted"))
+    assert fig.axes[0].get_ylabel() == "Precision adjusted to generality 23.16"
+
+
+@needs_mpl
 def test_oc_legend_reports_the_fitted_line(tmp_path):
-    from smarteval import plot as P
     from smarteval.measures.swets import operating_characteristic
-    from smarteval.columns import Settings
-    from smarteval.ranking import rank
-    from smarteval.readers import read_qrels, read_run
+    from smarteval.plot import draw as P
+    from smarteval.ranking.join import rank
+    from smarteval.read.plain import read_qrels, read_run
+    from smarteval.settings import Settings
     qrels = read_qrels(QRELS)
     r = rank(read_run(RUNS[2]), qrels, settings=Settings(num_docs=4000))
     oc = operating_characteristic(r)
@@ -215,3 +349,26 @@ def test_unwritable_output_is_exit_1(tmp_path):
     res = plot(QRELS, RUNS[0], "-o", str(out))
     assert res.exit_code == 1
     assert f"Error: {out}: cannot write: No such file or directory" in res.output
+
+
+def test_first_rel_data_leaves_out_a_range_no_list_reaches():
+    from smarteval.plot import data as P
+    r = make_ranked([[0, 1], [1, 0, 0]], [[1], [1]])
+    fr = P.first_rel_data([r], ["a"], "1,5")       # lists end at rank 3: no "> 5"
+    assert fr.labels == ["1", "2\u20135", "none\nretrieved"]
+    assert fr.counts.tolist() == [[1, 1, 0]]
+    assert fr.queries == [2]
+    fr = P.first_rel_data([r], ["a"], (1, 2))
+    assert fr.labels[-2:] == ["> 2", "none\nretrieved"]
+    assert fr.counts.tolist() == [[1, 1, 0, 0]]
+
+
+def test_curve_titles():
+    from smarteval.curves import precision_curve
+    from smarteval.plot import data as P
+    r = make_ranked([[0, 1, 1]], [[0, 1, 1]])
+    quasi = precision_curve(r, method="quasi", step="lowest", left="zero")
+    assert P.curve_title(quasi, 1) == ("Quasi-Cranfield (lowest point of each step, left end "
+                                       "zero): macro average (mean) of 1 queries")
+    semi = precision_curve(r, method="semi", average="micro")
+    assert P.curve_title(semi) == "Semi-Cranfield: micro average"

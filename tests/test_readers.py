@@ -12,9 +12,10 @@ from click.testing import CliRunner
 
 import smarteval
 from smarteval.cli import main
-from smarteval.columns import NONPOOL, UNJUDGED, Settings
-from smarteval.ranking import rank
-from smarteval.readers import read_qrels, read_run
+from smarteval.columns import NONPOOL, UNJUDGED
+from smarteval.ranking.join import rank
+from smarteval.read.plain import read_qrels, read_run
+from smarteval.settings import Settings
 
 RUN = b"301 Q0 D1 1 2.5 tag\n301 Q0 D2 2 2.1 tag\n302 Q0 D9 1 1.0 tag\n"
 
@@ -76,8 +77,8 @@ def test_ranking_matches_trec_eval_order():
 def test_max_docs_and_judged_only():
     run = read_run("r", data=b"1 Q0 a 1 4 t\n1 Q0 b 2 3 t\n1 Q0 c 3 2 t\n1 Q0 d 4 1 t\n")
     qrels = read_qrels("q", data=b"1 0 b 1\n1 0 d 0\n")
-    assert rank(run, qrels, max_docs=2).docno.tolist() == [b"a", b"b"]
-    assert rank(run, qrels, judged_only=True).docno.tolist() == [b"b", b"d"]
+    assert rank(run, qrels, Settings(max_docs=2)).docno.tolist() == [b"a", b"b"]
+    assert rank(run, qrels, Settings(judged_only=True)).docno.tolist() == [b"b", b"d"]
 
 
 def test_complete_adds_missing_queries():
@@ -101,10 +102,29 @@ def test_run_from_stdin(tmp_path, monkeypatch):
 def test_api_values():
     qrels = read_qrels("q", data=b"301 0 D1 1\n301 0 D3 1\n302 0 D9 0\n")
     run = read_run("r", data=RUN)
-    ev = smarteval.evaluate(qrels, run, ["map", "P@2", "nDCG@10", "P(rel=2)@1"])[0]
-    assert ev.names == ["map", "P_2", "P(rel=2)@1", "ndcg_cut_10"]
+    ev = smarteval.evaluate(qrels, run, ["map", "P@2", "nDCG@10"])[0]
+    assert ev.names == ["map", "P@2", "nDCG@10"]     # ir_measures names as asked for
     np.testing.assert_allclose(ev.per_query["map"], [0.5, 0.0])
-    np.testing.assert_allclose(ev.per_query["P_2"], [0.5, 0.0])
-    np.testing.assert_allclose(ev.per_query["P(rel=2)@1"], [0.0, 0.0])
+    np.testing.assert_allclose(ev.per_query["P@2"], [0.5, 0.0])
     assert ev.value("map") == 0.25
-    assert ev.value("P_2", "301") == 0.5
+    assert ev.value("P@2", "301") == 0.5
+
+
+def test_rel_level_of_ir_measures_names_on_graded_qrels():
+    # D1 has grade 1, D2 grade 2: at rel=2 only D2 counts, at the default level both
+    qrels = read_qrels("q", data=b"301 0 D1 1\n301 0 D2 2\n301 0 D3 2\n302 0 D9 2\n")
+    run = read_run("r", data=RUN)
+    ev = smarteval.evaluate(qrels, run, ["P@1", "P@2", "P(rel=2)@1", "P(rel=2)@2",
+                                         "AP", "AP(rel=2)", "R(rel=2)@2"])[0]
+    np.testing.assert_allclose(ev.per_query["P@1"], [1.0, 1.0])
+    np.testing.assert_allclose(ev.per_query["P(rel=2)@1"], [0.0, 1.0])
+    np.testing.assert_allclose(ev.per_query["P@2"], [1.0, 0.5])
+    np.testing.assert_allclose(ev.per_query["P(rel=2)@2"], [0.5, 0.5])
+    # AP: relevant at ranks 1, 2 of 3 -> (1 + 1) / 3; at rel=2 rank 2 of 2 -> (1/2) / 2
+    np.testing.assert_allclose(ev.per_query["AP"], [2 / 3, 1.0])
+    np.testing.assert_allclose(ev.per_query["AP(rel=2)"], [0.25, 1.0])
+    np.testing.assert_allclose(ev.per_query["R(rel=2)@2"], [0.5, 1.0])
+    # the same as evaluating everything at -l 2
+    at2 = smarteval.evaluate(qrels, run, ["P.1,2", "map"], rel_level=2)[0]
+    np.testing.assert_array_equal(at2.per_query["P_1"], ev.per_query["P(rel=2)@1"])
+    np.testing.assert_array_equal(at2.per_query["map"], ev.per_query["AP(rel=2)"])

@@ -1,4 +1,5 @@
-"""The vectorised SMART measures and curves against the slow per-query oracle (hypothesis)."""
+"""The SMART measures (every "smart" entry of tests/smart_helpers.ORACLES), the micro
+averages and the curves against the slow per-query oracle (hypothesis)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,14 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
-
 import smart_oracle as O
-from smart_helpers import make_ranked
-from smarteval.curves import LEFTS, STEPS, precision_curve
-from smarteval.measures import smart as S
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from smart_helpers import ORACLES, Context, Query, close, expected, make_ranked, outputs, specs
+
+from smarteval.aggregate import summarize
+from smarteval.curves import LEFTS, METHODS, STEPS, precision_curve
+from smarteval.measures import all_measures
 
 GRADES = [-1, 0, 0, 1, 1, 2, 3]
 
@@ -48,47 +51,52 @@ def check(vec, expect):
                                rtol=1e-9, atol=1e-12)
 
 
-@SETTINGS
-@given(collection())
-def test_rank_measures(c):
-    r, qs, level, how, N = c
-    check(S.norm_recall(r), [O.norm_recall(q[0], q[1], N, how, level) for q in qs])
-    check(S.norm_prec(r), [O.norm_prec(q[0], q[1], N, how, level) for q in qs])
-    check(S.rank_recall(r), [O.rank_recall(q[0], q[1], N, how, level) for q in qs])
-    check(S.log_prec(r), [O.log_prec(q[0], q[1], N, how, level) for q in qs])
-    for gains in ((), ((1, 1.0), (2, 5.0)), ((3, 0.5),)):
-        check(S.wnorm_recall(r, gains),
-              [O.wnorm_recall(q[0], q[1], N, how, level, gains) for q in qs])
-    for name, j in (("rank_first", lambda R: 1), ("rank_second", lambda R: 2),
-                    ("rank_last", lambda R: R)):
-        got = getattr(S, name)(r)
-        check(got, [O.rank_j(q[0], q[1], N, j(O.num_rel(q[1], level)), how, level)
-                    for q in qs])
+SMART = [n for n in all_measures() if n in ORACLES and ORACLES[n].source == "smart"]
 
 
 @SETTINGS
 @given(collection(), st.integers(1, 14))
-def test_cutoff_measures(c, k):
+def test_smart_measures_match_oracle(c, k):
+    """Every measure with a "smart" oracle, at its default parameters, its variants and,
+    for a cut-off measure, one more cut-off k."""
     r, qs, level, how, N = c
-    check(S.fallout(r, k), [O.fallout(q[0], q[1], N, k, level) for q in qs])
-    check(S.sliding_ratio(r, k), [O.sliding_ratio(q[0], q[1], k, level) for q in qs])
-    check(S.relpoints_recall(r, k), [O.relpoints_recall(q[0], q[1], k, level) for q in qs])
-    check(S.rel_recall(r, k), [O.rel_recall(q[0], q[1], k, level) for q in qs])
-    check(S.accuracy(r, k), [O.accuracy(q[0], q[1], N, k, level) for q in qs])
-    check(S.cutoff(r, k), [min(k, N) / N] * len(qs))
-    check(S.generality(r), [1000 * O.num_rel(q[1], level) / N for q in qs])
-    for beta in (0.0, 0.5, 1.0, 3.0):
-        check(S.f_measure(r, (beta,)), [O.f_measure(q[0], q[1], beta, None, level) for q in qs])
-        check(S.f_measure(r, (beta, k)), [O.f_measure(q[0], q[1], beta, k, level) for q in qs])
-        check(S.e_measure(r, (beta, k)),
-              [1 - O.f_measure(q[0], q[1], beta, k, level) for q in qs])
+    ctx = Context(level=level, num_docs=N, unranked=how, generality=30.0)
+    queries = [Query(q[0], q[1], q[2]) for q in qs]
+    for name in SMART:
+        rtol = ORACLES[name].rtol
+        at_k = [f"{name}.{k}"] if all_measures()[name].params == "cutoffs" else []
+        for spec in specs(name) + at_k:
+            for out in outputs(spec):
+                got = out.compute(r)
+                for qi, (g, q) in enumerate(zip(got, queries)):
+                    want = expected(out, q, ctx)
+                    assert close(g, want, rtol), (out.name, qi, float(g), want, q, ctx)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(query(), min_size=1, max_size=3), st.integers(10 ** 3, 10 ** 9),
+       st.integers(1, 14))
+def test_jw_prob_large_collections(qs, N, k):
+    """jw_prob and jw_avg for N up to 10^9 against the exact sums (Fractions) and
+    scipy.stats.hypergeom, to 1e-12 relative (log-gamma differences lose log10 N digits)."""
+    from scipy.stats import hypergeom
+
+    from smarteval.measures import smart as S
+    r = make_ranked([q[0] for q in qs], [q[1] for q in qs], num_docs=N)
     got = S.jw_prob(r, k)
-    np.testing.assert_allclose(got, [O.jw_prob(q[0], q[1], N, k, level) for q in qs],
-                               atol=1e-12)
-    check(S.esl(r, k), [O.esl(q[0], q[1], q[2], N, k, how, level) for q in qs])
-    rel, seen = S._cnr_counts(r, k)
-    check(rel, [O.cnr(q[0], q[1], k, level)[0] for q in qs])
-    check(seen, [O.cnr(q[0], q[1], k, level)[1] for q in qs])
+    avg = S.jw_avg(r, (4,))
+    for qi, (lst, qr, _, _) in enumerate(qs):
+        want = O.jw_prob(lst, qr, N, k)
+        assert got[qi] == pytest.approx(want, rel=1e-12, abs=0), (qi, N, k)
+        R, a = O.num_rel(qr), O.top(lst, k)
+        if R:
+            assert got[qi] == pytest.approx(float(hypergeom.cdf(a - 1, N, R, min(k, N))),
+                                            rel=1e-12, abs=0)
+        assert avg[qi] == pytest.approx(O.jw_avg(lst, qr, N, 4), rel=1e-12, abs=0)
+
+
+def test_every_smart_entry_runs_here():
+    assert SMART and all(all_measures()[n].family == "smart" for n in SMART)
 
 
 @SETTINGS
@@ -125,6 +133,85 @@ def test_semi_curve(c, with_n):
             assert curve.per_query[qi, k] == pytest.approx(
                 O.semi(q[0], q[1], x, N, how, level), rel=1e-12, abs=1e-15)
     np.testing.assert_allclose(curve.precision, np.nanmean(curve.per_query, axis=0))
+
+
+@SETTINGS
+@given(collection(), st.sampled_from([None, "N", "wide"]))
+def test_semi_counts_and_micro(c, with_n):
+    """Semi counts (a level left of a query's first point is extrapolated) and the micro
+    average (the earliest best cut-off, ratios compared exactly) against the oracle.
+
+    "wide" widens N so that placed ranks are fractional and often tie exactly
+    (3/36.6 = 4/48.8).
+    """
+    r, qs, level, how, N = c
+    if with_n is None:
+        r = make_ranked([q[0] for q in qs], [q[1] for q in qs], rel_level=level)
+        N = None
+    elif with_n == "wide":
+        N = 5 * N + 7
+        r = make_ranked([q[0] for q in qs], [q[1] for q in qs], rel_level=level,
+                        num_docs=N, unranked=how)
+    levels = [0.0, 0.1, 0.2, 0.25, 1 / 3, 0.5, 0.6, 0.75, 0.9, 1.0]
+    macro = precision_curve(r, levels, method="semi")
+    micro = precision_curve(r, levels, method="semi", average="micro")
+    for k, x in enumerate(macro.levels):
+        cells = [O.semi_cell(q[0], q[1], x, N, how, level) for q in qs]
+        assert macro.real[k] == sum(c[1] == "real" for c in cells), x
+        assert macro.extrapolated[k] == sum(c[1] == "extrapolated" for c in cells), x
+        assert micro.real[k] == macro.real[k] and micro.excluded[k] == 0
+        for qi, cell in enumerate(cells):
+            assert macro.per_query[qi, k] == pytest.approx(cell[0], rel=1e-12, abs=1e-15)
+        found = sum(c[2] for c in cells)
+        seen = sum(c[3] for c in cells)
+        assert micro.precision[k] == pytest.approx(float(found / seen) if seen else 0.0,
+                                                   rel=1e-12, abs=1e-15), x
+
+
+@st.composite
+def cluster_case(draw):
+    """Queries with a full search and a cluster search that ranks some of its documents."""
+    qs = draw(st.lists(query(), min_size=1, max_size=4))
+    clusters = [[q[0][i] for i in draw(st.lists(st.integers(0, max(len(q[0]) - 1, 0)),
+                                                 unique=True, max_size=len(q[0])))]
+                if q[0] else [] for q in qs]
+    return qs, clusters
+
+
+@SETTINGS
+@given(cluster_case(), st.sampled_from(STEPS), st.sampled_from(LEFTS),
+       st.sampled_from(["extrapolate", "join", "none"]), st.sampled_from([None, "N"]),
+       st.sampled_from(["expected", "worst"]), st.sampled_from(["macro", "median"]))
+def test_cluster_curve(case, step, left, end, with_n, how, average):
+    qs, clusters = case
+    N = None
+    if with_n:
+        N = max(len(q[0]) + len(q[1]) for q in qs) + 3
+    kw = {} if N is None else {"num_docs": N, "unranked": how}
+    full = make_ranked([q[0] for q in qs], [q[1] for q in qs], **kw)
+    cl = make_ranked(clusters, [q[1] for q in qs], **kw)
+    levels = [0.0, 0.1, 0.25, 1 / 3, 0.5, 0.7, 0.75, 1.0]
+    curve = precision_curve(cl, levels, method="cluster", step=step, left=left, end=end,
+                            full=full, average=average)
+    for k, x in enumerate(curve.levels):
+        cells = [O.cluster(c, q[0], q[1], x, step, left, end, N, how)
+                 for c, q in zip(clusters, qs)]
+        for qi, (want, _) in enumerate(cells):
+            got = curve.per_query[qi, k]
+            if want is None:
+                assert math.isnan(got), (qi, x)
+            else:
+                assert got == pytest.approx(want, rel=1e-9, abs=1e-12), (qi, x)
+        assert curve.real[k] == sum(c[1] == "real" for c in cells)
+        assert curve.extrapolated[k] == sum(c[1] == "extrapolated" for c in cells)
+        assert curve.excluded[k] == sum(c[1] == "excluded" for c in cells)
+        vals = [v for v, _ in cells if v is not None]
+        want = (np.median(vals) if average == "median" else np.mean(vals)) if vals else np.nan
+        assert curve.value[k] == pytest.approx(want, rel=1e-9, abs=1e-12, nan_ok=True)
+    ceil = [O.top(c, len(c)) / O.num_rel(q[1]) if O.num_rel(q[1]) else 0.0
+            for c, q in zip(clusters, qs)]
+    want = np.median(ceil) if average == "median" else np.mean(ceil)
+    assert curve.ceiling == pytest.approx(want, rel=1e-12)
 
 
 def _pseudo_oracle(qs, level, N, how):
@@ -187,23 +274,217 @@ def test_pseudo_curve(c, average, with_n):
         assert curve.examined[k] == pytest.approx(want_n, abs=1e-9)
 
 
+def _cutoff_oracle(qs, level, N, how, method, average, G=None):
+    """Averaged (recall, value) after n = 1..D documents, one query at a time."""
+    depth = N if N is not None else max(len(q[0]) for q in qs)
+    recs, ys = [], []
+    for n in range(1, depth + 1):
+        vs = [O.cutoff_values(lst, qr, n, N, how, level) for lst, qr, _, _ in qs]
+        key = "points" if method == "points" else "recall"
+        yk = "precision" if method in ("pseudo", "points") else "fallout"
+        if average == "micro":
+            num = sum(v["g"] if method == "points" else v["a"] for v in vs)
+            den = sum(v["G"] if method == "points" else v["R"] for v in vs)
+            rec = float(num / den) if den else 0.0
+            if yk == "precision":
+                y = float(sum(v["a"] for v in vs) / (len(vs) * n))
+            else:
+                nonrel = sum(v["nonrel"] for v in vs)
+                y = float(sum(v["b"] for v in vs) / nonrel) if nonrel else 0.0
+        else:
+            agg = np.median if average == "median" else np.mean
+            rec = float(agg([v[key] for v in vs]))
+            y = float(agg([v[yk] for v in vs]))
+        if method == "adjusted":
+            y = rec * G / (rec * G + y * (1000 - G)) if rec * G + y * (1000 - G) else 0.0
+        recs.append(rec)
+        ys.append(y)
+    return np.array(recs), np.array(ys)
+
+
+CUTOFF_METHODS = [m for m in ("pseudo", "points", "fallout", "adjusted") if m in METHODS]
+
+
+@SETTINGS
+@given(collection(), st.sampled_from(CUTOFF_METHODS),
+       st.sampled_from(["macro", "micro", "median"]), st.sampled_from([None, "N"]))
+def test_cutoff_curves(c, method, average, with_n):
+    """The pseudo curve over documents or relevance points, the fallout curve and the
+    adjusted curve against averages of the per-query oracle, read where the averaged
+    recall first reaches each level, joined by a straight line to the cut-off before."""
+    r, qs, level, how, N = c
+    if with_n is None and method in ("pseudo", "points"):
+        r = make_ranked([q[0] for q in qs], [q[1] for q in qs], rel_level=level)
+        N = None
+    if N is None and max(len(q[0]) for q in qs) == 0:
+        return
+    rec, y = _cutoff_oracle(qs, level, N, how, method, average, 30.0)
+    levels = [0.1, 0.25, 0.5, 0.75, 1.0]
+    curve = precision_curve(r, levels, method=method, average=average)
+    for k, x in enumerate(levels):
+        reach = [i for i in range(len(rec)) if rec[i] >= x - 1e-12]
+        if not reach:
+            assert math.isnan(curve.value[k])
+            continue
+        i = reach[0]
+        if i == 0 or rec[i] - rec[i - 1] < 1e-12:
+            want_y, want_n = y[i], i + 1
+        else:
+            t = min((x - rec[i - 1]) / (rec[i] - rec[i - 1]), 1.0)
+            want_y, want_n = y[i - 1] + t * (y[i] - y[i - 1]), i + t
+        assert curve.value[k] == pytest.approx(want_y, abs=1e-9), (x, method)
+        assert curve.examined[k] == pytest.approx(want_n, abs=1e-9)
+
+
+@SETTINGS
+@given(collection(), st.sampled_from(["macro", "micro", "median"]),
+       st.sampled_from([None, "N"]))
+def test_characteristic_curve(c, average, with_n):
+    """Relevance points found over all points at each cut-off, averaged."""
+    r, qs, level, how, N = c
+    if with_n is None:
+        r = make_ranked([q[0] for q in qs], [q[1] for q in qs], rel_level=level)
+        N = None
+    cutoffs = [1, 2, 3, 5, 8, 12]
+    curve = precision_curve(r, cutoffs, method="characteristic", average=average)
+    for k, n in enumerate(cutoffs):
+        vs = [O.cutoff_values(lst, qr, n, N, how, level) for lst, qr, _, _ in qs]
+        if average == "micro":
+            den = sum(v["G"] for v in vs)
+            want = float(sum(v["g"] for v in vs) / den) if den else 0.0
+        else:
+            agg = np.median if average == "median" else np.mean
+            want = float(agg([v["points"] for v in vs]))
+        assert curve.value[k] == pytest.approx(want, rel=1e-12, abs=1e-15), (n, average)
+        for qi, v in enumerate(vs):
+            assert curve.per_query[qi, k] == pytest.approx(v["points"], rel=1e-12, abs=1e-15)
+        assert curve.real[k] == sum(len(q[0]) >= n for q in qs)
+
+
+@SETTINGS
+@given(collection(), st.sampled_from(["macro", "micro", "median"]),
+       st.sampled_from([None, "N", "wide"]))
+def test_precision_level_curve(c, average, with_n):
+    """Keen 4B: recall at the deepest relevant document whose precision is at least the
+    level (ratios compared exactly), against the per-query oracle."""
+    r, qs, level, how, N = c
+    if with_n is None:
+        r = make_ranked([q[0] for q in qs], [q[1] for q in qs], rel_level=level)
+        N = None
+    elif with_n == "wide":
+        N = 5 * N + 7
+        r = make_ranked([q[0] for q in qs], [q[1] for q in qs], rel_level=level,
+                        num_docs=N, unranked=how)
+    levels = [0.0, 0.1, 0.2, 0.25, 1 / 3, 0.5, 0.6, 0.75, 1.0]
+    curve = precision_curve(r, levels, method="precision", average=average)
+    for k, p in enumerate(curve.levels):
+        cells = [O.precision_cell(q[0], q[1], p, N, how, level) for q in qs]
+        for qi, cell in enumerate(cells):
+            assert curve.per_query[qi, k] == pytest.approx(cell[0], rel=1e-12, abs=1e-15)
+        assert curve.real[k] == sum(c[2] == "real" for c in cells)
+        recs = [c[0] for c in cells]
+        seen = [c[1] for c in cells]
+        if average == "micro":
+            Rs = [O.num_rel(q[1], level) for q in qs]
+            want = sum(rc * R for rc, R in zip(recs, Rs)) / sum(Rs) if sum(Rs) else 0.0
+            want_n = np.mean(seen)
+        else:
+            agg = np.median if average == "median" else np.mean
+            want, want_n = agg(recs), agg(seen)
+        assert curve.value[k] == pytest.approx(want, rel=1e-12, abs=1e-15), (p, average)
+        assert curve.examined[k] == pytest.approx(want_n, rel=1e-12, abs=1e-15)
+
+
+@SETTINGS
+@given(collection(), st.lists(st.integers(0, 12), min_size=4, max_size=4),
+       st.sampled_from(["macro", "micro", "median"]), st.sampled_from([None, "N"]))
+def test_matched_cut_offs(c, sizes, average, with_n):
+    """Keen part 7: each query cut at the other system's set size, then averaged."""
+    from smarteval.curves.matched import matched
+    r, qs, level, how, N = c
+    if with_n is None:
+        r = make_ranked([q[0] for q in qs], [q[1] for q in qs], rel_level=level)
+        N = None
+    sizes = sizes[:len(qs)]
+    if N is not None:
+        sizes = [min(n, N) for n in sizes]
+    got = matched(r, np.array(sizes), average)
+    cells = [O.matched(q[0], q[1], n, N, how, level) for q, n in zip(qs, sizes)]
+    Rs = [O.num_rel(q[1], level) for q in qs]
+    rec = [float(a / R) if R else 0.0 for (a, _), R in zip(cells, Rs)]
+    prec = [float(a / n) if n else 0.0 for a, n in cells]
+    if average == "micro":
+        want_r = float(sum(a for a, _ in cells) / sum(Rs)) if sum(Rs) else 0.0
+        want_p = float(sum(a for a, _ in cells) / sum(sizes)) if sum(sizes) else 0.0
+    else:
+        agg = np.median if average == "median" else np.mean
+        want_r, want_p = agg(rec), agg(prec)
+    assert got.recall == pytest.approx(want_r, rel=1e-12, abs=1e-15)
+    assert got.precision == pytest.approx(want_p, rel=1e-12, abs=1e-15)
+    assert got.queries == len(qs)
+
+
+@SETTINGS
+@given(collection(), st.sampled_from(["macro", "micro", "median"]))
+def test_stopping_rule_curve(c, average):
+    """Rocchio: recall and precision when the user stops after n non-relevant in a row."""
+    r, qs, level, how, N = c
+    stops = [1, 2, 3, 5]
+    curve = precision_curve(r, stops, method="cnr", average=average)
+    for k, n in enumerate(stops):
+        cells = [O.cnr(q[0], q[1], n, level) for q in qs]
+        Rs = [O.num_rel(q[1], level) for q in qs]
+        if average == "micro":
+            want_r = sum(f for f, _ in cells) / sum(Rs) if sum(Rs) else 0.0
+            seen = sum(e for _, e in cells)
+            want_p = sum(f for f, _ in cells) / seen if seen else 0.0
+        else:
+            agg = np.median if average == "median" else np.mean
+            want_r = agg([O.cnr_recall(q[0], q[1], n, level) for q in qs])
+            want_p = agg([O.cnr_prec(q[0], q[1], n, level) for q in qs])
+        assert curve.recall[k] == pytest.approx(want_r, rel=1e-12, abs=1e-15)
+        assert curve.value[k] == pytest.approx(want_p, rel=1e-12, abs=1e-15)
+
+
+MICRO = [n for n, m in all_measures().items() if m.micro is not None]
+
+
 @SETTINGS
 @given(collection(), st.integers(1, 12))
 def test_micro_is_pooled_counts(c, k):
-    from smarteval.registry import all_measures
+    """Each measure with a micro average pools the counts its oracle entry computes.
+
+    The counts come from the oracle (tests/smart_helpers.ORACLES), one query at a time;
+    the micro summary is their pooled ratio and each query's value its own ratio.
+    """
     r, qs, level, how, N = c
-    reg = all_measures()
-    for name in ("fallout", "sliding_ratio", "relpoints_recall", "rel_recall", "accuracy",
-                 "cnr_recall", "cnr_prec", "cutoff"):
-        num, den = reg[name].micro(r, k)
-        per_q = reg[name].func(r, k)
-        # each query's own value is its own ratio (where it has a denominator)
-        has = den > 0
-        check(per_q[has], num[has] / den[has])
+    ctx = Context(level=level, num_docs=N, unranked=how, generality=30.0)
+    queries = [Query(q[0], q[1], q[2]) for q in qs]
+    for name in MICRO:
+        at_k = [f"{name}.{k}"] if all_measures()[name].params == "cutoffs" else []
+        for spec in specs(name) + at_k:
+            for out in outputs(spec):
+                counts = [ORACLES[name].counts(q, out.param, ctx) for q in queries]
+                num = sum(n for n, _ in counts)
+                den = sum(d for _, d in counts)
+                values = out.compute(r)
+                got = summarize(out, values, r, average="micro")
+                assert got == pytest.approx(num / den if den else 0.0, rel=1e-9, abs=1e-12), \
+                    (out.name, counts)
+                for v, (n, d) in zip(values, counts):
+                    if d:
+                        assert v == pytest.approx(n / d, rel=1e-9, abs=1e-12), (out.name, n, d)
+
+
+def test_micro_refused_without_counts():
+    from smarteval.errors import UsageError
+    r = make_ranked([[1, 0]], num_docs=5)
+    (out,) = outputs("map")
+    with pytest.raises(UsageError, match="map is not a ratio of counts"):
+        summarize(out, out.compute(r), r, average="micro")
 
 
 def test_semi_agrees_with_trec_iprec_where_rounding_agrees():
-    from smarteval.registry import all_measures
     rng = np.random.default_rng(7)
     lists = [list(rng.choice([0, 0, 0, 1], size=rng.integers(1, 30))) for _ in range(40)]
     qrels = [[g for g in lst] + [1] * int(rng.integers(0, 3)) for lst in lists]

@@ -11,11 +11,11 @@ import math
 
 import numpy as np
 import pytest
+from smart_helpers import from_ranks, make_ranked
 
 from smarteval.curves import precision_curve
+from smarteval.measures import all_measures
 from smarteval.measures import smart as S
-from smarteval.registry import all_measures
-from smart_helpers import from_ranks, make_ranked
 
 
 def close(value, printed, places):
@@ -105,6 +105,50 @@ def test_keen_fig15_table():
     assert pts.rank[3] == 6 and pts.end[3] == 12       # the vertical step at recall .8
 
 
+def test_semi_counts_left_of_the_first_point_are_extrapolated():
+    # Keen 4C: the counts record how many requests were averaged "using an extrapolated
+    # part of the individual curves". Q268 (R = 5): recall .1 lies left of the first
+    # point (.2), so it is extrapolated there on the semi curve as on the quasi curve,
+    # although the point it takes (rank 1) is a retrieved document.
+    r = from_ranks([[1, 2, 4, 6, 13]], L=[14], num_docs=200)
+    for method in ("semi", "quasi"):
+        c = precision_curve(r, [0.1, 0.2], method=method)
+        assert list(c.real) == [0, 1] and list(c.extrapolated) == [1, 0], method
+        assert list(c.precision) == [1.0, 1.0]
+
+
+def test_semi_micro_equal_precisions_take_the_earliest_cut_off():
+    # Nothing retrieved of 4 relevant in N = 60: placed at 12.2, 24.4, 36.6, 48.8, all
+    # of precision 5/61 (4/48.8 rounds above 3/36.6). At recall .75 the earliest best
+    # cut-off is 36.6 (3 relevant): pooled with a query whose one relevant document is
+    # at rank 1, micro precision is (3 + 1) / (36.6 + 1), not (4 + 1) / (48.8 + 1).
+    r = make_ranked([[], [1]], [[1, 1, 1, 1], [1]], num_docs=60)
+    c = precision_curve(r, [0.1, 0.75, 1.0], method="semi", average="micro")
+    np.testing.assert_allclose(c.precision, [2 / 13.2, 4 / 37.6, 5 / 49.8], rtol=1e-14)
+
+
+# --------------------------------------------------------------------------- Keen 4B, precision
+
+def test_keen_4b_cut_offs_at_precision_levels():
+    # Q268 (Fig. 4): precision at the relevant documents 1/1, 2/2, 3/4, 4/6, 5/13. The
+    # cut-off for a level is the deepest relevant document still at or above it:
+    # 1.0 -> rank 2 (recall .4), .7 -> rank 4 (.6), .5 -> rank 6 (.8), .3 -> rank 13 (1.0)
+    r = from_ranks([[1, 2, 4, 6, 13]], L=[14])
+    c = precision_curve(r, [0.3, 0.5, 0.7, 1.0], method="precision")
+    np.testing.assert_allclose(c.value, [1.0, 0.8, 0.6, 0.4])
+    np.testing.assert_allclose(c.examined, [13, 6, 4, 2])
+    # "more than one cut-off can achieve a given precision": .6 is reached at rank 5
+    # (3/5) and again at rank 6 (4/6, an upward step of Fig. 4); the deeper one is taken
+    assert precision_curve(r, [0.6], method="precision").value[0] == 0.8
+    # Fig. 15's step at recall .8: rank 10 has precision exactly .4, but it holds no
+    # relevant document; the cut-off stays at rank 6, since 5/13 < .4
+    c = precision_curve(r, [0.4], method="precision")
+    assert c.value[0] == 0.8 and c.examined[0] == 6
+    # recall never rises with the level
+    many = precision_curve(r, "20", method="precision").value
+    assert (np.diff(many) <= 0).all()
+
+
 # --------------------------------------------------------------------------- Keen Fig. 19-22
 
 LEFT_CASES = from_ranks([[1, 2, 9, 12], [2, 3, 9, 12], [1], [2]], L=[14, 14, 14, 14])
@@ -127,6 +171,93 @@ def test_keen_fig18_method1_counts():
     c = precision_curve(LEFT_CASES, [0.1, 0.25, 0.5, 1.0], method="quasi", left="none")
     assert list(c.real) == [0, 2, 2, 4]
     assert list(c.excluded) == [4, 2, 2, 0]
+
+
+# --------------------------------------------------------------------------- Keen Fig. 25
+
+FIG25_FULL = from_ranks([[2, 4, 7, 10, 14]] * 3, L=[14] * 3)
+FIG25_CLUSTER = from_ranks([[], [3, 7], [1, 3]], R=[5, 5, 5], L=[8, 8, 8])
+
+
+def test_keen_fig25_cluster_extrapolation():
+    # full search: relevant at 2, 4, 7, 10, 14; its last point has precision 5/14.
+    # a) nothing relevant found: the whole curve is the full search's point at 1.0
+    # b) cluster ranks 3, 7: (.2, 1/3) (.4, 2/7), then a line to (1.0, 5/14)
+    # c) cluster ranks 1, 3: (.2, 1) (.4, 2/3), then a line to (1.0, 5/14)
+    levels = [0.1, 0.2, 0.4, 0.6, 0.8, 1.0]
+    c = precision_curve(FIG25_CLUSTER, levels, method="cluster", full=FIG25_FULL)
+    last = 5 / 14
+
+    def line(y, x):                  # from (.4, y) to (1.0, 5/14)
+        return y + (last - y) * (x - 0.4) / 0.6
+    np.testing.assert_allclose(c.per_query, [
+        [last] * 6,
+        [1 / 3, 1 / 3, 2 / 7, line(2 / 7, .6), line(2 / 7, .8), last],
+        [1, 1, 2 / 3, line(2 / 3, .6), line(2 / 3, .8), last]], rtol=1e-12)
+    # the recall ceiling: .4 in b) and c), 0 in a)
+    assert c.ceiling == pytest.approx(0.8 / 3)
+    # real up to each ceiling; below .2 the constant left end (Keen's method 5)
+    assert list(c.real) == [0, 2, 2, 0, 0, 0]
+    assert list(c.extrapolated) == [3, 1, 1, 3, 3, 3]
+
+
+def test_keen_4d_joining_and_no_extrapolation():
+    # joining the end of the cluster curve to the full search's next point (3/7 at .6)
+    # and along its curve (4/10 at .8, 5/14 at 1.0); "none" leaves a query out past its
+    # ceiling, and a query with nothing found everywhere (Keen's first solution)
+    levels = [0.4, 0.6, 0.8, 1.0]
+    join = precision_curve(FIG25_CLUSTER, levels, method="cluster", full=FIG25_FULL,
+                           end="join")
+    np.testing.assert_allclose(join.per_query[1:, 1:], [[3 / 7, 4 / 10, 5 / 14]] * 2)
+    np.testing.assert_allclose(join.per_query[0], [2 / 4, 3 / 7, 4 / 10, 5 / 14])
+    none = precision_curve(FIG25_CLUSTER, levels, method="cluster", full=FIG25_FULL,
+                           end="none")
+    assert list(none.excluded) == [1, 3, 3, 3]
+    assert none.value[0] == pytest.approx((2 / 7 + 2 / 3) / 2)
+    assert np.isnan(none.value[1])
+
+
+# --------------------------------------------------------------------------- Keen Fig. 26
+
+Q167 = from_ranks([[3, 13, 19, 41]], grades=[[3, 2, 4, 2]], L=[45], num_docs=200)
+
+
+def test_keen_fig26a_performance_characteristic():
+    # Fig. 27(d)'s Cran-1 Q167 (grades 3, 2, 4, 2 at ranks 3, 13, 19, 41; 11 points):
+    # the cumulated relevance points against the rank position, and the best possible
+    # curve (grades 4, 3, 2, 2 at ranks 1-4)
+    from smarteval.plot.data import best_possible
+    cut = [1, 3, 13, 19, 41, 45]
+    c = precision_curve(Q167, cut, method="characteristic")
+    np.testing.assert_allclose(c.value, np.array([0, 3, 5, 9, 11, 11]) / 11)
+    best = precision_curve(best_possible(Q167), [1, 2, 3, 4], method="characteristic")
+    np.testing.assert_allclose(best.value, np.array([4, 7, 9, 11]) / 11)
+    # Fig. 27(a) against (b): the same ranks, the grades in the best and the worst order;
+    # only relevance points tell them apart
+    a = from_ranks([[1, 2, 3, 4]], grades=[[4, 3, 2, 1]], num_docs=200)
+    b = from_ranks([[1, 2, 3, 4]], grades=[[1, 2, 3, 4]], num_docs=200)
+    ca = precision_curve(a, [1, 2, 3], method="characteristic").value
+    cb = precision_curve(b, [1, 2, 3], method="characteristic").value
+    np.testing.assert_allclose(ca, [.4, .7, .9])
+    np.testing.assert_allclose(cb, [.1, .3, .6])
+    assert list(precision_curve(a, [0.5], method="pseudo").value) == \
+        list(precision_curve(b, [0.5], method="pseudo").value)
+
+
+def test_keen_fig26b_precision_against_relevance_points_recall():
+    # the same query on the precision-recall graph, recall over relevance points, "the
+    # rank position value ... indicated on the precision recall graph": the documents
+    # examined at each level are where the characteristic reaches it
+    levels = [3 / 11, 5 / 11, 9 / 11, 1.0]
+    c = precision_curve(Q167, levels, method="points")
+    np.testing.assert_allclose(c.examined, [3, 13, 19, 41])
+    np.testing.assert_allclose(c.value, [1 / 3, 2 / 13, 3 / 19, 4 / 41])
+    back = precision_curve(Q167, c.examined, method="characteristic")
+    np.testing.assert_allclose(back.value, levels)
+    # with binary grades, relevance points are documents: the pseudo curve
+    binary = from_ranks([[3, 13, 19, 41]], L=[45], num_docs=200)
+    np.testing.assert_allclose(precision_curve(binary, [0.5, 1.0], method="points").value,
+                               precision_curve(binary, [0.5, 1.0], method="pseudo").value)
 
 
 # --------------------------------------------------------------------------- Keen Fig. 27
@@ -209,6 +340,56 @@ def test_keen_fig30_precision():
             assert round(float(np.mean(S.f_measure(r, (0.0, k)))), 2) == p
 
 
+def _with_generality(r, G):
+    from dataclasses import replace
+    return replace(r, settings=replace(r.settings, target_generality=G))
+
+
+FIG30_LEVELS = [8 / 63, 17 / 63, 24 / 63, 25 / 63, 26 / 63]       # specific: n = 1..5
+
+
+def test_keen_fig30_on_the_fallout_curve():
+    # Fig. 29(a)/30: the micro fallout-recall curve of the specific requests passes
+    # through Fig. 30's points, one document per request at a time
+    c = precision_curve(SPECIFIC, FIG30_LEVELS, method="fallout", average="micro")
+    np.testing.assert_allclose(c.examined, [1, 2, 3, 4, 5])
+    for v, p in zip(c.value, [.00314, .00604, .00943, .01426, .01910]):
+        assert round(float(v), 5) == p
+    # and Fig. 30's precision row on the micro pseudo curve (.41 printed for 17/42 = .405)
+    c = precision_curve(SPECIFIC, FIG30_LEVELS, method="pseudo", average="micro")
+    np.testing.assert_allclose(c.value, np.array([8, 17, 24, 25, 26]) / (21 * np.arange(1, 6)))
+
+
+def test_keen_fig29_specific_and_general_requests():
+    # Fig. 29(a): on fallout against recall "the specific requests are seen to have a
+    # superior performance"; 29(b): on precision against recall "except between .25 and
+    # .4 recall, the general requests have a superior performance"
+    levels = [0.1, 0.15, 0.2, 0.25]
+    fs = precision_curve(SPECIFIC, levels, method="fallout", average="micro").value
+    fg = precision_curve(GENERAL, levels, method="fallout", average="micro").value
+    assert (fs < fg).all()
+    ps = precision_curve(SPECIFIC, levels, method="pseudo", average="micro").value
+    pg = precision_curve(GENERAL, levels, method="pseudo", average="micro").value
+    assert (pg[:3] > ps[:3]).all() and pg[3] < ps[3]
+
+
+def test_keen_fig28c_adjusted_precision():
+    # adjusted to the requests' own generality (1000·63/4200 = 15) the precision is the
+    # micro precision itself; a user who examines the whole collection ends with
+    # precision G/1000 (Keen part 6: ".0592 in ADI, and .0236 in Cran-1"), whatever G
+    levels = FIG30_LEVELS + [1.0]
+    own = precision_curve(_with_generality(SPECIFIC, 15.0), levels, method="adjusted",
+                          average="micro")
+    plain = precision_curve(SPECIFIC, levels, method="pseudo", average="micro")
+    np.testing.assert_allclose(own.value, plain.value, rtol=1e-12)
+    assert plain.value[-1] == pytest.approx(0.015) and plain.examined[-1] == 200
+    cran = precision_curve(_with_generality(SPECIFIC, 23.16), levels, method="adjusted",
+                           average="micro")
+    assert cran.value[-1] == pytest.approx(0.02316)
+    # raising the generality raises the adjusted precision at every level
+    assert (cran.value > own.value).all()
+
+
 # --------------------------------------------------------------------------- Keen Fig. 31-33
 
 FIG31 = from_ranks([[1, 2, 10], [3, 4, 17], [7, 21, 45], [1, 2, 5, 7, 8, 9, 14, 15],
@@ -267,8 +448,8 @@ def _rocchio():
 
 def test_rocchio_table1_construction():
     r = _rocchio()
-    assert [tuple(map(int, x)) for x in zip(*S._cnr_counts(r, 1))] == [(2, 3), (2, 3)]
-    assert [tuple(map(int, x)) for x in zip(*S._cnr_counts(r, 100))] == [(6, 20), (2, 60)]
+    assert [tuple(map(int, x)) for x in zip(*S.cnr_counts(r, 1))] == [(2, 3), (2, 3)]
+    assert [tuple(map(int, x)) for x in zip(*S.cnr_counts(r, 100))] == [(6, 20), (2, 60)]
 
 
 @pytest.mark.parametrize("n, micro_rec, macro_rec, micro_prec, macro_prec", [
@@ -281,6 +462,24 @@ def test_rocchio_table2(n, micro_rec, macro_rec, micro_prec, macro_prec):
     assert close(np.mean(S.cnr_recall(r, n)), macro_rec, 2)
     assert close(_micro("cnr_prec", r, n), micro_prec, 2)
     assert close(np.mean(S.cnr_prec(r, n)), macro_prec, 2)
+
+
+@pytest.mark.parametrize("average, points", [
+    # Rocchio Table 2, (recall, precision) at his cutoffs 1 and 2
+    ("micro", [(.31, .66), (.62, .10)]),
+    ("macro", [(.43, .66), (.63, .17)]),
+])
+def test_rocchio_curve_by_varying_n(average, points):
+    # Fig. 1: "by varying n, a series of points on the precision vs. recall curve": n = 1
+    # stops each query after its first non-relevant document (t = 3); n = 100 never
+    # stops before the end of the list (his cutoff 2)
+    c = precision_curve(_rocchio(), [1, 100], method="cnr", average=average)
+    for k, (rec, prec) in enumerate(points):
+        assert close(c.recall[k], rec, 2) and close(c.value[k], prec, 2)
+    assert list(c.examined) == [3, 40]
+    # more tolerance, more recall
+    many = precision_curve(_rocchio(), "20", method="cnr", average=average)
+    assert (np.diff(many.recall) >= 0).all()
 
 
 # --------------------------------------------------------------------------- Joiner & Werner
@@ -313,6 +512,17 @@ def test_jw_urn_example():
     assert S.jw_prob(r, 20)[0] == pytest.approx(expect, rel=1e-12)
 
 
+@pytest.mark.parametrize("N", [200, 5 * 10 ** 7, 5 * 10 ** 8, 10 ** 9])
+def test_jw_prob_large_n(N):
+    # 3 relevant, the first at rank 1: P(X < 1) = P(X = 0) = (N-3)/N, and its
+    # complement 3/N (4x off at 5e7 and 1.0 at 5e8 when taken from log-gamma functions)
+    r = from_ranks([[1]], R=[3], L=[1], num_docs=N)
+    v = S.jw_prob(r, 1)[0]
+    assert v == pytest.approx((N - 3) / N, rel=1e-15)
+    assert 1 - v == pytest.approx(3 / N, rel=1e-6)
+    assert S.jw_avg(r, (1,))[0] == v
+
+
 def test_jw_avg():
     r = from_ranks([JW_RANKS], L=[200], num_docs=200)
     assert S.jw_avg(r, (30,))[0] == pytest.approx(
@@ -323,7 +533,7 @@ def test_jw_avg():
 def test_jw_residual_collection():
     # "in the first 10 documents Method I produces 4 relevant ... n = 190, number
     # relevant = 8"
-    from smarteval.residual import residual
+    from smarteval.ranking.residual import residual
     initial = from_ranks([JW_RANKS], L=[200], num_docs=200)
     feedback = from_ranks([JW_RANKS], L=[200], num_docs=200)
     res = residual(feedback, initial, 10)
@@ -344,6 +554,20 @@ def test_iir_f_measure():
     # alpha form: F = 1 / (alpha/P + (1-alpha)/R), beta^2 = (1-alpha)/alpha
     alpha = 1 / (1 + b2)
     assert S.f_measure(r, (3.0,))[0] == pytest.approx(1 / (alpha / 0.5 + (1 - alpha) / (1 / 3)))
+
+
+def test_iir_f_alpha():
+    # (8.40): F = 1 / (α/P + (1-α)/R) with β² = (1-α)/α; P = 1/2, R = 1/3
+    r = from_ranks([[1, 3]], R=[6], L=[4])
+    assert S.f_alpha(r, (0.5,))[0] == pytest.approx(0.4)             # α = 1/2 is F1
+    assert S.f_alpha(r, (0.1,))[0] == pytest.approx(S.f_measure(r, (3.0,))[0])   # β = 3
+    assert S.f_alpha(r, (1.0,))[0] == pytest.approx(0.5)             # precision
+    assert S.f_alpha(r, (0.0,))[0] == pytest.approx(1 / 3)           # recall
+    for alpha in (0.2, 0.5, 0.8):
+        P, R = 0.5, 1 / 3
+        assert S.f_alpha(r, (alpha,))[0] == pytest.approx(1 / (alpha / P + (1 - alpha) / R))
+    # retrieving all 10,000 documents with one relevant: "0.02%"
+    assert round(float(S.f_alpha(from_ranks([[1]], L=[10000]), (0.5,))[0]) * 100, 2) == 0.02
 
 
 def test_iir_accuracy_is_dominated_by_true_negatives():

@@ -1,4 +1,4 @@
-"""swets_E, swets_slope and the operating characteristic, against a per-query loop written from the definition."""
+"""swets_E, swets_slope and the operating characteristic, against a per-query loop."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pytest
 from scipy.special import ndtr, ndtri
+from smart_helpers import make_ranked
 
 from smarteval.errors import UsageError
+from smarteval.measures import all_measures
 from smarteval.measures import swets as S
-from smarteval.registry import all_measures
-from smart_helpers import make_ranked
 
 
 def oracle_fit(grades: list[int], R: int, N: int, level: int = 1):
@@ -65,7 +65,7 @@ def test_a_line_on_normal_deviate_axes_is_found_exactly():
     line = S.fit_line(ndtr(x), ndtr(0.8 + 0.6 * x))
     assert line.a == pytest.approx(0.8)
     assert line.slope == pytest.approx(0.6)
-    assert line.E == pytest.approx(1.0)
+    assert pytest.approx(1.0) == line.E
     assert line.points == 12
 
 

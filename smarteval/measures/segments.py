@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from smarteval.columns import prefix, segment_sum  # noqa: F401  (defined once, with the columns)
 
@@ -112,7 +113,7 @@ def first_true_rank(mask: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return out
 
 
-def safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+def safe_div(num: ArrayLike, den: ArrayLike) -> np.ndarray:
     """num / den, with 0 where den is 0 (trec_eval leaves such values at 0)."""
     num = np.asarray(num, dtype=np.float64)
     den = np.asarray(den, dtype=np.float64)

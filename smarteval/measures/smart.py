@@ -1,4 +1,4 @@
-"""The SMART measures (Keen, Rocchio, Joiner & Werner, Cooper, IIR), each vectorised over all queries.
+"""The SMART measures (Keen, Rocchio, Joiner & Werner, Cooper, IIR), vectorised over all queries.
 
 Notation in the docstrings: R relevant documents of the query (grade at or above -l),
 r_i their ranks, N the documents in the collection (-N), L the documents retrieved, a
@@ -23,10 +23,18 @@ from __future__ import annotations
 import numpy as np
 
 from smarteval.columns import Ranked, segment_sum
-from smarteval.errors import InputError, UsageError
-from smarteval.measures.segments import prefix, safe_div
-from smarteval.measures.tied import Exact, Expected, tie_groups
-from smarteval.registry import measure
+from smarteval.errors import UsageError
+from smarteval.measures.collection import (  # noqa: F401
+    UNRANKED,
+    num_docs,
+    rel_rank,
+    unranked,
+    unranked_log_sum,
+    unranked_rank_sum,
+)
+from smarteval.measures.registry import measure
+from smarteval.measures.segments import prefix, safe_div, seg_cumsum
+from smarteval.measures.tied import Exact, order_of, tie_groups
 
 #: Document cut-offs of the cut-off measures (trec_eval's P cut-offs).
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -36,88 +44,9 @@ SHORT_CUTOFFS = (1, 2, 3, 4, 5, 10, 20, 30)
 WANTED = (1, 2, 3)
 #: Consecutive non-relevant documents that end Rocchio's search.
 CNR = (1, 2, 3, 5, 10)
-UNRANKED = ("expected", "worst")
 
 
 # --------------------------------------------------------------------------- shared pieces
-
-def num_docs(r: Ranked, name: str) -> np.ndarray:
-    """(Q,) collection size of every query: N, less what a residual collection removed."""
-    per_q = r.num_docs_q
-    if per_q is not None:
-        return np.asarray(per_q, dtype=np.int64)
-    if r.num_docs is None:
-        raise UsageError(f"{name} needs the number of documents in the collection: "
-                         "give -N/--num-docs")
-    return np.full(r.num_queries, int(r.num_docs), dtype=np.int64)
-
-
-def unranked(r: Ranked, name: str):
-    """N, L and m of every query, checking that the m unretrieved relevant documents fit."""
-    n = num_docs(r, name)
-    L = r.num_ret.astype(np.int64)
-    m = (r.num_rel - r.num_rel_ret).astype(np.int64)
-    bad = n < L + m
-    if bad.any():
-        q = int(np.flatnonzero(bad)[0])
-        raise InputError(
-            "-N/--num-docs", None,
-            f"collection of {int(n[q])} documents is smaller than query {r.qids[q]}'s "
-            f"{int(L[q])} retrieved plus {int(m[q])} unretrieved relevant documents",
-            expected="N at least the retrieved plus the unretrieved relevant documents "
-                     "of every query")
-    how = r.settings.unranked
-    if how not in UNRANKED:
-        raise UsageError(f"--unranked must be one of {', '.join(UNRANKED)}, not {how!r}")
-    return n, L, m
-
-
-def unranked_rank_sum(r: Ranked, name: str) -> np.ndarray:
-    """(Q,) sum of the ranks given to the unretrieved relevant documents."""
-    n, L, m = unranked(r, name)
-    n, L, m = n.astype(np.float64), L.astype(np.float64), m.astype(np.float64)
-    if r.settings.unranked == "worst":
-        return m * (2 * n - m + 1) / 2          # ranks N-m+1 .. N
-    return m * (L + 1 + n) / 2                  # m times the mean of L+1 .. N
-
-
-def unranked_log_sum(r: Ranked, name: str) -> np.ndarray:
-    """(Q,) sum of the natural logs of the ranks given to the unretrieved relevant documents."""
-    from scipy.special import gammaln
-    n, L, m = unranked(r, name)
-    n, L, m = n.astype(np.float64), L.astype(np.float64), m.astype(np.float64)
-    if r.settings.unranked == "worst":
-        return gammaln(n + 1) - gammaln(n - m + 1)
-    # m times the mean of ln(L+1) .. ln(N); no unretrieved document when N == L
-    return safe_div(m * (gammaln(n + 1) - gammaln(L + 1)), n - L)
-
-
-def rel_rank(r: Ranked, o: Exact, j: np.ndarray, name: str) -> np.ndarray:
-    """(Q,) rank of the j[q]-th relevant document; unretrieved ones placed by --unranked.
-
-    0 where the query has fewer than j relevant documents. The j-th of m documents placed
-    at random among L+1..N has mean rank L + j(N-L+1)/(m+1).
-    """
-    j = np.asarray(j, dtype=np.int64)
-    R = r.num_rel
-    a = r.num_rel_ret
-    out = o.rel_rank(j)
-    need = (j > a) & (j <= R) & (j > 0)
-    if need.any():
-        if r.num_docs is None and r.num_docs_q is None:
-            q = int(np.flatnonzero(need)[0])
-            raise UsageError(
-                f"{name} needs -N/--num-docs: query {r.qids[q]} has relevant documents "
-                "the run did not retrieve, and their ranks depend on the collection size")
-        n, L, m = unranked(r, name)
-        jj = (j - a).astype(np.float64)
-        if r.settings.unranked == "worst":
-            placed = n - m + jj
-        else:
-            placed = L + jj * (n - L + 1.0) / (m + 1.0)
-        out = np.where(need, placed, out)
-    return np.where((j > 0) & (j <= R), out, 0.0)
-
 
 def relevant_gains(r: Ranked, pairs: tuple = ()):
     """Gains of the retrieved rows and of the relevant qrels, from their grades.
@@ -145,14 +74,6 @@ def ideal_prefix(r: Ranked, qgain: np.ndarray, k) -> np.ndarray:
     return p[start + k] - p[start]
 
 
-def _with_order(impl):
-    """The ``--ties average`` twin of a measure written over an order."""
-    def tied(r: Ranked, *param):
-        return impl(r, *param, o=Expected(r))
-    tied.__name__ = impl.__name__ + "_tied"
-    return tied
-
-
 # =========================================================================== normalized measures
 
 def _norm_recall(r: Ranked, o: Exact) -> np.ndarray:
@@ -166,8 +87,8 @@ def _norm_recall(r: Ranked, o: Exact) -> np.ndarray:
     return np.where(R == 0, 0.0, np.where(den == 0, 1.0, val))
 
 
-@measure("norm_recall", family="smart", needs_num_docs=True, ties=_with_order(_norm_recall))
-def norm_recall(r: Ranked) -> np.ndarray:
+@measure("norm_recall", family="smart", needs_num_docs=True, orders=True)
+def norm_recall(r: Ranked, o: str = "exact") -> np.ndarray:
     """Normalized recall (SMART NOR REC): 1 - (Σr_i - Σi) / (R(N-R)).
 
     Σi = R(R+1)/2 is the ideal sum of ranks. Cut-off independent; weighs every rank
@@ -177,7 +98,7 @@ def norm_recall(r: Ranked) -> np.ndarray:
     Keen Fig. 3 (ranks 1,2,4,6,13, N=200): 0.9887. Fig. 9 (N=82): ranks 1,3,14,17,18
     give .9013, 1,2,3,18,23 .9169, 1,15 .9188, 2,3 .9875.
     """
-    return _norm_recall(r, Exact(r))
+    return _norm_recall(r, order_of(r, o))
 
 
 def _norm_prec(r: Ranked, o: Exact) -> np.ndarray:
@@ -192,8 +113,8 @@ def _norm_prec(r: Ranked, o: Exact) -> np.ndarray:
     return np.where(R == 0, 0.0, np.where(den <= 0, 1.0, val))
 
 
-@measure("norm_prec", family="smart", needs_num_docs=True, ties=_with_order(_norm_prec))
-def norm_prec(r: Ranked) -> np.ndarray:
+@measure("norm_prec", family="smart", needs_num_docs=True, orders=True)
+def norm_prec(r: Ranked, o: str = "exact") -> np.ndarray:
     """Normalized precision (SMART NOR PRE): 1 - (Σln r_i - Σln i) / ln C(N,R).
 
     Gives more weight than norm_recall to the top of the ranking. Needs N; unretrieved
@@ -203,7 +124,7 @@ def norm_prec(r: Ranked) -> np.ndarray:
     Keen Fig. 3 (ranks 1,2,4,6,13, N=200): 0.9238. Fig. 9 (N=82): ranks 1,3,14,17,18
     give .7270, 1,2,3,18,23 .8230, 1,15 .7515, 2,3 .8645.
     """
-    return _norm_prec(r, Exact(r))
+    return _norm_prec(r, order_of(r, o))
 
 
 def _rank_sums(r: Ranked, name: str):
@@ -300,8 +221,8 @@ def _worst_weighted(r: Ranked, pairs: tuple, n: np.ndarray, m: np.ndarray) -> np
 
 
 @measure("wnorm_recall", params="gains", default=(), family="smart", needs_num_docs=True,
-         ties=_with_order(_wnorm_recall))
-def wnorm_recall(r: Ranked, pairs: tuple) -> np.ndarray:
+         orders=True)
+def wnorm_recall(r: Ranked, pairs: tuple, o: str = "exact") -> np.ndarray:
     """Keen's weighted normalized recall: 1 - (Σr_i·w_i - Σi·w_(i)) / (R(N-R)).
 
     w_i is the gain of the i-th relevant document's grade: the grade itself unless
@@ -314,7 +235,7 @@ def wnorm_recall(r: Ranked, pairs: tuple) -> np.ndarray:
     1.000; (b) ranks 1-4 in order 1,2,3,4 give .9872; (c) ranks 1,3,4,9 in order 4,3,2,1
     give .9872; (d) ranks 3,13,19,41 with weights 3,2,4,2 give .7844.
     """
-    return _wnorm_recall(r, pairs, Exact(r))
+    return _wnorm_recall(r, pairs, order_of(r, o))
 
 
 # =========================================================================== cut-off measures
@@ -334,9 +255,10 @@ def _fallout_counts(r: Ranked, k: int, o: Exact):
 
 @measure("fallout", params="cutoffs", default=SHORT_CUTOFFS, family="smart",
          needs_num_docs=True, micro=lambda r, k: _fallout_counts(r, k, Exact(r)),
-         ties=lambda r, k: safe_div(*_fallout_counts(r, k, Expected(r))))
-def fallout(r: Ranked, k: int) -> np.ndarray:
-    """Fallout after k documents: non-relevant examined over non-relevant in the collection, b/(N-R).
+         orders=True)
+def fallout(r: Ranked, k: int, o: str = "exact") -> np.ndarray:
+    """Fallout after k documents: non-relevant examined over non-relevant in the collection,
+    b/(N-R).
 
     Ranks past the end of the list count as non-relevant (as P_k); k is capped at N.
     Needs N. N = R gives 0. Micro average pools b and N-R (Keen Fig. 30, 21 specific
@@ -344,12 +266,12 @@ def fallout(r: Ranked, k: int) -> np.ndarray:
     prints .00910 at k=5 where 79/4137 is .01910; 21 general requests, 135 relevant:
     .00246 .00541 .00886 .01255 .01648). --ties average: exact.
     """
-    return safe_div(*_fallout_counts(r, k, Exact(r)))
+    return safe_div(*_fallout_counts(r, k, order_of(r, o)))
 
 
 @measure("generality", family="smart", needs_num_docs=True,
          micro=lambda r: (1000.0 * r.num_rel, num_docs(r, "generality").astype(np.float64)),
-         ties=lambda r: generality(r))
+         order_free=True)
 def generality(r: Ranked) -> np.ndarray:
     """Generality number: relevant documents per thousand in the collection, 1000·R/N.
 
@@ -361,7 +283,7 @@ def generality(r: Ranked) -> np.ndarray:
 
 @measure("cutoff", params="cutoffs", default=CUTOFFS, family="smart", needs_num_docs=True,
          micro=lambda r, k: tuple(x.astype(np.float64) for x in _cut(r, k, "cutoff")[::-1]),
-         ties=lambda r, k: cutoff(r, k))
+         order_free=True)
 def cutoff(r: Ranked, k: int) -> np.ndarray:
     """Cut-off ratio: documents examined over the collection, min(k,N)/N (Keen Fig. 1).
 
@@ -410,8 +332,8 @@ def _sliding_counts(r: Ranked, k: int, o: Exact):
 
 @measure("sliding_ratio", params="cutoffs", default=CUTOFFS, family="smart",
          micro=lambda r, k: _sliding_counts(r, k, Exact(r)),
-         ties=lambda r, k: safe_div(*_sliding_counts(r, k, Expected(r))))
-def sliding_ratio(r: Ranked, k: int) -> np.ndarray:
+         orders=True)
+def sliding_ratio(r: Ranked, k: int, o: str = "exact") -> np.ndarray:
     """Normalized sliding ratio (Giuliano & Jones): gain in the top k over the ideal top k's.
 
     With binary relevance, relevant in the top k over min(k, R): precision up to k = R,
@@ -421,7 +343,7 @@ def sliding_ratio(r: Ranked, k: int) -> np.ndarray:
     pools both sums. --ties average: exact.
     Keen Fig. 6 (ranks 1,2,4,6,13): 1.00 1.00 0.67 0.75 0.60 0.80 0.80 at k=1..7, 1.00 at 13.
     """
-    return safe_div(*_sliding_counts(r, k, Exact(r)))
+    return safe_div(*_sliding_counts(r, k, order_of(r, o)))
 
 
 def _relpoints_counts(r: Ranked, k: int, o: Exact):
@@ -431,8 +353,8 @@ def _relpoints_counts(r: Ranked, k: int, o: Exact):
 
 @measure("relpoints_recall", params="cutoffs", default=CUTOFFS, family="smart",
          micro=lambda r, k: _relpoints_counts(r, k, Exact(r)),
-         ties=lambda r, k: safe_div(*_relpoints_counts(r, k, Expected(r))))
-def relpoints_recall(r: Ranked, k: int) -> np.ndarray:
+         orders=True)
+def relpoints_recall(r: Ranked, k: int, o: str = "exact") -> np.ndarray:
     """Recall over relevance points after k documents: grade points found over all points.
 
     Keen Fig. 26b: each relevant document scores its grade (Cran-1's four grades as
@@ -441,7 +363,7 @@ def relpoints_recall(r: Ranked, k: int) -> np.ndarray:
     the points (Keen Fig. 30's micro recall, 63 relevant: .13 .27 .38 .40 .41 at k=1..5).
     --ties average: exact.
     """
-    return safe_div(*_relpoints_counts(r, k, Exact(r)))
+    return safe_div(*_relpoints_counts(r, k, order_of(r, o)))
 
 
 def _rel_recall_counts(r: Ranked, u: int):
@@ -449,7 +371,7 @@ def _rel_recall_counts(r: Ranked, u: int):
 
 
 @measure("rel_recall", params="cutoffs", default=WANTED, family="smart",
-         micro=_rel_recall_counts, ties=lambda r, u: rel_recall(r, u))
+         micro=_rel_recall_counts, order_free=True)
 def rel_recall(r: Ranked, u: int) -> np.ndarray:
     """Keen's relative recall: relevant retrieved over the u relevant the user wants, capped at 1.
 
@@ -471,8 +393,8 @@ def _rank_j(which: str):
     return impl
 
 
-@measure("rank_first", family="smart", ties=_with_order(_rank_j("first")))
-def rank_first(r: Ranked) -> np.ndarray:
+@measure("rank_first", family="smart", orders=True)
+def rank_first(r: Ranked, o: str = "exact") -> np.ndarray:
     """Rank of the first relevant document (Keen's high-precision user, Fig. 32-33).
 
     A retrieved document has its rank; unretrieved relevant documents are placed by
@@ -483,11 +405,11 @@ def rank_first(r: Ranked) -> np.ndarray:
     relevant has mean position (g+1)/(h+1) in it). No micro average.
     Keen Fig. 31, requests A-F: 1 3 7 (specific, mean 3.67) and 1 3 1 (general, 1.67).
     """
-    return _rank_j("first")(r, Exact(r))
+    return _rank_j("first")(r, order_of(r, o))
 
 
-@measure("rank_second", family="smart", ties=_with_order(_rank_j("second")))
-def rank_second(r: Ranked) -> np.ndarray:
+@measure("rank_second", family="smart", orders=True)
+def rank_second(r: Ranked, o: str = "exact") -> np.ndarray:
     """Rank of the second relevant document (Keen's high-precision user wanting two, Fig. 31-32).
 
     As rank_first, for the second relevant document (mean position 2(g+1)/(h+1) in a
@@ -495,11 +417,11 @@ def rank_second(r: Ranked) -> np.ndarray:
     scores 0. Keen Fig. 31: A 2, B 4, C 21, D 2, E 7, F 2 — "A, D and F are superior
     to B, E and C" for the user who wants two.
     """
-    return _rank_j("second")(r, Exact(r))
+    return _rank_j("second")(r, order_of(r, o))
 
 
-@measure("rank_last", family="smart", ties=_with_order(_rank_j("last")))
-def rank_last(r: Ranked) -> np.ndarray:
+@measure("rank_last", family="smart", orders=True)
+def rank_last(r: Ranked, o: str = "exact") -> np.ndarray:
     """Rank of the last relevant document: where a high-recall user reaches recall 1 (Keen Fig. 32).
 
     As rank_first, for the R-th relevant document; needs -N when a query has relevant
@@ -507,52 +429,91 @@ def rank_last(r: Ranked) -> np.ndarray:
     D 15, E 51, F 47 — "A, D and B are superior to C, F and E" for the high-recall user;
     specific mean 24, general 37.67.
     """
-    return _rank_j("last")(r, Exact(r))
+    return _rank_j("last")(r, order_of(r, o))
 
 
-def _f_parts(r: Ranked, params: tuple, name: str, o: Exact):
+def _f_counts(r: Ranked, params: tuple, name: str, o: Exact):
+    """(num, den) of F.beta[,k]: (1+β²)a and β²R + t, t the documents examined."""
     if not 1 <= len(params) <= 2:
         raise UsageError(f"{name} takes beta and at most one cut-off, e.g. {name}.1 or "
                          f"{name}.0.5,10")
     beta = float(params[0])
     if beta < 0:
         raise UsageError(f"{name}: beta must not be negative")
-    if len(params) == 2:
-        k = int(params[1])
-        if k <= 0:
-            raise UsageError(f"{name}: the cut-off must be a positive integer")
-        a, t = o.top(r.is_rel, k), np.full(r.num_queries, float(k))
-    else:
-        a, t = r.num_rel_ret.astype(np.float64), r.num_ret.astype(np.float64)
+    a, t = _examined(r, params[1:], name, o)
     b2 = beta * beta
     # (1+b²)PR/(b²P+R) with P = a/t and R = a/num_rel is (1+b²)a/(b²·num_rel + t)
-    return safe_div((1 + b2) * a, b2 * r.num_rel + t)
+    return (1 + b2) * a, b2 * r.num_rel + t
 
 
-def _f_tied(r: Ranked, params: tuple) -> np.ndarray:
-    return _f_parts(r, params, "F", Expected(r))
+def _examined(r: Ranked, cut: tuple, name: str, o: Exact):
+    """Relevant documents found and documents examined: the whole list, or the first k."""
+    if cut:
+        k = int(cut[0])
+        if k <= 0 or k != cut[0]:
+            raise UsageError(f"{name}: the cut-off must be a positive integer")
+        return o.top(r.is_rel, k), np.full(r.num_queries, float(k))
+    return r.num_rel_ret.astype(np.float64), r.num_ret.astype(np.float64)
 
 
-@measure("F", params="floats", default=(1.0,), family="smart", ties=_f_tied)
-def f_measure(r: Ranked, params: tuple) -> np.ndarray:
+def _e_counts(r: Ranked, params: tuple, o: Exact):
+    num, den = _f_counts(r, params, "E", o)
+    return den - num, den
+
+
+@measure("F", params="floats", default=(1.0,), family="smart", orders=True,
+         micro=lambda r, params: _f_counts(r, params, "F", Exact(r)))
+def f_measure(r: Ranked, params: tuple, o: str = "exact") -> np.ndarray:
     """F measure (IIR 8.3): the weighted harmonic mean of precision and recall, (1+β²)PR/(β²P+R).
 
     ``F.beta`` on the whole retrieved list, ``F.beta,k`` after k documents (ranks past
     the end count as non-relevant, as P_k); β < 1 favours precision, β > 1 recall;
     β = 0 is precision. Equal to (1+β²)a/(β²R + k). P = R = 0 gives 0, so does R = 0.
-    No micro average (not a ratio of counts). --ties average: exact (linear in a).
+    Micro average: a ratio of counts, Σ(1+β²)a / Σ(β²R + k), which is F of the micro
+    precision Σa/Σk and the micro recall Σa/ΣR. --ties average: exact (linear in a).
     """
-    return _f_parts(r, params, "F", Exact(r))
+    return safe_div(*_f_counts(r, params, "F", order_of(r, o)))
 
 
-@measure("E", params="floats", default=(1.0,), family="smart",
-         ties=lambda r, p: 1.0 - _f_parts(r, p, "E", Expected(r)))
-def e_measure(r: Ranked, params: tuple) -> np.ndarray:
+@measure("E", params="floats", default=(1.0,), family="smart", orders=True,
+         micro=lambda r, params: _e_counts(r, params, Exact(r)))
+def e_measure(r: Ranked, params: tuple, o: str = "exact") -> np.ndarray:
     """van Rijsbergen's E = 1 - F (IIR 8.3), with F's parameters: ``E.beta`` or ``E.beta,k``.
 
     Lower is better; a query with no relevant documents scores 1 (as 1 - F = 1 - 0).
+    Micro average: 1 - micro F, Σ(β²R + k - (1+β²)a) / Σ(β²R + k).
     """
-    return 1.0 - _f_parts(r, params, "E", Exact(r))
+    num, den = _f_counts(r, params, "E", order_of(r, o))
+    return 1.0 - safe_div(num, den)
+
+
+def _f_alpha_counts(r: Ranked, params: tuple, o: Exact):
+    """(num, den) of F_alpha.alpha[,k]: a and αt + (1-α)R, t the documents examined."""
+    if not 1 <= len(params) <= 2:
+        raise UsageError("F_alpha takes alpha and at most one cut-off, e.g. F_alpha.0.5 or "
+                         "F_alpha.0.2,10")
+    alpha = float(params[0])
+    if not 0 <= alpha <= 1:
+        raise UsageError(f"F_alpha: alpha must lie between 0 and 1, not {alpha:g}")
+    a, t = _examined(r, params[1:], "F_alpha", o)
+    return a, alpha * t + (1 - alpha) * r.num_rel
+
+
+@measure("F_alpha", params="floats", default=(0.5,), family="smart", orders=True,
+         micro=lambda r, params: _f_alpha_counts(r, params, Exact(r)))
+def f_alpha(r: Ranked, params: tuple, o: str = "exact") -> np.ndarray:
+    """F in its α form (IIR 8.3): 1/(α/P + (1-α)/R), precision and recall weighted by α.
+
+    ``F_alpha.alpha`` on the whole retrieved list, ``F_alpha.alpha,k`` after k documents
+    (ranks past the end count as non-relevant, as P_k); α lies in [0, 1]: 1 is
+    precision, 0 recall, 1/2 the balanced F1. The same measure as F.β with β² =
+    (1-α)/α, "the formulation in terms of α more transparently exhibits the F measure as
+    a weighted harmonic mean". Equal to a/(αk + (1-α)R); P = 0 or R = 0 gives 0, so does
+    a query without relevant documents. Micro average: Σa / Σ(αk + (1-α)R), F_alpha of
+    the micro precision and recall. --ties average: exact (linear in a).
+    IIR: retrieving everything when 1 document in 10,000 is relevant gives F1 = 0.02%.
+    """
+    return safe_div(*_f_alpha_counts(r, params, order_of(r, o)))
 
 
 def _accuracy_counts(r: Ranked, k: int, o: Exact):
@@ -566,54 +527,152 @@ def _accuracy_counts(r: Ranked, k: int, o: Exact):
 
 @measure("accuracy", params="cutoffs", default=CUTOFFS, family="smart", needs_num_docs=True,
          micro=lambda r, k: _accuracy_counts(r, k, Exact(r)),
-         ties=lambda r, k: safe_div(*_accuracy_counts(r, k, Expected(r))))
-def accuracy(r: Ranked, k: int) -> np.ndarray:
+         orders=True)
+def accuracy(r: Ranked, k: int, o: str = "exact") -> np.ndarray:
     """Accuracy after k documents (IIR 8.3): (tp + tn) / N, the first k taken as retrieved.
 
     IIR's point: dominated by the true negatives, it is close to 1 for any ranking
     when R is small (N=200, R=5, nothing relevant in the top 10: .925). Needs N. Not 0
     for R = 0 (it is (N-k)/N). Micro average pools tp+tn and N. --ties average: exact.
     """
-    return safe_div(*_accuracy_counts(r, k, Exact(r)))
+    return safe_div(*_accuracy_counts(r, k, order_of(r, o)))
 
 
 # =========================================================================== Joiner & Werner
 
+def _stirlerr_small() -> np.ndarray:
+    """stirlerr(n) for n = 0..15, from 50-digit decimal logarithms (0 at n = 0, unused)."""
+    import math
+    from decimal import Context, Decimal
+    ctx = Context(prec=50)
+    pi = Decimal("3.14159265358979323846264338327950288419716939937510")
+    ln_sqrt_2pi = ctx.ln(2 * pi) / 2
+    vals = [0.0]
+    for n in range(1, 16):
+        d = ctx.ln(Decimal(math.factorial(n))) - (n + Decimal("0.5")) * ctx.ln(Decimal(n)) \
+            + n - ln_sqrt_2pi
+        vals.append(float(d))
+    return np.array(vals)
+
+
+def _stirlerr(n: np.ndarray, small: np.ndarray) -> np.ndarray:
+    """ln n! - ((n + 1/2) ln n - n + ln √(2π)): Stirling's error, accurate to the last bits.
+
+    Loader's function for integer n >= 0: a table up to 15, the asymptotic series above
+    (its terms past the first two fall below the last bit for large n).
+    """
+    n = np.asarray(n, dtype=np.float64)
+    nn = n * n
+    s0, s1, s2, s3, s4 = 1 / 12, 1 / 360, 1 / 1260, 1 / 1680, 1 / 1188
+    with np.errstate(divide="ignore", invalid="ignore"):
+        series = (s0 - (s1 - (s2 - (s3 - s4 / nn) / nn) / nn) / nn) / n
+    return np.where(n <= 15, small[np.minimum(n, 15).astype(np.int64)], series)
+
+
+def _bd0(x: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """x ln(x/m) + m - x without cancellation (Loader's deviance term), elementwise (x > 0)."""
+    x, m = np.broadcast_arrays(np.asarray(x, dtype=np.float64), np.asarray(m, dtype=np.float64))
+    close = np.abs(x - m) < 0.1 * (x + m)
+    out = np.empty(x.shape)
+    far = ~close
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out[far] = x[far] * np.log(x[far] / m[far]) + m[far] - x[far]
+    xc, mc = x[close], m[close]
+    v = (xc - mc) / (xc + mc)
+    s = (xc - mc) * v
+    ej = 2 * xc * v
+    v2 = v * v
+    for j in range(1, 60):                  # |v| < 0.1: each term 100 times smaller
+        ej = ej * v2
+        term = ej / (2 * j + 1)
+        s = s + term
+        if not np.any(np.abs(term) > 1e-17 * np.abs(s)):
+            break
+    out[close] = s
+    return out
+
+
+def _log_binom(x, n, p, q, small) -> np.ndarray:
+    """ln of the binomial probability C(n,x) p^x q^(n-x), by Loader's saddle point.
+
+    x, n, p, q are arrays of one shape; 0 <= x <= n and 0 < p, q < 1 are the caller's.
+    """
+    out = np.empty(x.shape)
+    zero, full = x == 0, x == n
+    mid = ~zero & ~full
+    xm, nm, pm, qm = x[mid], n[mid], p[mid], q[mid]
+    lc = (_stirlerr(nm, small) - _stirlerr(xm, small) - _stirlerr(nm - xm, small)
+          - _bd0(xm, nm * pm) - _bd0(nm - xm, nm * qm))
+    out[mid] = lc - 0.5 * (np.log(2 * np.pi) + np.log(xm) + np.log1p(-xm / nm))
+    for edge, a, b in ((zero, p, q), (full & ~zero, q, p)):
+        # all n trials fail (x = 0), or all succeed: n ln b, through bd0 when a is small
+        ne, ae, be = n[edge], a[edge], b[edge]
+        res = ne * np.log(be)
+        tiny = (ae < 0.1) & (ne > 0)
+        res[tiny] = -_bd0(ne[tiny], ne[tiny] * be[tiny]) - ne[tiny] * ae[tiny]
+        out[edge] = np.where(ne == 0, 0.0, res)
+    return out
+
+
+def log_hypergeom(x, N, R, k) -> np.ndarray:
+    """ln P(X = x) for X ~ Hypergeometric(N documents, R relevant, k drawn), elementwise.
+
+    C(R,x)C(N-R,k-x)/C(N,k) written as three binomial probabilities at p = k/N (Loader,
+    "Fast and accurate computation of binomial probabilities", 2000; R's dhyper), each
+    from Stirling's error and the deviance term: relative accuracy about 1e-13 for
+    every N, where differences of log-gamma functions lose log10(N) digits. x must lie
+    in the support, max(0, k-N+R) .. min(k, R).
+    """
+    x, N, R, k = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (x, N, R, k)))
+    small = _stirlerr_small()
+    out = np.zeros(x.shape)
+    # k = 0 or k = N draw nothing or everything: X is certain (p or q would be 0)
+    some = (k > 0) & (k < N)
+    x, N, R, k = x[some], N[some], R[some], k[some]
+    p = k / N
+    q = (N - k) / N
+    out[some] = (_log_binom(x, R, p, q, small) + _log_binom(k - x, N - R, p, q, small)
+                 - _log_binom(k, N, p, q, small))
+    return out
+
+
 def hypergeom_below(a: np.ndarray, N: np.ndarray, R: np.ndarray, k: np.ndarray) -> np.ndarray:
     """P(X < a) for X ~ Hypergeometric(N documents, R relevant, k drawn), elementwise.
 
-    The exact sum of the probabilities P(X = x) = C(R,x)C(N-R,k-x)/C(N,k) over the
-    shorter tail (x < a, or 1 minus x >= a), each term from log-gamma functions: what
-    scipy.stats.hypergeom.cdf gives, a thousand times faster on arrays.
+    The sum of the probabilities P(X = x) (:func:`log_hypergeom`) over one tail: below a
+    when that tail is the shorter or a - 1 lies under the mean kR/N (the sum is then
+    small and summed directly, to full relative accuracy), else 1 minus the upper tail
+    (the value is then at least about 1/2). What scipy.stats.hypergeom.cdf(a - 1, N, R,
+    k) gives, to 1e-12 relative, for N up to 10^9 and beyond, much faster on arrays.
     """
-    from scipy.special import gammaln
     a, N, R, k = np.broadcast_arrays(*(np.asarray(x, dtype=np.int64) for x in (a, N, R, k)))
+    shape = a.shape
     a, N, R, k = (x.ravel() for x in (a, N, R, k))
     lo = np.maximum(0, k - (N - R))                 # support of X: lo .. hi
     hi = np.minimum(k, R)
     below = np.clip(a, lo, hi + 1)                  # x < below are summed
-    lower = (below - lo) <= (hi + 1 - below)        # sum the lower tail, else the upper
+    small_tail = (below - 1) * N < k * R            # a - 1 under the mean: a small value
+    lower = ((below - lo) <= (hi + 1 - below)) | small_tail
     first = np.where(lower, lo, below)
     count = np.where(lower, below - lo, hi + 1 - below)
     cell = np.repeat(np.arange(len(a)), count)
-    off = np.concatenate(([0], np.cumsum(count)))
-    x = (np.arange(int(off[-1])) - np.repeat(off[:-1], count) + np.repeat(first, count))
-    Nc, Rc, kc = N[cell], R[cell], k[cell]
-    top = int(N.max(initial=0))
-    if top <= 10_000_000:                           # ln n! by table lookup: much faster
-        lnfact = gammaln(np.arange(top + 1, dtype=np.float64) + 1.0)
-    else:
-        lnfact = None
-
-    def lnf(v):
-        return lnfact[v] if lnfact is not None else gammaln(v + 1.0)
-
-    def lncomb(n, j):
-        return lnf(n) - lnf(j) - lnf(n - j)
-    terms = np.exp(lncomb(Rc, x) + lncomb(Nc - Rc, kc - x) - lncomb(N, k)[cell])
+    off = np.concatenate(([0], np.cumsum(count))).astype(np.int64)
+    step = np.arange(int(off[-1])) - off[:-1][cell]
+    x = step + first[cell]
+    # the tail's first term by Loader's method, the next ones by the ratio
+    # P(X = y+1) / P(X = y) = (R-y)(k-y) / ((y+1)(N-R-k+y+1)), summed as logarithms
+    has = count > 0
+    log_first = np.zeros(len(a))
+    log_first[has] = log_hypergeom(first[has], N[has], R[has], k[has])
+    y = (x - 1).astype(np.float64)
+    Rc, kc, bc = R[cell], k[cell], (N - R)[cell]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = (Rc - y) * (kc - y) / ((y + 1) * (bc - kc + y + 1))
+    log_ratio = np.where(step > 0, np.log(np.where(step > 0, ratio, 1.0)), 0.0)
+    terms = np.exp(log_first[cell] + seg_cumsum(log_ratio, off))
     tail = np.bincount(cell, weights=terms, minlength=len(a))
     out = np.where(lower, tail, 1.0 - tail)
-    return np.clip(out, 0.0, 1.0).reshape(np.shape(a))
+    return np.clip(out, 0.0, 1.0).reshape(shape)
 
 
 def _jw(r: Ranked, ks: np.ndarray) -> np.ndarray:
@@ -634,14 +693,17 @@ def _jw(r: Ranked, ks: np.ndarray) -> np.ndarray:
 @measure("jw_prob", params="cutoffs", default=SHORT_CUTOFFS, family="smart",
          needs_num_docs=True)
 def jw_prob(r: Ranked, k: int) -> np.ndarray:
-    """Joiner & Werner's Pr_H(P < a/k): chance that k random documents hold fewer relevant than the run's a.
+    """Joiner & Werner's Pr_H(P < a/k): chance that k random documents hold fewer relevant
+    than the run's a.
 
     X ~ Hypergeometric(N documents, R relevant, k drawn); the measure is P(X < a_k) =
     P(X <= a_k - 1), which grows with both precision and recall and accounts for the
     generality R/N. Needs N; k is capped at N; ranks past the end of the list count as
-    non-relevant. R = 0 gives 0. No micro, no --ties average. Computed as the exact sum
-    of the shorter tail's hypergeometric terms (scipy.stats.hypergeom.cdf agrees within
-    1e-12 and is a thousand times slower on arrays).
+    non-relevant. R = 0 gives 0. No micro, no --ties average. Computed as a sum of
+    hypergeometric terms, each by Loader's saddle-point method (as R's dhyper), over
+    the tail that keeps full relative accuracy: scipy.stats.hypergeom.cdf agrees within
+    1e-12 relative for N up to 10^9 (with 3 relevant and the first at rank 1, jw_prob.1
+    is (N-3)/N) and is hundreds of times slower on arrays.
     Their Table 1 (N=200, R=12, ranks 1,2,3,10,11,14,15,20,40,50,69,78): k=1 .94000,
     k=2 .99668, k=10 .99868, k=14 .99997 ... every printed value for k = 1..19 within
     1e-5 of the exact one (most truncated, k=5 and k=11 rounded). From k = 20 the
@@ -715,7 +777,7 @@ def esl(r: Ranked, k: int) -> np.ndarray:
     return out
 
 
-def _cnr_counts(r: Ranked, n: int):
+def cnr_counts(r: Ranked, n: int):
     """(relevant, examined) when the user stops after n consecutive non-relevant documents."""
     idx = np.arange(len(r.rel), dtype=np.int64)
     last_rel = np.maximum.accumulate(np.where(r.is_rel, idx, -1)) if len(idx) else idx
@@ -740,7 +802,7 @@ def _check_n(n: int, name: str) -> None:
 
 
 @measure("cnr_recall", params="cutoffs", default=CNR, family="smart",
-         micro=lambda r, n: (_cnr_counts(r, n)[0], r.num_rel.astype(np.float64)))
+         micro=lambda r, n: (cnr_counts(r, n)[0], r.num_rel.astype(np.float64)))
 def cnr_recall(r: Ranked, n: int) -> np.ndarray:
     """Recall when the user stops after n consecutive non-relevant documents (Rocchio).
 
@@ -750,12 +812,12 @@ def cnr_recall(r: Ranked, n: int) -> np.ndarray:
     .62 / .63 at cutoff 2). No --ties average.
     """
     _check_n(n, "cnr_recall")
-    rel, _ = _cnr_counts(r, n)
+    rel, _ = cnr_counts(r, n)
     return safe_div(rel, r.num_rel)
 
 
 @measure("cnr_prec", params="cutoffs", default=CNR, family="smart",
-         micro=lambda r, n: _cnr_counts(r, n))
+         micro=lambda r, n: cnr_counts(r, n))
 def cnr_prec(r: Ranked, n: int) -> np.ndarray:
     """Precision when the user stops after n consecutive non-relevant documents (Rocchio).
 
@@ -764,4 +826,4 @@ def cnr_prec(r: Ranked, n: int) -> np.ndarray:
     macro .66 and .17 at his cutoffs 1 and 2; he prints 2/3 truncated). No --ties average.
     """
     _check_n(n, "cnr_prec")
-    return safe_div(*_cnr_counts(r, n))
+    return safe_div(*cnr_counts(r, n))

@@ -1,4 +1,4 @@
-"""Swets' operating characteristic: recall against fallout at every cut-off, a line fitted on normal-deviate axes.
+"""Swets' operating characteristic: recall against fallout at every cut-off, and its fitted line.
 
 Swets (Effectiveness of Information Retrieval Methods, 1967; Keen part 3B and Fig. 7)
 reads each document cut-off n of a ranking as one setting of a decision criterion:
@@ -27,9 +27,9 @@ import numpy as np
 
 from smarteval.columns import Ranked, segment_sum
 from smarteval.errors import UsageError
+from smarteval.measures.collection import num_docs
+from smarteval.measures.registry import measure
 from smarteval.measures.segments import safe_div
-from smarteval.measures.smart import num_docs
-from smarteval.registry import measure
 
 OC_AVERAGES = ("macro", "micro")
 
@@ -184,7 +184,8 @@ def swets_E(r: Ranked) -> np.ndarray:
 
 @measure("swets_slope", family="smart", needs_num_docs=True)
 def swets_slope(r: Ranked) -> np.ndarray:
-    """Slope s = b of the line z(recall) = a + b·z(fallout) fitted over the run's cut-offs (Swets' s).
+    """Slope s = b of the line z(recall) = a + b·z(fallout) fitted over the run's cut-offs
+    (Swets' s).
 
     The same least-squares line as swets_E. s = 1 is the equal-variance case of signal
     detection theory, where E alone describes the curve; s < 1 means the ranking does

@@ -4,7 +4,11 @@ A measure that is linear in "which rows are in the top k", "the rank of a row" o
 of that rank" has an exact expectation over every order of each group of tied scores:
 replace the row's indicator, rank or log rank by its mean over the group's positions. A
 measure written against an *order* object (:class:`Exact` or :class:`Expected`) gets both
-its plain value and its ``--ties average`` value from one body of code.
+its plain value and its ``--ties average`` value from one body of code: it takes an
+``o`` argument (``"exact"`` or ``"expected"``, see :func:`order_of`) and is registered
+with ``orders=True``. The primitives beyond top/rank/log rank (the precision sum of
+average precision, the reciprocal rank of the first relevant document, a hit in the top
+k, DCG) have closed forms for the expectation, given with each method.
 """
 
 from __future__ import annotations
@@ -14,7 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from smarteval.columns import Ranked, segment_sum
-from smarteval.measures.segments import prefix
+from smarteval.measures.gains import gains_of, sparse_dcg_terms
+from smarteval.measures.segments import first_true_rank, prefix, safe_div, seg_sum
 
 
 @dataclass(frozen=True)
@@ -32,10 +37,6 @@ class TieGroups:
     rels: np.ndarray
     rel_before: np.ndarray
     start: np.ndarray     # (n,) True on the first row of each group
-
-    @property
-    def num_groups(self) -> int:
-        return int(self.start.sum())
 
 
 def tie_groups(r: Ranked) -> TieGroups:
@@ -93,6 +94,39 @@ class Exact:
     def _rel_rank_rows(self, hit: np.ndarray) -> np.ndarray:
         return self.r.rank[hit].astype(np.float64)
 
+    def precision_sum(self, k=None) -> np.ndarray:
+        """(Q,) Σ precision at each relevant document (within the first k when given).
+
+        Added in rank order, as trec_eval accumulates average precision.
+        """
+        r = self.r
+        key = ("precision_sum", k)
+        if key not in r.memo:
+            terms = ap_terms(r)
+            if k is not None:
+                terms = np.where(r.rel_rank <= k, terms, 0.0)
+            r.memo[key] = sum_at_rel(r, terms)
+        return r.memo[key]
+
+    def reciprocal_first(self) -> np.ndarray:
+        """(Q,) 1 / rank of the first relevant document; 0 when none is retrieved."""
+        first = first_true_rank(self.r.is_rel, self.r.offsets)
+        return safe_div((first > 0).astype(np.float64), first)
+
+    def hit(self, k: int) -> np.ndarray:
+        """(Q,) 1 when a relevant document is among the first k, else 0."""
+        return (self.top(self.r.is_rel, k) > 0).astype(np.float64)
+
+    def dcg(self, pairs: tuple = (), k=None) -> np.ndarray:
+        """(Q,) Σ gain / log2(rank + 1) over the retrieved documents (the first k when given).
+
+        Only judged documents gain, so the sum runs over those rows alone, in rank order.
+        """
+        terms, rank, offsets = sparse_dcg_terms(self.r, pairs)
+        if k is not None:
+            terms = np.where(rank <= k, terms, 0.0)
+        return seg_sum(terms, offsets)
+
 
 class Expected(Exact):
     """The mean over every order of each group of tied scores (``--ties average``)."""
@@ -128,18 +162,108 @@ class Expected(Exact):
         jj = self.r.rel_so_far[hit] - g.rel_before[hit]
         return g.before[hit] + jj * (g.size[hit] + 1.0) / (g.rels[hit] + 1.0)
 
+    def precision_sum(self, k=None) -> np.ndarray:
+        """(Q,) expected Σ precision at each relevant document (in the top k when given).
 
-def order_of(r: Ranked, expected: bool) -> Exact:
-    return Expected(r) if expected else Exact(r)
+        In a group of g documents holding h relevant, after s documents and a relevant ones:
+        position p is relevant with chance h/g, and then has 1 + (p-1)(h-1)/(g-1) relevant at
+        or above it in the group, so the group adds
+        (h/g)·[(a+1)·Σ 1/(s+p) + (h-1)/(g-1)·Σ (p-1)/(s+p)] over its positions p = 1..P.
+        """
+        r, g = self.r, self.g
+        rows = np.flatnonzero(g.start)
+        s = g.before[rows].astype(np.float64)
+        size = g.size[rows].astype(np.float64)
+        h = g.rels[rows].astype(np.float64)
+        a = g.rel_before[rows].astype(np.float64)
+        P = size if k is None else np.clip(k - s, 0.0, size)
+        inv = _harmonic(s + P) - _harmonic(s)                  # Σ_{p<=P} 1/(s+p)
+        lin = P - (s + 1.0) * inv                               # Σ_{p<=P} (p-1)/(s+p)
+        pair = np.where(size > 1, (h - 1.0) / np.maximum(size - 1.0, 1.0), 0.0)
+        terms = np.where(h > 0, (h / size) * ((a + 1.0) * inv + pair * lin), 0.0)
+        return np.bincount(r.qindex[rows], weights=terms, minlength=r.num_queries)
+
+    def reciprocal_first(self) -> np.ndarray:
+        """(Q,) E[1/(s+X)], X the position of the first relevant in its tied group.
+
+        In a group of g holding h relevant, P(X = x) = C(g-x, h-1)/C(g, h), x = 1..g-h+1.
+        """
+        r, g = self.r, self.g
+        first = g.start & (g.rels > 0) & (g.rel_before == 0)
+        rows = np.flatnonzero(first)
+        out = np.zeros(r.num_queries)
+        if len(rows) == 0:
+            return out
+        s = g.before[rows]
+        size = g.size[rows]
+        h = g.rels[rows]
+        width = size - h + 1
+        q = np.repeat(r.qindex[rows], width)
+        woff = np.concatenate(([0], np.cumsum(width)))
+        x = np.arange(int(woff[-1])) - np.repeat(woff[:-1], width) + 1
+        S_, G, H = np.repeat(s, width), np.repeat(size, width), np.repeat(h, width)
+        prob = np.exp(_ln_comb(G - x, H - 1) - _ln_comb(G, H))
+        return np.bincount(q, weights=prob / (S_ + x), minlength=r.num_queries)
+
+    def hit(self, k: int) -> np.ndarray:
+        """(Q,) 1 - P(no relevant in the top k); only a group straddling k is uncertain."""
+        r, g = self.r, self.g
+        rows = np.flatnonzero(g.start)
+        s, size, h = g.before[rows], g.size[rows], g.rels[rows]
+        q = r.qindex[rows]
+        inside = (s + size <= k) & (h > 0)
+        sure = np.bincount(q[inside], minlength=r.num_queries) > 0
+        d = np.clip(k - s, 0, size)
+        straddle = (s < k) & (s + size > k) & (h > 0)
+        none = np.where(straddle & (size - h >= d),
+                        np.exp(_ln_comb(size - h, np.minimum(d, size - h)) - _ln_comb(size, d)),
+                        0.0)
+        p_hit = np.zeros(r.num_queries)
+        p_hit[q[straddle]] = 1.0 - none[straddle]
+        return np.where(sure, 1.0, p_hit)
+
+    def dcg(self, pairs: tuple = (), k=None) -> np.ndarray:
+        """(Q,) each gain times the mean discount over the positions of its tied group."""
+        r = self.r
+        gain = gains_of(r, pairs).row
+        return segment_sum(np.where(gain != 0, gain * self._mean_discount(k), 0.0), r.offsets)
+
+    def _mean_discount(self, k=None) -> np.ndarray:
+        """(n,) mean of 1/log2(p+1) over the positions p of each row's tied group (p <= k)."""
+        r, g = self.r, self.g
+        top = int(r.rank.max(initial=0)) + 1
+        disc = np.zeros(top + 1)
+        disc[1:] = np.cumsum(1.0 / np.log2(np.arange(1, top + 1) + 1.0))
+        lo = g.before
+        hi = g.before + g.size
+        if k is not None:
+            lo, hi = np.minimum(lo, k), np.minimum(hi, k)
+        return (disc[hi] - disc[lo]) / g.size
 
 
-# =========================================================================== trec_eval measures
-# The --ties average twins of trec_eval's measures that have a closed form. Each takes
-# the same arguments as the measure in smarteval.measures.trec (imported lazily: that
-# module imports this one).
+#: The orders a measure written over an order object can be computed under.
+ORDERS = ("exact", "expected")
 
-def _group_rows(r: Ranked, g: TieGroups) -> np.ndarray:
-    return np.flatnonzero(g.start)
+
+def order_of(r: Ranked, kind: str = "exact") -> Exact:
+    """The order object of ``kind``: ``exact`` (the ranking) or ``expected`` (--ties average)."""
+    if kind == "exact":
+        return Exact(r)
+    if kind == "expected":
+        return Expected(r)
+    raise ValueError(f"unknown order {kind!r}")
+
+
+def ap_terms(r: Ranked) -> np.ndarray:
+    """Precision at each relevant retrieved document (aligned with rel_rows)."""
+    if "ap_terms" not in r.memo:
+        r.memo["ap_terms"] = r.rel_k / r.rel_rank
+    return r.memo["ap_terms"]
+
+
+def sum_at_rel(r: Ranked, terms: np.ndarray) -> np.ndarray:
+    """(Q,) sum of per-relevant-row ``terms`` (aligned with rel_rows), added in rank order."""
+    return seg_sum(terms, r.rel_offsets)
 
 
 def _harmonic(x: np.ndarray) -> np.ndarray:
@@ -148,149 +272,7 @@ def _harmonic(x: np.ndarray) -> np.ndarray:
     return digamma(np.asarray(x, dtype=np.float64) + 1.0) + np.euler_gamma
 
 
-def precision(r: Ranked, k: int) -> np.ndarray:
-    """P_k: expected relevant in the top k over k."""
-    return Expected(r).top(r.is_rel, k) / k
-
-
-def recall(r: Ranked, k: int) -> np.ndarray:
-    """recall_k: expected relevant in the top k over num_rel."""
-    from smarteval.measures.segments import safe_div
-    return safe_div(Expected(r).top(r.is_rel, k), r.num_rel)
-
-
-def r_precision(r: Ranked) -> np.ndarray:
-    """Rprec: expected relevant in the top num_rel over num_rel."""
-    from smarteval.measures.segments import safe_div
-    return safe_div(Expected(r).top(r.is_rel, r.num_rel), r.num_rel)
-
-
-def rprec_mult(r: Ranked, mult: float) -> np.ndarray:
-    from smarteval.measures.segments import safe_div
-    from smarteval.measures.trec import relative_count
-    cut = relative_count(r, mult)
-    return safe_div(Expected(r).top(r.is_rel, cut), cut)
-
-
-def relative_precision(r: Ranked, k: int) -> np.ndarray:
-    from smarteval.measures.segments import safe_div
-    return safe_div(Expected(r).top(r.is_rel, k), np.minimum(k, r.num_rel))
-
-
-def unjudged(r: Ranked, k: int) -> np.ndarray:
-    return Expected(r).top(r.rel < 0, k) / k
-
-
-def _ap_sum(r: Ranked, k=None) -> np.ndarray:
-    """(Q,) expected Σ precision at each relevant document (in the top k when given).
-
-    In a group of g documents holding h relevant, after s documents and a relevant ones:
-    position p is relevant with chance h/g, and then has 1 + (p-1)(h-1)/(g-1) relevant at
-    or above it in the group, so the group adds
-    (h/g)·[(a+1)·Σ 1/(s+p) + (h-1)/(g-1)·Σ (p-1)/(s+p)] over its positions p = 1..P.
-    """
-    g = tie_groups(r)
-    rows = _group_rows(r, g)
-    s = g.before[rows].astype(np.float64)
-    size = g.size[rows].astype(np.float64)
-    h = g.rels[rows].astype(np.float64)
-    a = g.rel_before[rows].astype(np.float64)
-    P = size if k is None else np.clip(k - s, 0.0, size)
-    inv = _harmonic(s + P) - _harmonic(s)                  # Σ_{p<=P} 1/(s+p)
-    lin = P - (s + 1.0) * inv                               # Σ_{p<=P} (p-1)/(s+p)
-    pair = np.where(size > 1, (h - 1.0) / np.maximum(size - 1.0, 1.0), 0.0)
-    terms = np.where(h > 0, (h / size) * ((a + 1.0) * inv + pair * lin), 0.0)
-    return np.bincount(r.qindex[rows], weights=terms, minlength=r.num_queries)
-
-
-def average_precision(r: Ranked) -> np.ndarray:
-    """map (AP): the expected sum of precisions at the relevant documents, over num_rel."""
-    from smarteval.measures.segments import safe_div
-    return safe_div(_ap_sum(r), r.num_rel)
-
-
-def map_cut(r: Ranked, k: int) -> np.ndarray:
-    from smarteval.measures.segments import safe_div
-    return safe_div(_ap_sum(r, k), r.num_rel)
-
-
-def recip_rank(r: Ranked) -> np.ndarray:
-    """recip_rank: E[1/(s+X)], X the position of the first relevant in its tied group.
-
-    In a group of g holding h relevant, P(X = x) = C(g-x, h-1)/C(g, h), x = 1..g-h+1.
-    """
+def _ln_comb(n, k):
+    """ln C(n, k) for real arrays."""
     from scipy.special import gammaln
-    g = tie_groups(r)
-    first = g.start & (g.rels > 0) & (g.rel_before == 0)
-    rows = np.flatnonzero(first)
-    out = np.zeros(r.num_queries)
-    if len(rows) == 0:
-        return out
-    s = g.before[rows]
-    size = g.size[rows]
-    h = g.rels[rows]
-    width = size - h + 1
-    q = np.repeat(r.qindex[rows], width)
-    woff = np.concatenate(([0], np.cumsum(width)))
-    x = np.arange(int(woff[-1])) - np.repeat(woff[:-1], width) + 1
-    S_, G, H = np.repeat(s, width), np.repeat(size, width), np.repeat(h, width)
-
-    def lncomb(n, k):
-        return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
-    prob = np.exp(lncomb(G - x, H - 1) - lncomb(G, H))
-    return np.bincount(q, weights=prob / (S_ + x), minlength=r.num_queries)
-
-
-def success(r: Ranked, k: int) -> np.ndarray:
-    """success_k: 1 - P(no relevant in the top k); only a group straddling k is uncertain."""
-    from scipy.special import gammaln
-    g = tie_groups(r)
-    rows = _group_rows(r, g)
-    s, size, h = g.before[rows], g.size[rows], g.rels[rows]
-    q = r.qindex[rows]
-    inside = (s + size <= k) & (h > 0)
-    sure = np.bincount(q[inside], minlength=r.num_queries) > 0
-    d = np.clip(k - s, 0, size)
-    straddle = (s < k) & (s + size > k) & (h > 0)
-
-    def lncomb(n, kk):
-        return gammaln(n + 1.0) - gammaln(kk + 1.0) - gammaln(n - kk + 1.0)
-    none = np.where(straddle & (size - h >= d),
-                    np.exp(lncomb(size - h, np.minimum(d, size - h)) - lncomb(size, d)), 0.0)
-    p_hit = np.zeros(r.num_queries)
-    p_hit[q[straddle]] = 1.0 - none[straddle]
-    return np.where(sure, 1.0, p_hit)
-
-
-def _mean_discount(r: Ranked, k=None) -> np.ndarray:
-    """(n,) mean of 1/log2(p+1) over the positions p of each row's tied group (p <= k)."""
-    g = tie_groups(r)
-    top = int(r.rank.max(initial=0)) + 1
-    disc = np.zeros(top + 1)
-    disc[1:] = np.cumsum(1.0 / np.log2(np.arange(1, top + 1) + 1.0))
-    lo = g.before
-    hi = g.before + g.size
-    if k is not None:
-        lo, hi = np.minimum(lo, k), np.minimum(hi, k)
-    return (disc[hi] - disc[lo]) / g.size
-
-
-def ndcg(r: Ranked, pairs: tuple) -> np.ndarray:
-    """ndcg: each gain times the mean discount of its tied group, over the ideal DCG."""
-    from smarteval.measures.segments import safe_div, seg_sum
-    from smarteval.measures.trec import _dcg_ideal, dcg_terms
-    gain, ideal_pos = _dcg_ideal(r, pairs)
-    dcg = segment_sum(np.where(gain != 0, gain * _mean_discount(r), 0.0), r.offsets)
-    idcg = seg_sum(dcg_terms(ideal_pos, r.qrel_offsets), r.qrel_offsets)
-    return safe_div(dcg, idcg)
-
-
-def ndcg_cut(r: Ranked, k: int) -> np.ndarray:
-    from smarteval.measures.segments import positions, safe_div, seg_sum
-    from smarteval.measures.trec import _dcg_ideal, dcg_terms
-    gain, ideal_pos = _dcg_ideal(r, ())
-    dcg = segment_sum(np.where(gain != 0, gain * _mean_discount(r, k), 0.0), r.offsets)
-    ipos = positions(r.qrel_offsets)
-    idcg = seg_sum(np.where(ipos <= k, dcg_terms(ideal_pos, r.qrel_offsets), 0.0),
-                   r.qrel_offsets)
-    return np.where(idcg > 0, safe_div(dcg, idcg), dcg)
+    return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)

@@ -1,0 +1,44 @@
+"""The command line: click wiring over the library, one module per command."""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from smarteval import __version__
+from smarteval.cli.options import CONTEXT
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported only when they are used or listed.
+
+    ``smarteval evaluate`` then starts without loading the statistics, curves and
+    plotting modules.
+    """
+
+    #: command name -> the module that defines it (a click command of the same name)
+    lazy = {"evaluate": "smarteval.cli.evaluate", "measures": "smarteval.cli.measures",
+            "curve": "smarteval.cli.curve", "compare": "smarteval.cli.compare",
+            "correlate": "smarteval.cli.correlate", "plot": "smarteval.cli.plot"}
+
+    def list_commands(self, ctx):
+        return sorted(set(super().list_commands(ctx)) | set(self.lazy))
+
+    def get_command(self, ctx, name):
+        cmd = super().get_command(ctx, name)
+        if cmd is None and name in self.lazy:
+            cmd = getattr(importlib.import_module(self.lazy[name]), name)
+            self.add_command(cmd)
+        return cmd
+
+
+@click.group(cls=LazyGroup, context_settings=CONTEXT)
+@click.version_option(__version__, "-V", "--version", prog_name="smarteval")
+def main():
+    """Evaluate information-retrieval runs: every trec_eval number, and the SMART methods.
+
+    \b
+    smarteval evaluate QRELS RUN...    per-query and averaged measures
+    smarteval measures                 list every measure
+    """

@@ -1,0 +1,105 @@
+"""``smarteval compare``: which run is better, by how much, and how sure we are."""
+
+from __future__ import annotations
+
+import click
+
+from smarteval.cli.options import (
+    CONTEXT,
+    output_options,
+    reports_errors,
+    settings_from,
+    trec_options,
+)
+from smarteval.output import write_text
+from smarteval.render.formats import choices
+from smarteval.stats.significance import CORRECTIONS
+
+FORMATS = choices(trec=False)
+
+_TEST_HELP = ("Significance test, repeatable or comma-separated: t (paired t-test), wilcoxon "
+              "(signed-rank), sign, randomization (Fisher's paired randomization), bootstrap "
+              "(percentile interval of the mean difference). Default: t.")
+
+
+@click.command("compare", context_settings=CONTEXT)
+@click.argument("qrels", type=click.Path(dir_okay=False))
+@click.argument("baseline", type=click.Path(dir_okay=False))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@trec_options(measure_help="Measure to compare, trec_eval style (map, P.10, ndcg_cut.10) or "
+                           "ir_measures style (AP, P@10, nDCG@10). Repeatable. Default: map.")
+@click.option("-t", "--test", "tests", multiple=True, metavar="TEST", help=_TEST_HELP)
+@click.option("--correction", type=click.Choice(CORRECTIONS), default="holm", show_default=True,
+              help="Multiple-comparison correction over every (run, measure) pair, for each "
+                   "test separately.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.05, show_default=True,
+              help="Significance level the adjusted p-values are held to.")
+@click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.95, show_default=True, help="Level of the confidence intervals.")
+@click.option("--samples", type=click.IntRange(min=1), default=10000, show_default=True,
+              metavar="N",
+              help="Random sign assignments of the randomization test (exact when 2^queries "
+                   "<= N), bootstrap resamples, and simulations of P(CS) (at least 10000).")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of every random choice: resampling, --select tie splits, simulation.")
+@click.option("--tie-tolerance", type=click.FloatRange(min=0), default=0.0, show_default=True,
+              metavar="X",
+              help="Differences of at most X count as equal: merit counts, sign and Wilcoxon "
+                   "tests, --select ties.")
+@click.option("--magnitudes", is_flag=True,
+              help="Also print Keen's Fig. 36 data: each side's per-query differences, "
+                   "largest first.")
+@click.option("--plot", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Draw Keen's Fig. 36 magnitude-difference plots to FILE (.png, .pdf, .svg); "
+                   "needs smarteval[plot].")
+@click.option("--select", is_flag=True,
+              help="Select the best of all the runs, baseline included (Joiner & Werner), with "
+                   "Bechhofer's probability of correct selection.")
+@click.option("--select-measure", default="jw_prob", show_default=True, metavar="MEASURE",
+              help="Cut-off measure (jw_prob, P, recall...) whose best run on a query wins "
+                   "that query's point at each cut-off.")
+@click.option("--depth", type=click.IntRange(min=1), default=200, show_default=True,
+              metavar="D", help="--select scores the cut-offs 1..D.")
+@click.option("--theta", type=click.FloatRange(min=1), default=1.5, show_default=True,
+              help="--select: the ratio p_best/p_second for which the probability of correct "
+                   "selection is given.")
+@click.option("--tau", is_flag=True,
+              help="Correlate each run's document ordering with the baseline's, query by "
+                   "query: Kendall's tau, Spearman, Pearson, tau-AP.")
+@output_options(FORMATS, format_help="Output format: smart (readable tables), markdown, "
+                                      "latex, tsv, csv, json.",
+                header_help="Leave out the header lines of tsv and csv output.")
+@reports_errors
+def compare(qrels, baseline, runs, measures, complete, rel_level, max_docs, judged_only,
+            num_docs, trec_version, tests, correction, alpha, confidence, samples, seed,
+            tie_tolerance, magnitudes, plot, select, select_measure, depth, theta, tau, fmt,
+            output, no_header):
+    """Compare each RUN with BASELINE query by query: is the difference real?
+
+    For each run and measure (-m, default map): the queries better, worse and equal
+    (Keen's Fig. 35), the mean difference with its confidence interval and effect size,
+    and paired significance tests (--test) corrected for the number of comparisons.
+    Queries are paired by id; without -c a query missing from either run is left out.
+    --select picks the best of all the runs (Joiner & Werner); --tau compares the
+    runs' document orderings.
+    """
+    from smarteval.render.compare import render_report
+    from smarteval.stats.report import compare_runs
+
+    settings = settings_from(complete=complete, rel_level=rel_level, max_docs=max_docs,
+                             judged_only=judged_only, num_docs=num_docs,
+                             trec_version=trec_version)
+    rep = compare_runs(qrels, baseline, runs, measures, settings, tests=tests,
+                       correction=correction, alpha=alpha, confidence=confidence,
+                       samples=samples, seed=seed, tolerance=tie_tolerance,
+                       select=select_measure if select else None, depth=depth, theta=theta,
+                       tau=tau)
+    if plot:
+        from smarteval.plot.compare import draw_magnitudes
+        for path in draw_magnitudes(rep, plot):
+            click.echo(f"smarteval: wrote {path}", err=True)
+    write_text(render_report(rep, fmt, show_magnitudes=magnitudes, header=not no_header), output)
+    if fmt in ("tsv", "csv", "json"):
+        for n in rep.notes:
+            click.echo(f"smarteval: {n}", err=True)

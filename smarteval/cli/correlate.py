@@ -1,0 +1,37 @@
+"""``smarteval correlate``: how much the choice of measure changes the leaderboard."""
+
+from __future__ import annotations
+
+import click
+
+from smarteval.cli.options import CONTEXT, output_options, reports_errors, trec_version_option
+from smarteval.output import write_text
+from smarteval.render.formats import choices
+
+FORMATS = choices(trec=False)
+
+
+@click.command("correlate", context_settings=CONTEXT)
+@click.argument("results", nargs=-1, required=True, metavar="RESULTS...")
+@click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
+              help="Measure whose leaderboard to correlate, as named in the results (map, "
+                   "P_10) or trec_eval style (P.10). Repeatable, two or more. Default: every "
+                   "measure all the results share.")
+@trec_version_option(help="trec_eval version whose measure names -m reads.")
+@output_options(FORMATS, format_help="Output format: smart (readable tables), markdown, "
+                                      "latex, tsv, csv, json.",
+                header_help="Leave out the header lines of tsv and csv output.")
+@reports_errors
+def correlate(results, measures, trec_version, fmt, output, no_header):
+    """How much the choice of measure changes the leaderboard.
+
+    RESULTS are evaluation outputs (trec_eval's text, or smarteval evaluate -f trec, tsv,
+    csv or json), one or several runs each. For every pair of measures: Kendall's tau,
+    Spearman, Pearson and tau-AP between the orders of the systems, and the number of
+    pairs of systems the two measures order differently.
+    """
+    from smarteval.render.correlate import render_leaderboards
+    from smarteval.stats.report import correlate_results
+
+    board = correlate_results(results, measures, int(trec_version))
+    write_text(render_leaderboards(board, fmt, header=not no_header), output)

@@ -1,0 +1,97 @@
+"""``smarteval curve``: a run's curve at levels (Keen's Cranfield curves and the other SMART
+curves), or Keen part 7's pairs at another system's set sizes."""
+
+from __future__ import annotations
+
+import click
+
+from smarteval.cli.options import (
+    CONTEXT,
+    cluster_options,
+    curve_options,
+    cutoffs_from_option,
+    given_options,
+    output_options,
+    reports_errors,
+    seed_option,
+    settings_from,
+    target_generality_option,
+    ties_option,
+    trec_version_option,
+    unranked_option,
+)
+from smarteval.curves import METHOD_HELP
+from smarteval.errors import UsageError
+from smarteval.render.curves import FORMATS
+
+_LEVELS_HELP = ("Levels: recall levels (precision levels for --method precision), a count "
+                "n (1/n .. 1; default 10) or a list such as 0,0.1,0.5,1; for characteristic "
+                "document cut-offs and for cnr stopping rules n, a count n (1 .. n) or a "
+                "list such as 1,2,5,10.")
+
+
+@click.command(context_settings=CONTEXT)
+@click.argument("qrels", type=click.Path(dir_okay=False, allow_dash=False))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
+@curve_options(method_help=METHOD_HELP, levels_help=_LEVELS_HELP,
+               step_help="quasi, cluster: which point of each vertical step (Keen Fig. 15). "
+                         "Default: highest.",
+               left_help="quasi, cluster: left-end extrapolation below a query's first point "
+                         "(Keen's methods 1-5). Default: constant.",
+               average_help="How queries are averaged (Rocchio); quasi and cluster have no "
+                            "micro average.")
+@cluster_options()
+@target_generality_option()
+@cutoffs_from_option()
+@click.option("-c", "--complete", is_flag=True,
+              help="Average over every query of the qrels; queries without results count.")
+@click.option("-l", "--level", "rel_level", type=int, default=1, show_default=True,
+              help="Lowest grade that counts as relevant.")
+@click.option("-M", "--max-docs", type=click.IntRange(min=0), default=None,
+              help="Evaluate only the first M documents of each query.")
+@click.option("-J", "--judged-only", is_flag=True,
+              help="Drop documents without a judgement before evaluating.")
+@click.option("-N", "--num-docs", type=click.IntRange(min=1), default=None,
+              help="Documents in the collection: places the unretrieved relevant documents "
+                   "(--unranked), lets the cut-off curves run to N, and gives fallout.")
+@unranked_option(help="Ranks of relevant documents the run did not retrieve (with -N).")
+@ties_option(("docno", "random"), help="Order of documents with equal scores.")
+@seed_option()
+@trec_version_option(help="Score comparison of trec_eval 9 (float) or 10 (double).")
+@output_options(FORMATS, output_help="Write to this file (atomically) instead of standard output.",
+                header_help="Leave out the header line (tsv, csv).")
+@click.pass_context
+@reports_errors
+def curve(ctx, qrels, runs, method, levels, step, left, average, full, cluster_end,
+          cutoffs_from, fmt, output, no_header, **options):
+    """The curve of RUNS side by side at its levels (Keen's Cranfield curves and the others).
+
+    Prints the averaged value at each level (precision at recall levels for semi, quasi,
+    pseudo and cluster), the documents examined (cut-off methods), and per level how many
+    queries were averaged from real points, how many by extrapolation and how many were
+    left out (Keen Fig. 18). With --cutoffs-from, one precision-recall pair per run
+    instead, each run cut where the other system stopped (Keen part 7).
+    """
+    from smarteval.output import write_text
+
+    settings = settings_from(**options)
+    if cutoffs_from is not None:
+        from smarteval.curves import run_points
+        from smarteval.render.curves import render_points
+        ignored = sorted({"method", "levels", "step", "left", "full", "cluster_end"}
+                         & given_options(ctx))
+        if ignored:
+            flags = ", ".join("--" + name.replace("_", "-") for name in ignored)
+            raise UsageError(f"--cutoffs-from prints one precision-recall pair per run at the "
+                             f"other system's set sizes; {flags} do not apply")
+        points = run_points(qrels, runs, cutoffs_from, settings, average)
+        write_text(render_points(points.points, points.names, points.other,
+                                 points.other_name, fmt, header=not no_header), output)
+        return
+    from smarteval.curves import run_curves
+    from smarteval.render.curves import render_curves
+    result = run_curves(qrels, runs, settings, levels, method=method, step=step, left=left,
+                        average=average, full=full, end=cluster_end)
+    write_text(render_curves(result.curves, result.names, result.queries, fmt,
+                             header=not no_header, full_curve=result.full,
+                             full_name=result.full_name), output)

@@ -1,0 +1,107 @@
+"""``smarteval evaluate``: per-query and averaged measures of runs against qrels."""
+
+from __future__ import annotations
+
+import click
+
+from smarteval.cli.options import (
+    CONTEXT,
+    average_option,
+    debug_option,
+    output_options,
+    reports_errors,
+    seed_option,
+    settings_from,
+    ties_option,
+    trec_eval_version_option,
+    trec_options,
+    unranked_option,
+)
+
+
+@click.command(context_settings=CONTEXT)
+@click.argument("qrels", type=click.Path(dir_okay=False, allow_dash=False))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
+@trec_options()
+@click.option("-q", "--per-query", is_flag=True, help="Also print each query's values.")
+@click.option("-n", "--no-summary", is_flag=True, help="Leave out the summary (all) values.")
+@debug_option()
+@trec_eval_version_option()
+@ties_option()
+@seed_option()
+@unranked_option()
+@click.option("--target-generality", type=float, default=None,
+              help="Target generality for adj_prec.")
+@average_option()
+@click.option("--frozen", type=click.Path(dir_okay=False), default=None, metavar="RUN",
+              help="Feedback evaluation on the residual collection: the first "
+                   "--frozen-depth documents of this initial RUN are taken out of every "
+                   "run, the qrels and N.")
+@click.option("--frozen-depth", type=click.IntRange(min=0), default=None, metavar="K",
+              help="How many documents of the --frozen run the user has already seen.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              metavar="N", help="Evaluate the runs in N processes.")
+@output_options()
+@reports_errors
+def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth, jobs, fmt,
+             output, no_header, **options):
+    """Evaluate RUNS against QRELS and print per-query and averaged measures.
+
+    QRELS holds judgements (QUERY ITER DOCNO REL); each RUN holds ranked results
+    (QUERY Q0 DOCNO RANK SCORE TAG). Files may be gzip, bzip2 or xz compressed; a RUN
+    of '-' is read from standard input.
+    """
+    from smarteval.evaluation import check_runs
+    from smarteval.evaluation import evaluate as run_evaluation
+    from smarteval.measures.grammar import default_requests, parse_measures
+    from smarteval.output import write_text
+    from smarteval.progress import Progress
+    from smarteval.read import read_qrels
+    from smarteval.render.evaluation import render
+    from smarteval.render.formats import is_table
+
+    settings = settings_from(**options)
+    runs = check_runs(runs)
+    requests = parse_measures(list(measures), settings.trec_version,
+                              on_note=lambda note: click.echo(f"smarteval: {note}", err=True))
+    if not requests:
+        requests, dropped = default_requests(table=is_table(fmt), num_docs=settings.num_docs,
+                                             ties=settings.ties, version=settings.trec_version)
+        if dropped:
+            click.echo("smarteval: --ties average: left out " + ", ".join(dropped)
+                       + " (no exact average over tied orders)", err=True)
+    qrels_data = read_qrels(qrels)              # read once, whatever the number of runs
+    with Progress(runs, "smarteval") as bar:    # only on a terminal, only for long work
+        pending = iter(runs)
+
+        def finished(_info) -> None:            # runs finish in the order given
+            path = next(pending)
+            bar.done(path)                      # its reading and its evaluation
+            bar.done(path)
+
+        bar.doing("evaluating")
+        evaluations = run_evaluation(qrels_data, runs, requests, settings, frozen=frozen,
+                                     frozen_depth=frozen_depth, on_run=finished, jobs=jobs,
+                                     keep_ranked=False)
+    if settings.complete:
+        for ev in evaluations:
+            _complete_notes(ev, settings)
+    write_text(render(evaluations, fmt, per_query=per_query, summary=not no_summary,
+                      trec_version=settings.trec_version, header=not no_header), output)
+
+
+def _complete_notes(ev, settings) -> None:
+    """Say on standard error how -c treated the queries of the qrels without results."""
+    def queries(n: int) -> str:
+        return f"{n} quer{'y' if n == 1 else 'ies'} of the qrels"
+
+    v10 = settings.trec_version >= 10
+    placeholder = ev.added_by_complete if v10 else 0
+    zero = ev.num_averaged - (len(ev.qids) if v10 else int(ev.in_run.sum()))
+    if zero:
+        what = "without results" if settings.query is None else "not evaluated (-D)"
+        click.echo(f"smarteval: {ev.path}: {queries(zero)} {what}, averaged in as 0 (-c)",
+                   err=True)
+    if placeholder:
+        click.echo(f"smarteval: {ev.path}: {queries(placeholder)} without results, evaluated "
+                   "on trec_eval 10.0's placeholder document (-c)", err=True)

@@ -1,0 +1,29 @@
+"""``smarteval measures``: list every measure of the registry with one line of help."""
+
+from __future__ import annotations
+
+import click
+
+from smarteval.cli.options import CONTEXT
+from smarteval.settings import TREC_VERSIONS
+
+
+@click.command(context_settings=CONTEXT)
+@click.option("--trec-version", type=click.Choice([str(v) for v in TREC_VERSIONS]),
+              default=None, help="List only what -m accepts under this trec_eval version. "
+                                 "Default: every measure.")
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "tsv", "markdown"]),
+              default="text", show_default=True,
+              help="Output format: text (one measure a line), tsv, or markdown (README's "
+                   "table).")
+@click.option("--nicknames", is_flag=True, help="List the nicknames (official, all_trec, set).")
+def measures(trec_version, fmt, nicknames):
+    """List every measure with its parameters and one line of help."""
+    from smarteval.measures import nicknames as nick
+    from smarteval.render.measures import render_measures
+    version = None if trec_version is None else int(trec_version)
+    if nicknames:
+        for name, members in nick(version or max(TREC_VERSIONS)).items():
+            click.echo(f"{name}: {' '.join(members)}")
+        return
+    click.echo(render_measures(fmt, version), nl=False)

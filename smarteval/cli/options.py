@@ -1,0 +1,277 @@
+"""What the commands share: click settings, option groups declared once, and the error edge."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from smarteval.errors import SmartevalError
+from smarteval.settings import AVERAGES, TIES, TREC_VERSIONS, UNRANKED, Settings
+
+CONTEXT: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+class CliError(click.ClickException):
+    """A user's mistake reported as one message, never a traceback."""
+
+    def __init__(self, message: str, exit_code: int = 1):
+        super().__init__(message)
+        self.exit_code = exit_code  # type: ignore[misc]  # click declares it on the class
+
+    def show(self, file=None) -> None:
+        click.echo(f"Error: {self.format_message()}", err=True)
+
+
+def reports_errors(func):
+    """Turn smarteval's exceptions into click errors with their exit status (the one place)."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except SmartevalError as exc:
+            raise CliError(str(exc), exc.exit_code) from None
+        except MemoryError:
+            raise CliError("out of memory", 1) from None
+    return wrapper
+
+
+def group(*options: Decorator) -> Decorator:
+    """Several click options applied as one decorator, in the order given."""
+    def apply(func):
+        for opt in reversed(options):
+            func = opt(func)
+        return func
+    return apply
+
+
+def complete_measures(ctx, param, incomplete: str):
+    """Shell completion of -m: measure names, nicknames and ir_measures names."""
+    from smarteval.measures import ALIASES, all_measures, nicknames
+    names = [*all_measures(), *nicknames(10), *ALIASES]
+    return sorted(n for n in dict.fromkeys(names) if n.startswith(incomplete))
+
+
+def measure_option(help: str = "Measure to compute, trec_eval style (map, P.5,10, ndcg_cut.10, "
+                                "official, all_trec) or ir_measures style (AP, P@10, nDCG@10). "
+                                "Repeatable. Default: official.") -> Decorator:
+    return click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
+                        shell_complete=complete_measures, help=help)
+
+
+#: What ``trec_eval -v`` prints after "trec_eval version " (9.0.8 calls itself 9.0.7).
+TREC_EVAL_VERSION_TEXT = {9: "9.0.7", 10: "10.0-rc3"}
+_VERSION_WANTED = "smarteval.trec_eval_version"      # ctx.meta key: -v seen, version unknown
+
+
+def _print_trec_eval_version(ctx: click.Context, trec_version) -> None:
+    click.echo(f"trec_eval version {TREC_EVAL_VERSION_TEXT[int(trec_version)]}", err=True)
+    ctx.exit(0)
+
+
+def _trec_version_seen(ctx: click.Context, param, value):
+    # eager, like -v: whichever of the two comes second prints (see trec_eval_version_option)
+    if ctx.meta.get(_VERSION_WANTED) and not ctx.resilient_parsing:
+        _print_trec_eval_version(ctx, value)
+    return value
+
+
+def trec_version_option(help: str = "trec_eval version to match: 9 (9.0.8) or 10 (10.0).",
+                        default: int = 9) -> Decorator:
+    return click.option("--trec-version", type=click.Choice([str(v) for v in TREC_VERSIONS]),
+                        default=str(default), show_default=True, help=help, is_eager=True,
+                        callback=_trec_version_seen)
+
+
+def _trec_eval_version_wanted(ctx: click.Context, param, value):
+    if not value or ctx.resilient_parsing:
+        return value
+    if "trec_version" in ctx.params:
+        _print_trec_eval_version(ctx, ctx.params["trec_version"])
+    ctx.meta[_VERSION_WANTED] = True
+    return value
+
+
+def trec_eval_version_option() -> Decorator:
+    """``-v``: print what ``trec_eval -v`` prints for the --trec-version matched, and exit.
+
+    Both options are eager, so this works before the files are checked and whatever
+    their order on the command line.
+    """
+    return click.option("-v", "--trec-eval-version", is_flag=True, expose_value=False,
+                        is_eager=True, callback=_trec_eval_version_wanted,
+                        help="Print what trec_eval -v prints for the --trec-version matched "
+                             "('trec_eval version 9.0.7' for 9.0.8, which calls itself "
+                             "9.0.7; '10.0-rc3' for 10.0) on standard error, and exit.")
+
+
+def _debug_query(ctx: click.Context, param, value: str | None) -> str | None:
+    """trec_eval's -D LEVEL[.QUERY] into QUERY (None without one); LEVEL is ignored."""
+    if value is None:
+        return None
+    level, dot, query = value.partition(".")
+    if not level.lstrip("+-").isdigit():
+        raise click.BadParameter(f"{value!r}: expected LEVEL or LEVEL.QUERY, LEVEL an integer "
+                                 "(0.401 evaluates query 401 only)", ctx, param)
+    return query if dot else None
+
+
+def debug_option() -> Decorator:
+    """``-D LEVEL.QUERY``: trec_eval's debug level, whose query part restricts evaluation."""
+    return click.option("-D", "--debug-level", "query", default=None, metavar="LEVEL[.QUERY]",
+                        callback=_debug_query,
+                        help="trec_eval's -D: evaluate QUERY only (0.401: query 401); -c "
+                             "still averages over every query of the qrels. The debug "
+                             "LEVEL is accepted and ignored (no debug output).")
+
+
+def trec_options(measure_help: str | None = None) -> Decorator:
+    """trec_eval's evaluation flags, shared by every command that evaluates."""
+    return group(
+        measure_option() if measure_help is None else measure_option(measure_help),
+        click.option("-c", "--complete", is_flag=True,
+                     help="Average over every query of the qrels; queries without results "
+                          "count as 0."),
+        click.option("-l", "--level", "rel_level", type=int, default=1, show_default=True,
+                     metavar="N", help="Lowest grade that counts as relevant."),
+        click.option("-M", "--max-docs", type=click.IntRange(min=0), default=None,
+                     metavar="N", help="Evaluate only the first N documents of each query."),
+        click.option("-J", "--judged-only", is_flag=True,
+                     help="Drop retrieved documents without a judgement before evaluating."),
+        click.option("-N", "--num-docs", type=click.IntRange(min=0), default=None,
+                     metavar="N", help="Number of documents in the collection (0, "
+                                       "trec_eval's default, leaves it unknown)."),
+        trec_version_option(),
+    )
+
+
+def ties_option(choices=TIES, help: str | None = None) -> Decorator:
+    return click.option("--ties", type=click.Choice(list(choices)), default="docno",
+                        show_default=True, help=help or (
+                            "Order of documents with equal scores: trec_eval's docno order, "
+                            "a seeded random order, or the exact average over every order."))
+
+
+def seed_option() -> Decorator:
+    return click.option("--seed", type=int, default=None, help="Seed for --ties random.")
+
+
+def unranked_option(help: str = "Ranks given to relevant documents the run did not retrieve "
+                                "(SMART measures that need them).") -> Decorator:
+    return click.option("--unranked", type=click.Choice(list(UNRANKED)), default="expected",
+                        show_default=True, help=help)
+
+
+def average_option(choices=AVERAGES, help: str = "How query values are averaged.") -> Decorator:
+    return click.option("--average", type=click.Choice(list(choices)), default="macro",
+                        show_default=True, help=help)
+
+
+def output_options(formats: list[str] | None = None, *,
+                   format_help: str = "Output format.",
+                   output_help: str = "Write to FILE (atomically) instead of standard output.",
+                   header_help: str = "Leave out the header line of tsv and csv output."
+                   ) -> Decorator:
+    """``-f/--format``, ``-o/--output`` and ``--no-header``, shared by every printing command.
+
+    ``formats`` defaults to every format of :data:`smarteval.render.formats.FORMATS`.
+    """
+    from smarteval.render.formats import choices
+    return group(
+        click.option("-f", "--format", "fmt", type=click.Choice(formats or choices()),
+                     default="smart", show_default=True, help=format_help),
+        click.option("-o", "--output", "output", type=click.Path(dir_okay=False),
+                     default=None, help=output_help),
+        click.option("--no-header", is_flag=True, help=header_help),
+    )
+
+
+def settings_from(*, complete: bool = False, rel_level: int = 1, max_docs: int | None = None,
+                  judged_only: bool = False, num_docs: int | None = None,
+                  trec_version: str | int = 9, unranked: str = "expected",
+                  target_generality: float | None = None, ties: str = "docno",
+                  seed: int | None = None, average: str = "macro",
+                  query: str | None = None) -> Settings:
+    """The :class:`Settings` of a command's options (the one place they become settings)."""
+    return Settings(complete=complete, rel_level=rel_level, max_docs=max_docs,
+                    judged_only=judged_only, num_docs=num_docs or None,    # -N 0: unknown
+                    trec_version=int(trec_version),
+                    unranked=unranked, target_generality=target_generality, ties=ties,
+                    seed=seed, average=average, query=query)
+
+
+def curve_options(*, method_default: str = "quasi",
+                  method_help: str = "semi: best precision at or above each recall level; "
+                                     "quasi: a point chosen on each step, joined by lines "
+                                     "(SMART's usual curve); pseudo: recall and precision "
+                                     "averaged at each document cut-off.",
+                  levels_help: str = "Recall levels: a count n (levels 1/n .. 1; default 10) "
+                                     "or a list such as 0,0.1,0.5,1.",
+                  step_help: str = "Quasi: which point of each vertical step (Keen Fig. 15). "
+                                   "Default: highest.",
+                  left_help: str = "Quasi: left-end extrapolation below a query's first point "
+                                   "(Keen's methods 1-5). Default: constant.",
+                  average_help: str = "How queries are averaged (micro: semi and pseudo).",
+                  order: tuple[str, ...] = ("method", "levels", "step", "left", "average")
+                  ) -> Decorator:
+    """``--method``, ``--levels``, ``--step``, ``--left`` and ``--average`` of the curve methods.
+
+    The choices are :mod:`smarteval.curves`' own, imported only by the commands that draw
+    or print curves. ``order`` is the order the options are listed in ``--help``.
+    """
+    from smarteval.curves import AVERAGES, LEFTS, METHODS, STEPS
+    options: dict[str, Decorator] = {
+        "method": click.option("--method", type=click.Choice(list(METHODS)),
+                               default=method_default, show_default=True, help=method_help),
+        "levels": click.option("--levels", default=None, metavar="LEVELS", help=levels_help),
+        "step": click.option("--step", type=click.Choice(list(STEPS)), default=None,
+                             help=step_help),
+        "left": click.option("--left", type=click.Choice(list(LEFTS)), default=None,
+                             help=left_help),
+        "average": average_option(AVERAGES, help=average_help),
+    }
+    if sorted(order) != sorted(options):
+        raise ValueError(f"curve_options: order must list each of {', '.join(options)}")
+    return group(*(options[name] for name in order))
+
+
+def given_options(ctx: click.Context) -> frozenset[str]:
+    """The parameters of a command that the user gave (not left to their defaults)."""
+    defaults = (click.core.ParameterSource.DEFAULT, click.core.ParameterSource.DEFAULT_MAP)
+    return frozenset(name for name in ctx.params
+                     if ctx.get_parameter_source(name) not in (None, *defaults))
+
+
+def cluster_options(prefix: str = "") -> Decorator:
+    """``--full RUN`` and ``--cluster-end``: the cluster curve's full search and its end
+    (Keen 4D). The choices are :mod:`smarteval.curves`' own."""
+    from smarteval.curves import CLUSTER_ENDS
+    return group(
+        click.option("--full", type=click.Path(dir_okay=False), default=None, metavar="RUN",
+                     help=f"{prefix}--method cluster: the full search of the same queries, "
+                          "whose last relevant document's precision ends each cluster curve "
+                          "(Keen Fig. 25)."),
+        click.option("--cluster-end", type=click.Choice(list(CLUSTER_ENDS)), default=None,
+                     help=f"{prefix}--method cluster: past the recall ceiling, extrapolate "
+                          "(SMART's: a line to recall 1 at the full search's last point), "
+                          "join (on to the full search's next point and along its curve) or "
+                          "none (the query is left out). Default: extrapolate."))
+
+
+def target_generality_option(help: str = "--method adjusted: the generality G (relevant "
+                                         "documents per thousand) precision is adjusted to, "
+                                         "as Keen's Fig. 28c (Cran-1: 23.16).") -> Decorator:
+    return click.option("--target-generality", type=float, default=None, metavar="G",
+                        help=help)
+
+
+def cutoffs_from_option(help: str = "Keen part 7: cut each run, query by query, at the size "
+                                    "of the set this RUN (a Boolean system's, say) retrieved, "
+                                    "and print one precision-recall pair per run, that RUN's "
+                                    "own first.") -> Decorator:
+    return click.option("--cutoffs-from", type=click.Path(dir_okay=False), default=None,
+                        metavar="RUN", help=help)

@@ -1,0 +1,123 @@
+"""``smarteval plot``: click wiring over :func:`smarteval.plot.build.write`."""
+
+from __future__ import annotations
+
+import click
+
+from smarteval.cli.options import (
+    CONTEXT,
+    cluster_options,
+    curve_options,
+    cutoffs_from_option,
+    given_options,
+    reports_errors,
+    seed_option,
+    settings_from,
+    target_generality_option,
+    ties_option,
+    trec_options,
+    unranked_option,
+)
+from smarteval.curves import METHOD_HELP
+from smarteval.plot import KINDS
+
+_KIND_HELP = ("What to draw: pr (precision against recall, one line per run), pr-queries "
+              "(every query's curve behind the mean and the median), oc (Swets' operating "
+              "characteristic, recall against fallout; needs -N), diff (Keen's "
+              "magnitude-difference plot of two runs on one measure), first-rel (histogram of "
+              "the rank of the first relevant document), characteristic (Giuliano & Jones' "
+              "performance characteristic: relevance points found against documents examined, "
+              "Keen Fig. 26a), fallout (fallout against recall by document cut-offs, Keen Fig. "
+              "28b; needs -N).")
+
+@click.command("plot", context_settings=CONTEXT)
+@click.argument("qrels", type=click.Path(dir_okay=False))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("-k", "--kind", type=click.Choice(KINDS), default="pr", show_default=True,
+              help=_KIND_HELP)
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              metavar="FILE", help="Image to write: FILE.png, FILE.svg or FILE.pdf (the "
+                                   "suffix names the format; written atomically).")
+@trec_options(measure_help="diff: the measure compared, one output (map, P.10, ndcg_cut.10, "
+                           "nDCG@10). Default: map.")
+@curve_options(
+    order=("method", "average", "step", "left", "levels"), method_default="semi",
+    method_help="pr, pr-queries: the curve method, as smarteval curve. " + METHOD_HELP + " "
+                "characteristic and fallout are kinds of their own; pr-queries takes semi, "
+                "quasi and cluster.",
+    average_help="pr, oc, characteristic, fallout: averaging over queries (Rocchio's macro: "
+                 "mean of each query's values; micro: pooled counts; median). oc takes macro "
+                 "or micro.",
+    step_help="pr, pr-queries with --method quasi or cluster: the point chosen on each "
+              "vertical step (Keen Fig. 15). Default: highest.",
+    left_help="pr, pr-queries with --method quasi or cluster: extrapolation left of the "
+              "first point (Keen's methods; default constant).",
+    levels_help="pr, pr-queries, fallout: the method's levels, a count n or a list (recall "
+                "levels 1/n .. 1 or 0.1,0.5,1; for cnr stopping rules 1 .. n or 1,2,5). "
+                "Default: 0.1 .. 1.0 in steps of 0.1 (cnr: 1 .. 10).")
+@cluster_options(prefix="pr, pr-queries with ")
+@target_generality_option(help="pr with --method adjusted: the generality G (relevant "
+                               "documents per thousand) precision is adjusted to (Keen Fig. "
+                               "28c).")
+@cutoffs_from_option(help="pr: mark on each run's curve its precision-recall pair when cut, "
+                          "query by query, at the size of the set this RUN retrieved, and "
+                          "that RUN's own pair (Keen part 7).")
+@click.option("--best", is_flag=True,
+              help="pr, characteristic, fallout: add the best possible curve of the (first "
+                   "run's) queries, dotted (Keen Fig. 14a, 26a).")
+@click.option("--examined/--no-examined", default=None,
+              help="pr with a cut-off method (pseudo, points, adjusted; cnr: its n), fallout: "
+                   "write the number of documents examined beside each point. Default: for "
+                   "up to three runs.")
+@click.option("--scale", type=click.Choice(["normal", "linear"]), default="normal",
+              show_default=True,
+              help="oc: normal-deviate axes (with each run's fitted line, its slope s and "
+                   "Swets' E) or linear axes.")
+@click.option("--ranges", default="1,3,10,30,100", show_default=True, metavar="R1,R2,...",
+              help="first-rel: upper ends of the rank ranges (1 | 2-3 | 4-10 | ...); queries "
+                   "past the last and those with nothing relevant retrieved get a bar each.")
+@click.option("--tolerance", type=click.FloatRange(min=0), default=0.0, show_default=True,
+              help="diff: differences at most this large count as equal.")
+@unranked_option(help="Ranks given to relevant documents the run did not retrieve, when -N "
+                      "is given (curves, measures that need them).")
+@ties_option(("docno", "random"), help="Order of documents with equal scores: trec_eval's "
+                                       "docno order or a seeded random order.")
+@seed_option()
+@click.option("--title", default=None,
+              help="Title above the plot; default a description of what is drawn, '' for none.")
+@click.option("--size", default=None, metavar="W,H",
+              help="Figure size in inches, e.g. 5,3.8 (the default for one panel).")
+@click.option("--dpi", type=click.IntRange(30, 1200), default=200, show_default=True,
+              help="Resolution of PNG output.")
+@click.pass_context
+@reports_errors
+def plot(ctx, qrels, runs, output, dpi, complete, rel_level, max_docs, judged_only, num_docs,
+         trec_version, unranked, ties, seed, target_generality, **options):
+    """Draw RUNS against QRELS as an image: precision-recall curves (the default), every
+    query's curve, Swets' operating characteristic, Keen's magnitude differences, the
+    rank of the first relevant document, the performance characteristic, or fallout
+    against recall.
+
+    Needs matplotlib: pip install 'smarteval[plot]'.
+
+    \b
+    smarteval plot qrels.txt a.run b.run -o pr.png
+    smarteval plot qrels.txt a.run b.run -o pr.pdf --method pseudo --best
+    smarteval plot qrels.txt a.run -k pr-queries -o queries.svg
+    smarteval plot qrels.txt a.run b.run -k oc -N 528155 -o oc.png
+    smarteval plot qrels.txt a.run b.run -k diff -m ndcg_cut.10 -o diff.png
+    smarteval plot qrels.txt a.run b.run -k first-rel -o first.png
+    smarteval plot qrels.txt cluster.run --method cluster --full full.run -o cluster.png
+    smarteval plot qrels.txt a.run b.run -k characteristic --best -o fig26a.png
+    smarteval plot qrels.txt a.run b.run -k fallout -N 1400 --average micro -o fig28b.png
+    smarteval plot qrels.txt a.run --method adjusted -N 82 --target-generality 23.16 -o a.png
+    smarteval plot qrels.txt a.run --method pseudo --cutoffs-from boolean.run -o part7.png
+    """
+    from smarteval.plot.build import PlotOptions, write
+
+    settings = settings_from(complete=complete, rel_level=rel_level, max_docs=max_docs,
+                             judged_only=judged_only, num_docs=num_docs,
+                             trec_version=trec_version, unranked=unranked, ties=ties, seed=seed,
+                             target_generality=target_generality)
+    write(output, qrels, runs, settings, PlotOptions(**options), given=given_options(ctx),
+          dpi=dpi)

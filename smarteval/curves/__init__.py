@@ -1,0 +1,332 @@
+"""The curves of the SMART evaluation, averaged over queries: Keen's Cranfield curves and
+the others his report, Rocchio and Joiner & Werner describe; the one list of methods.
+
+Pure functions of a :class:`~smarteval.columns.Ranked`, all queries at once. A query's
+*points* are (i/R, precision) after its i-th relevant document, i = 1..R. Relevant
+documents the run did not retrieve get ranks from ``--unranked`` when N is known
+(``expected``: the j-th of m at its mean rank L + j(N-L+1)/(m+1) under a uniform random
+placement among L+1..N; ``worst``: N-m+j) and precision 0 otherwise, as trec_eval.
+
+* ``semi`` — the best precision at any recall at or above the level (Keen part 4B: a line
+  of constant precision to the highest later peak). Recall is compared with the level in
+  exact rational arithmetic (i/R >= p/q as i·q >= p·R); trec_eval's iprec_at_recall
+  compares rounded counts and so differs only where its rounding does.
+* ``quasi`` — one point chosen on each vertical step (``--step``), the points joined by
+  straight lines. A step at recall i/R runs from the i-th relevant document (rank s) to
+  the document before the next relevant one (rank e; the last step ends at N when N is
+  known, else at the end of the list): highest i/s, lowest i/e, middle i/(s+⌊(e-s)/2⌋)
+  (the earlier of the two middle documents when there are two), mean the average of
+  i/t for t = s..e, ends (i/s + i/e)/2. A placed rank may be fractional; the step's
+  documents are then s, s+1, ... up to e. Below the first point (recall 1/R) the curve
+  is extrapolated by ``--left`` (Keen's methods 1-5): ``none`` leaves the query out,
+  ``zero`` draws a line to precision 0 at recall 0, ``one`` to precision 1, ``hybrid``
+  to 1 when the first document is relevant (the first relevant one, retrieved or placed,
+  is at rank 1) and 0 when it is not, ``constant`` holds the first point's precision
+  (Keen's recommendation, the default).
+* ``cluster`` — a cluster search (Keen 4D): only some clusters are searched, so some
+  relevant documents get no rank and the curve stops at the *recall ceiling* a/R. Its
+  quasi curve (``--step``, ``--left``) goes on past the last point by ``--cluster-end``:
+  ``extrapolate`` (what SMART used, Fig. 25) a straight line to recall 1 at the
+  precision of the full search's last relevant document (its quasi point there; a
+  query with nothing relevant found is all extrapolation, from that point),
+  ``join`` straight on to the full search's next point and along its curve, ``none``
+  nothing (the query is left out past its ceiling: Keen's first solution). The full
+  search is ``--full RUN``; the averaged ceiling is reported.
+* ``pseudo`` — recall and precision averaged over queries at every document cut-off
+  n = 1..D (D = N when N is known, else the longest list), the averaged points joined by
+  straight lines and read at the levels, with the number of documents examined there.
+  Ranks past a list's end hold non-relevant documents, or the placed unretrieved
+  relevant ones when N is known. A level above the last averaged recall is not reached.
+* ``points``, ``fallout``, ``adjusted`` — the pseudo curve with recall over relevance
+  points (each relevant document scores its grade; Keen Fig. 26b), with fallout in
+  place of precision (Fig. 28b), or with precision adjusted to a constant generality G
+  (``--target-generality``): R₁G / (R₁G + F₁(1000 - G)) of the averaged recall and
+  fallout (Fig. 28c; at the queries' own generality it is micro precision).
+* ``characteristic`` — Giuliano & Jones' performance characteristic (Fig. 26a): the
+  relevance points found over all points, at document cut-offs (the levels).
+* ``precision`` — recall at precision levels (Keen 4B's untested second technique): the
+  cut-off for level p is the deepest relevant document where precision is still at
+  least p (see :mod:`smarteval.curves.precision`).
+* ``cnr`` — Rocchio's curve: recall and precision when the user stops after n
+  consecutive non-relevant documents, one point per n (the levels).
+
+Averaging (Rocchio): ``macro`` the mean over queries, ``median`` their median, ``micro``
+pooled counts — for pseudo Σa/ΣR and Σa/Σn at each cut-off; for semi Σi/Σr at each
+query's best cut-off at or above the level (the earliest when several give the best
+precision, precisions compared exactly as ratios, so 3/36.6 and 4/48.8 tie; a query
+whose best is past its list adds its whole list and nothing relevant; a query without
+relevant documents adds nothing). Quasi and cluster interpolate between cut-offs and
+have no micro average.
+
+Per level the curve counts the queries averaged from real points, those averaged by
+extrapolation (left of the first point — for semi too, though the precision held there
+is a real peak —, past the last retrieved relevant document, or a query without
+relevant documents, which scores 0) and those left out (Keen Fig. 18).
+
+Keen part 7's comparison with a set-retrieval system (``--cutoffs-from RUN``, one
+precision-recall pair per run at the other system's per-query set sizes) is
+:func:`run_points` (:mod:`smarteval.curves.matched`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from smarteval.columns import Ranked
+from smarteval.curves.base import Curve, parse_levels
+from smarteval.curves.matched import Point
+from smarteval.curves.points import STEPS, first_best, relevant_points, step_precision
+from smarteval.curves.recall import CLUSTER_ENDS, LEFTS
+from smarteval.errors import UsageError
+from smarteval.settings import AVERAGES, Settings
+
+#: The recall (or precision) levels when none are given: 0.1, 0.2, ..., 1.0.
+LEVELS = tuple(i / 10 for i in range(1, 11))
+#: The document cut-offs of the performance characteristic when none are given.
+CUTOFF_LEVELS = (1.0, 2.0, 3.0, 5.0, 10.0, 15.0, 20.0, 30.0, 50.0, 100.0)
+#: Rocchio's stopping rules n when none are given.
+STOP_LEVELS = tuple(float(n) for n in range(1, 11))
+
+
+@dataclass(frozen=True)
+class Method:
+    """A curve method: what its levels and its value are, and what it takes."""
+
+    name: str
+    title: str                   # the method's name in titles: "Semi-Cranfield"
+    level: str                   # recall | points recall | precision | cut-off | stop
+    value: str                   # precision | fallout | adjusted precision | recall | ...
+    averages: tuple[str, ...]
+    options: frozenset[str]      # of step, left, full, end
+    default_levels: tuple[float, ...]
+    help: str                    # one clause for --method's help
+
+    @property
+    def level_kind(self) -> str:
+        """How --levels is read: ratio (between 0 and 1) or count (whole numbers)."""
+        return "count" if self.level in ("cut-off", "stop") else "ratio"
+
+
+_ALL = tuple(AVERAGES)
+_NO_MICRO = ("macro", "median")
+_METHODS = (
+    Method("semi", "Semi-Cranfield", "recall", "precision", _ALL, frozenset(), LEVELS,
+           "best precision at or above each recall level (Keen Fig. 17)"),
+    Method("quasi", "Quasi-Cranfield", "recall", "precision", _NO_MICRO,
+           frozenset({"step", "left"}), LEVELS,
+           "a point chosen on each step, joined by lines (SMART's usual curve, Fig. 16)"),
+    Method("pseudo", "Pseudo-Cranfield", "recall", "precision", _ALL, frozenset(), LEVELS,
+           "recall and precision averaged at each document cut-off (Fig. 14)"),
+    Method("cluster", "Cluster search", "recall", "precision", _NO_MICRO,
+           frozenset({"step", "left", "full", "end"}), LEVELS,
+           "a cluster search's quasi curve to its recall ceiling, then extrapolated to the "
+           "full search's last point (--full RUN; Keen 4D, Fig. 25)"),
+    Method("points", "Pseudo-Cranfield", "points recall", "precision", _ALL, frozenset(),
+           LEVELS, "precision against recall over relevance points, each relevant document "
+           "scoring its grade, at document cut-offs (Fig. 26b)"),
+    Method("characteristic", "Performance characteristic", "cut-off", "points recall", _ALL,
+           frozenset(), CUTOFF_LEVELS, "relevance points found over all points at each "
+           "document cut-off (the levels; Giuliano & Jones, Fig. 26a)"),
+    Method("fallout", "Pseudo-Cranfield", "recall", "fallout", _ALL, frozenset(), LEVELS,
+           "fallout at each recall level, by document cut-offs (needs -N; Fig. 28b)"),
+    Method("adjusted", "Pseudo-Cranfield", "recall", "adjusted precision", _ALL, frozenset(),
+           LEVELS, "precision adjusted to the generality --target-generality G by document "
+           "cut-offs, RG/(RG + F(1000-G)) (needs -N; Fig. 28c)"),
+    Method("precision", "Precision-level cut-off", "precision", "recall", _ALL, frozenset(), LEVELS,
+           "recall at precision levels: the deepest relevant document where precision is "
+           "still at least the level (Keen 4B)"),
+    Method("cnr", "Rocchio's stopping rule", "stop", "precision", _ALL, frozenset(), STOP_LEVELS,
+           "recall and precision when the user stops after n consecutive non-relevant "
+           "documents, n the levels (Rocchio)"),
+)
+#: Every curve method by name, in the order of the choices.
+METHOD = {m.name: m for m in _METHODS}
+#: The methods, the choices of every command that draws or prints curves.
+METHODS = tuple(METHOD)
+#: Each method's name in titles.
+METHOD_NAMES = {m.name: m.title for m in _METHODS}
+#: --method's help, one clause per method.
+METHOD_HELP = "; ".join(f"{m.name}: {m.help}" for m in _METHODS) + "."
+
+__all__ = ["LEVELS", "CUTOFF_LEVELS", "STOP_LEVELS", "METHODS", "METHOD", "METHOD_NAMES",
+           "METHOD_HELP", "STEPS", "LEFTS", "CLUSTER_ENDS", "AVERAGES", "Method", "Curve",
+           "Point", "RunCurves", "RunPoints", "parse_levels", "check_options",
+           "method_levels", "relevant_points", "step_precision", "first_best",
+           "precision_curve", "run_curves", "run_points"]
+
+
+def check_options(method: str = "quasi", step: str | None = "highest", left: str | None = None,
+                  average: str = "macro", *, full: object = None, end: str | None = None,
+                  generality: float | None = None,
+                  needs_generality: bool = True) -> tuple[str, str, str, str]:
+    """``(method, step, left, average)`` checked together, ``step`` and ``left`` defaulted.
+
+    ``full`` (the full search), ``end`` (--cluster-end) and ``generality``
+    (--target-generality) are checked against the method too: each is taken by one
+    method only. Raises :class:`UsageError` before any run is read.
+    """
+    step = step or "highest"
+    if method not in METHOD:
+        raise UsageError(f"--method must be one of {', '.join(METHODS)}, not {method!r}")
+    m = METHOD[method]
+    if average not in AVERAGES:
+        raise UsageError(f"--average must be one of {', '.join(AVERAGES)}, not {average!r}")
+    if left is not None and "left" not in m.options:
+        raise UsageError(f"--left extrapolates the quasi and cluster curves below a query's "
+                         f"first point; the {method} curve takes no --left")
+    if step != "highest" and "step" not in m.options:
+        raise UsageError(f"--step chooses the point on each vertical step of the quasi and "
+                         f"cluster curves; the {method} curve takes no --step")
+    left = left or "constant"
+    if left not in LEFTS:
+        raise UsageError(f"--left must be one of {', '.join(LEFTS)}, not {left!r}")
+    if step not in STEPS:
+        raise UsageError(f"--step must be one of {', '.join(STEPS)}, not {step!r}")
+    if average not in m.averages:
+        raise UsageError(f"the {method} curve interpolates between cut-offs, so it has no "
+                         "pooled counts to micro-average: use --method semi or pseudo with "
+                         "micro")
+    if method == "cluster" and full is None:
+        raise UsageError("--method cluster needs --full RUN: the full search of the same "
+                         "queries, whose last point ends each cluster curve")
+    if full is not None and method != "cluster":
+        raise UsageError(f"--full gives the cluster curve its full search; the {method} "
+                         "curve takes none")
+    if end is not None:
+        if "end" not in m.options:
+            raise UsageError(f"--cluster-end applies to --method cluster, not {method}")
+        if end not in CLUSTER_ENDS:
+            raise UsageError(f"--cluster-end must be one of {', '.join(CLUSTER_ENDS)}, "
+                             f"not {end!r}")
+    if method == "adjusted" and needs_generality:
+        if generality is None:
+            raise UsageError("--method adjusted needs --target-generality G: the generality "
+                             "(relevant documents per thousand) to adjust precision to")
+        if not 0 < float(generality) < 1000:
+            raise UsageError(f"--target-generality must lie between 0 and 1000, not "
+                             f"{float(generality):g}")
+    return method, step, left, average
+
+
+def method_levels(method: str, levels: str | Sequence[float] | None) -> tuple[float, ...]:
+    """The levels of ``method`` from ``--levels`` (its default when None)."""
+    m = METHOD[method]
+    return parse_levels(levels, m.level_kind, m.default_levels)
+
+
+def precision_curve(r: Ranked, levels: str | Sequence[float] | None = None, *,
+                    method: str = "quasi", step: str = "highest", left: str | None = None,
+                    average: str = "macro", full: Ranked | None = None,
+                    end: str | None = None) -> Curve:
+    """The averaged curve of one run at each level, by ``method``.
+
+    ``full`` is the full search of the cluster method; ``end`` how its curves go past
+    their ceiling (default extrapolate). The adjusted method reads its target generality
+    from the run's settings (--target-generality).
+    """
+    G = r.settings.target_generality
+    method, step, left, average = check_options(method, step, left, average, full=full,
+                                                end=end, generality=G)
+    lv = np.asarray(method_levels(method, levels if levels is None or isinstance(levels, str)
+                                  else list(levels)), dtype=np.float64)
+    if method in ("pseudo", "points", "fallout", "adjusted"):
+        from smarteval.curves.cutoffs import pseudo
+        return pseudo(r, lv, method, average, None if G is None else float(G))
+    if method == "characteristic":
+        from smarteval.curves.cutoffs import characteristic
+        return characteristic(r, lv, average)
+    if method == "precision":
+        from smarteval.curves.precision import precision_levels
+        return precision_levels(r, lv, average)
+    if method == "cnr":
+        from smarteval.curves.stopping import stopping
+        return stopping(r, lv, average)
+    from smarteval.curves import recall
+    if method == "semi":
+        return recall.semi(r, lv, average)
+    if method == "quasi":
+        return recall.quasi(r, lv, step, left, average)
+    assert full is not None
+    return recall.cluster(r, full, lv, step, left, end or "extrapolate", average)
+
+
+# --------------------------------------------------------------------------- runs
+
+@dataclass(frozen=True, eq=False)
+class RunCurves:
+    """One curve per run, with the runs' display names and query counts."""
+
+    curves: list[Curve]
+    names: list[str]
+    queries: list[int]
+    full: Curve | None = None        # cluster: the full search's own quasi curve
+    full_name: str = ""
+
+
+def run_curves(qrels, runs, settings: Settings | None = None,
+               levels: str | Sequence[float] | None = None, *, method: str = "quasi",
+               step: str | None = None, left: str | None = None, average: str = "macro",
+               full=None, end: str | None = None) -> RunCurves:
+    """The curve of each run against ``qrels`` (paths or read), by the one evaluation path.
+
+    The options are checked before any file is read; a run sharing no query with the
+    qrels is an input error, as in every command. ``full`` is the full-search run (a
+    path or read) of the cluster method; its own quasi curve comes back too.
+    """
+    from smarteval.evaluation import rankings, run_names
+    settings = settings or Settings()
+    method, step, _, average = check_options(method, step, left, average, full=full, end=end,
+                                             generality=settings.target_generality)
+    lv = method_levels(method, levels)
+    full_ranked = full_curve = None
+    full_name = ""
+    if full is not None:
+        ((info, full_ranked),) = rankings(qrels, [full], settings)
+        full_name = run_names([info])[0]
+        full_curve = precision_curve(full_ranked, lv, method="quasi", step=step, left=left,
+                                     average=average)
+    curves, queries, infos = [], [], []
+    for info, ranked in rankings(qrels, runs, settings):
+        curves.append(precision_curve(ranked, lv, method=method, step=step, left=left,
+                                      average=average, full=full_ranked, end=end))
+        queries.append(ranked.num_queries)
+        infos.append(info)
+    return RunCurves(curves=curves, names=run_names(infos), queries=queries, full=full_curve,
+                     full_name=full_name)
+
+
+@dataclass(frozen=True, eq=False)
+class RunPoints:
+    """Keen part 7: each run's pair at the set sizes of ``other``, and ``other``'s own."""
+
+    points: list[Point]
+    names: list[str]
+    other: Point
+    other_name: str
+
+
+def run_points(qrels, runs, cutoffs_from, settings: Settings | None = None,
+               average: str = "macro") -> RunPoints:
+    """Each run cut, query by query, at the size of the set ``cutoffs_from`` retrieved.
+
+    ``other``'s own pair is taken over the queries of the first run.
+    """
+    from smarteval.curves.matched import matched, own_point, set_sizes
+    from smarteval.evaluation import rankings, run_names
+    settings = settings or Settings()
+    if average not in AVERAGES:
+        raise UsageError(f"--average must be one of {', '.join(AVERAGES)}, not {average!r}")
+    ((oinfo, other),) = rankings(qrels, [cutoffs_from], settings)
+    points, infos = [], []
+    own = None
+    for info, ranked in rankings(qrels, runs, settings):
+        points.append(matched(ranked, set_sizes(ranked, other), average))
+        if own is None:
+            own = own_point(ranked, other, average)
+        infos.append(info)
+    assert own is not None
+    return RunPoints(points=points, names=run_names(infos), other=own,
+                     other_name=run_names([oinfo])[0])

@@ -1,0 +1,293 @@
+"""The one evaluation path: read the qrels and each run, rank it, compute the requested measures.
+
+Every command goes through :func:`rankings` (``curve`` and ``plot`` stop there) or
+:func:`evaluate` (which builds on it), so the same input gives the same error and exit
+status everywhere.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import cast
+
+import numpy as np
+
+from smarteval.aggregate import accumulated, averaged_over, complete_values, summarize
+from smarteval.columns import Qrels, Ranked, Run
+from smarteval.errors import InputError, UsageError
+from smarteval.measures.grammar import Output, Request, parse_measures
+from smarteval.ranking import rank, residual
+from smarteval.read import read_qrels, read_run
+from smarteval.settings import Settings
+
+
+@dataclass
+class Evaluation:
+    """The result of evaluating one run: per-query values and summary values.
+
+    ``per_query[name]`` is a (Q,) array aligned with ``qids``; ``summary[name]`` is the
+    value trec_eval prints on its ``all`` line (None for per-query-only measures such
+    as relstring). ``in_run`` is False for queries added by ``complete`` (-c); their
+    values are what trec_eval averages in for them (0 under 9.0.8; under 10.0 the
+    placeholder ranking's, see :func:`smarteval.aggregate.complete_values`).
+    """
+
+    name: str
+    path: str
+    tag: str
+    qids: np.ndarray
+    in_run: np.ndarray
+    outputs: list[Output]
+    per_query: dict[str, np.ndarray]
+    summary: dict[str, object]
+    ranked: Ranked | None = field(repr=False)
+    run_info: RunInfo = field(repr=False, compare=False)
+    #: the number of queries the averages divide by: len(qids), or under -c every query
+    #: of the qrels (even when -D evaluates one); None means len(qids)
+    averaged_over: int | None = None
+
+    @property
+    def added_by_complete(self) -> int:
+        """How many evaluated queries of the qrels had no results (-c)."""
+        return int((~self.in_run).sum())
+
+    @property
+    def num_averaged(self) -> int:
+        """The number of queries the averages divide by (see ``averaged_over``)."""
+        return len(self.qids) if self.averaged_over is None else self.averaged_over
+
+    @property
+    def names(self) -> list[str]:
+        return [o.name for o in self.outputs]
+
+    def value(self, name: str, qid: str | None = None):
+        """The summary value of ``name``, or its value for query ``qid``."""
+        if qid is None:
+            return self.summary[name]
+        where = np.flatnonzero(self.qids == qid)
+        if len(where) == 0:
+            raise KeyError(qid)
+        return self.per_query[name][where[0]]
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What naming and progress need of a run once its columns are released."""
+
+    path: str
+    tag: str
+
+
+def as_qrels(qrels) -> Qrels:
+    """``qrels`` read, unless it already is :class:`Qrels`."""
+    return qrels if isinstance(qrels, Qrels) else read_qrels(qrels)
+
+
+def as_run(run) -> Run:
+    """``run`` read, unless it already is a :class:`Run`."""
+    return run if isinstance(run, Run) else read_run(run)
+
+
+def check_runs(runs: Sequence) -> list:
+    """The runs as a list; standard input (``-``) may be only one of them."""
+    if isinstance(runs, (str, os.PathLike, Run)):
+        runs = [runs]
+    runs = list(runs)
+    if sum(isinstance(r, str) and r == "-" for r in runs) > 1:
+        raise UsageError("standard input ('-') can be given as only one run")
+    return runs
+
+
+def run_names(runs: Sequence) -> list[str]:
+    """Each run's display name: its tag, or its file name where two runs share a tag."""
+    tags = Counter(r.tag for r in runs)
+    bases = Counter(os.path.basename(r.path) for r in runs)
+    names = []
+    for r in runs:
+        if tags[r.tag] == 1:
+            names.append(r.tag)
+        elif bases[os.path.basename(r.path)] == 1:
+            names.append(os.path.basename(r.path) or r.path)
+        else:                       # same tag and same file name: the path as given
+            names.append(r.path)
+    return names
+
+
+@dataclass
+class Ranker:
+    """Ranks runs against one qrels under one :class:`Settings`; picklable for workers.
+
+    ``frozen`` (a run) with ``frozen_depth`` k ranks every run on the residual collection
+    without the first k documents of ``frozen`` (Joiner & Werner). ``require_common``
+    refuses a run that shares no query with the qrels.
+    """
+
+    qrels: Qrels
+    settings: Settings
+    frozen: object = None
+    frozen_depth: int | None = None
+    require_common: bool = True
+    _initial: Ranked | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if (self.frozen is None) != (self.frozen_depth is None):
+            raise UsageError("--frozen RUN and --frozen-depth K go together: the feedback "
+                             "run is evaluated without the first K documents of RUN")
+
+    def initial(self) -> Ranked | None:
+        if self.frozen is None:
+            return None
+        if self._initial is None:
+            # the user saw the initial run in one order: trec_eval's, unless random; only
+            # what it retrieved (no -c placeholder, which would leave the feedback run too)
+            ties = "docno" if self.settings.ties == "average" else self.settings.ties
+            settings = replace(self.settings, ties=ties, max_docs=None, judged_only=False,
+                               complete=False)
+            self._initial = rank(as_run(self.frozen), self.qrels, settings)
+        return self._initial
+
+    def __call__(self, run: Run) -> Ranked:
+        if self.require_common and not _shares_a_query(run, self.qrels):
+            raise InputError(run.path, None,
+                             f"no query of this run has judgements in {self.qrels.path}",
+                             expected="query ids shared by the run and the qrels")
+        ranked = rank(run, self.qrels, self.settings)
+        if self.settings.query is not None and not accumulated(ranked).any():
+            self._no_query(run)
+        initial = self.initial()
+        if initial is not None:
+            assert self.frozen_depth is not None
+            ranked = residual(ranked, initial, self.frozen_depth)
+        return ranked
+
+    def _no_query(self, run: Run) -> None:
+        """-D names a query trec_eval would not evaluate: it finds nothing to average."""
+        s = self.settings
+        if s.complete and s.trec_version >= 10:
+            raise InputError(self.qrels.path, None,
+                             f"query {s.query!r} (-D) has no judgements in these qrels",
+                             expected="a query of the qrels")
+        raise InputError(run.path, None,
+                         f"query {s.query!r} (-D) is not a query of both this run and "
+                         f"{self.qrels.path}",
+                         expected="a query with results and judgements")
+
+
+def _shares_a_query(run: Run, qrels: Qrels) -> bool:
+    return bool(np.isin(run.qids, qrels.qids).any()) if len(run.qids) else False
+
+
+def rankings(qrels, runs, settings: Settings | None = None, *, frozen=None,
+             frozen_depth: int | None = None,
+             require_common: bool = True) -> Iterator[tuple[RunInfo, Ranked]]:
+    """Each run read and ranked against ``qrels``, one at a time (a run is released after).
+
+    ``qrels`` and each run may be a path or already read. The qrels are read once.
+    """
+    ranker = Ranker(as_qrels(qrels), settings or Settings(), frozen, frozen_depth,
+                    require_common)
+    for run in check_runs(runs):
+        run = as_run(run)
+        yield RunInfo(run.path, run.tag), ranker(run)
+
+
+@dataclass
+class Job:
+    """Everything needed to evaluate one run; picklable, so it can go to a worker process."""
+
+    ranker: Ranker
+    requests: list[Request]
+    keep_ranked: bool
+
+    def evaluate(self, run) -> Evaluation:
+        run = as_run(run)
+        ranked = self.ranker(run)
+        settings = self.ranker.settings
+        outputs = [o for rq in self.requests for o in rq.outputs()]
+        per_query = {}
+        summary = {}
+        for out in outputs:
+            values = complete_values(out, out.compute(ranked, ties=settings.ties), ranked)
+            per_query[out.name] = values
+            summary[out.name] = summarize(out, values, ranked, average=settings.average)
+        info = RunInfo(run.path, run.tag)
+        return Evaluation(name=run.tag, path=run.path, tag=run.tag, qids=ranked.qids,
+                          in_run=ranked.in_run, outputs=outputs, per_query=per_query,
+                          summary=summary, ranked=ranked if self.keep_ranked else None,
+                          run_info=info, averaged_over=averaged_over(ranked))
+
+
+def requests_for(measures: Iterable[str] | Sequence[Request], settings: Settings) -> list[Request]:
+    """The requests for ``measures``, checked against ``settings`` before any run is read."""
+    given = list(measures)
+    if given and all(isinstance(m, Request) for m in given):
+        requests = cast(list[Request], given)
+    else:
+        requests = parse_measures(cast(list[str], given), settings.trec_version)
+    needs_n = [rq.measure.name for rq in requests if rq.measure.needs_num_docs]
+    if needs_n and settings.num_docs is None:
+        raise UsageError(f"{', '.join(needs_n)} need{'s' if len(needs_n) == 1 else ''} the "
+                         "number of documents in the collection: give -N/--num-docs")
+    for rq in requests:
+        rq.measure.check_ties(settings.ties)
+    return requests
+
+
+def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("official",),
+             settings: Settings | None = None, *, frozen=None,
+             frozen_depth: int | None = None, require_common: bool = True,
+             on_run: Callable[[RunInfo], None] | None = None, jobs: int = 1,
+             keep_ranked: bool = True) -> list[Evaluation]:
+    """Evaluate each run against ``qrels``; see :func:`smarteval.api.evaluate`."""
+    settings = settings or Settings()
+    runs = check_runs(runs)
+    requests = requests_for(measures, settings)
+    job = Job(Ranker(as_qrels(qrels), settings, frozen, frozen_depth, require_common),
+              requests, keep_ranked)
+    if jobs > 1 and len(runs) > 1:
+        results = _evaluate_in_processes(job, runs, jobs, on_run)
+    else:
+        results = []
+        for run in runs:
+            ev = job.evaluate(run)
+            results.append(ev)
+            if on_run is not None:      # progress reporting (the CLI's bar)
+                on_run(ev.run_info)
+    # display names need every run's tag: a tag two runs share gives way to file names
+    for ev, name in zip(results, run_names([ev.run_info for ev in results])):
+        ev.name = name
+    return results
+
+
+_WORKER_JOB: Job | None = None     # set in each worker process only, by its initializer
+
+
+def _init_worker(job: Job) -> None:
+    global _WORKER_JOB
+    _WORKER_JOB = job
+
+
+def _work(run) -> Evaluation:
+    assert _WORKER_JOB is not None
+    return _WORKER_JOB.evaluate(run)
+
+
+def _evaluate_in_processes(job: Job, runs: list, jobs: int, on_run) -> list[Evaluation]:
+    """Evaluate runs in ``jobs`` processes; results come back in the order of ``runs``.
+
+    The job (with the qrels) goes to each worker once, by its initializer.
+    """
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(max_workers=min(jobs, len(runs)), initializer=_init_worker,
+                             initargs=(job,)) as pool:
+        futures = [pool.submit(_work, r) for r in runs]
+        results = []
+        for fut in futures:
+            ev = fut.result()
+            results.append(ev)
+            if on_run is not None:
+                on_run(ev.run_info)
+    return results

@@ -1,0 +1,683 @@
+"""The measure grammar: ``-m`` arguments (trec_eval, nicknames, ir_measures) into requests.
+
+trec_eval's names (``map``, ``P.5,10``, ``ndcg.1=3,2=9``, ``official``) follow trec_eval's
+rules, checked against 9.0.8 and 10.0:
+
+* Each measure is printed once, in trec_eval's order, whatever the order of ``-m``.
+* A measure named twice takes the parameters of the first ``NAME.params`` in the
+  argument list; later parameters and a plain ``-m NAME`` change nothing
+  (``-m P.5 -m P.10`` prints P_5 alone). Nicknames never carry parameters: ``-m all_trec
+  -m P.7`` and ``-m P.7 -m all_trec`` both print P_7 among the others. Each ignored
+  request becomes a note on the result (:attr:`Requests.notes`), with how to write it.
+* Cut-offs (``P.10,5``) are sorted; a duplicate cut-off or level is refused, as
+  trec_eval refuses it. Numeric parameters (``11pt_avg.1,0.5``, ``utility``) keep their
+  order and may repeat. ``NAME.`` with nothing after the dot is refused.
+* ``rbp`` and ``rbp_resid`` (10.0) read ``p=<number>`` among their ``rel=gain`` pairs
+  (``rbp.p=0.95``); the other pairs' names are grades.
+
+ir_measures names (``AP``, ``P@10``, ``nDCG(gains={0:0,1:1,2:3})@10``, ``RBP(rel=1,p=0.5)``)
+are read with ir_measures' own syntax and compute what ir_measures 0.4.3 computes for
+them (:data:`IR_NAMES`, the provider each maps onto noted there). Such a measure is
+printed, and keyed in :class:`~smarteval.evaluation.Evaluation`, under the name as
+written (spaces removed), after the trec_eval names, in the order of ``-m``. Its
+``rel=`` (default 1, as ir_measures) and ``judged_only=`` belong to the name; ``-l`` does
+not change it. A name or parameter ir_measures cannot compute, or smarteval cannot
+compute exactly as it does, is refused with the reason (:data:`IR_REFUSED` and the
+checks in :func:`_ir_request`); it never falls back on a nearby measure. Under ``--ties
+docno``, RR@k and Judged take tied documents in the order of ir_measures' providers for
+them (docno ascending, :mod:`smarteval.measures.extra`); the others in trec_eval's.
+
+The query set stays a global choice. ir_measures averages every measure over every
+query of the qrels, a query without results counting 0 (and NumQ, NumRel, NumRet
+counting nothing for it): that is smarteval's ``-c`` (``complete=True``), under which an
+ir_measures name gives ir_measures' value and per-query values. Without ``-c`` the
+average is over the queries the run and the qrels share, as trec_eval's. ``-J`` and
+``-M`` act on the run for every measure (ir_measures has no such options; ``-J`` is
+``judged_only=True`` for all). ir_measures' pytrec_eval is trec_eval 9.0.8's code, which
+is smarteval's default ``--trec-version 9``; under 10 the names follow 10.0's rules.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from smarteval.columns import UNJUDGED, Ranked
+from smarteval.errors import UsageError
+from smarteval.measures.registry import REGISTRY, Measure
+
+
+@dataclass(frozen=True)
+class Output:
+    """One printed measure: its output name and how to compute it.
+
+    ``rel_level``, ``judged_only`` and ``gains`` are an ir_measures name's own ``rel=``,
+    ``judged_only=`` and ``gains=`` (:meth:`view`); ``ir`` marks an ir_measures name,
+    whose value for a query without results is 0.
+    """
+
+    name: str
+    measure: Measure
+    param: object = None           # the single cutoff/level, or the whole parameter tuple
+    rel_level: int | None = None   # per-measure relevance level (ir_measures' rel=)
+    judged_only: bool = False      # ir_measures' judged_only=True: -J for this output
+    gains: tuple = ()              # ir_measures' nDCG gains={grade: gain}, as pairs
+    ir: bool = False               # an ir_measures name
+
+    def view(self, ranked: Ranked) -> Ranked:
+        """``ranked`` as this output's measure sees it (grades mapped, -J, its level)."""
+        r = ranked
+        if self.gains:
+            r = regraded(r, self.gains)
+        if self.judged_only:
+            r = r.subset(r.rel >= 0)
+        if self.rel_level is not None:
+            r = r.at_level(self.rel_level)
+        return r
+
+    def compute(self, ranked, ties: str = "docno") -> np.ndarray:
+        """(Q,) values of every query of ``ranked``; ``ties`` is the settings' policy."""
+        r = self.view(ranked)
+        func = self.measure.function(ties)
+        values = func(r) if self.measure.params == "none" else func(r, self.param)
+        if self.ir:
+            values = np.where(np.asarray(ranked.in_run, dtype=bool), values,
+                              0).astype(values.dtype)
+        return values
+
+
+def regraded(r: Ranked, gains: tuple) -> Ranked:
+    """``r`` with every judged grade g replaced by ``dict(gains).get(g, g)``.
+
+    What ir_measures does to the qrels for ``nDCG(gains=...)`` before pytrec_eval sees
+    them; a grade mapped below 0 becomes a negative judgement.
+    """
+    table = dict(gains)
+    rel = r.rel.copy()
+    grades = r.qrel_grades.copy()
+    for level, gain in table.items():
+        rel[r.rel == level] = gain
+        grades[r.qrel_grades == level] = gain
+    rel[(r.rel >= 0) & (rel < 0)] = UNJUDGED
+    keep = grades >= 0
+    qindex = r.qrel_qindex[keep]
+    grades = grades[keep]
+    order = np.lexsort((-grades, qindex))          # each query's grades, descending
+    offsets = np.zeros(r.num_queries + 1, dtype=np.int64)
+    np.cumsum(np.bincount(qindex, minlength=r.num_queries), out=offsets[1:])
+    return replace(r, rel=rel, qrel_grades=grades[order], qrel_offsets=offsets)
+
+
+@dataclass
+class Request:
+    """A measure asked for, with its parameters (``raw`` is None for the defaults).
+
+    ``label`` is set for an ir_measures name: the name as asked for, which is its one
+    output's name.
+    """
+
+    measure: Measure
+    params: tuple
+    raw: str | None = None
+    rel_level: int | None = None
+    label: str | None = None
+    judged_only: bool = False
+    gains: tuple = ()
+
+    def outputs(self) -> list[Output]:
+        m = self.measure
+        if self.label is not None:
+            param: object = (self.params[0] if m.params in ("cutoffs", "levels")
+                             else None if m.params == "none" else self.params)
+            return [Output(self.label, m, param, self.rel_level, self.judged_only,
+                           self.gains, ir=True)]
+        if m.params in ("cutoffs", "levels"):
+            outs = []
+            for k in self.params:
+                suffix = str(k) if m.params == "cutoffs" else f"{k:3.2f}"
+                outs.append(Output(f"{m.name}_{suffix}", m, k, self.rel_level))
+            return outs
+        name = m.name if self.raw is None else f"{m.name}_{self.raw}"
+        return [Output(name, m, None if m.params == "none" else self.params, self.rel_level)]
+
+
+class Requests(list):
+    """What :func:`parse_measures` returns: the requests in print order, and ``notes``.
+
+    ``notes`` says which ``-m`` requests trec_eval's rules left without effect and how
+    to write what was meant (for standard error; see :func:`parse_measures`).
+    """
+
+    def __init__(self, requests: Iterable[Request] = (), notes: Iterable[str] = ()):
+        super().__init__(requests)
+        self.notes: list[str] = list(notes)
+
+
+NICKNAMES_9 = {
+    "official": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
+                 "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"],
+    "all_trec": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
+                 "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "relstring",
+                 "recall", "infAP", "gm_bpref", "utility", "11pt_avg", "ndcg",
+                 "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel",
+                 "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
+                 "set_F", "num_nonrel_judged_ret"],
+    "set": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
+            "set_recall", "set_relative_P", "set_map", "set_F"],
+}
+
+
+def nicknames(version: int = 9) -> dict[str, list[str]]:
+    """The measure nicknames of trec_eval ``version`` (data, not code)."""
+    out = {k: list(v) for k, v in NICKNAMES_9.items()}
+    if version >= 10:
+        out["all_trec"] += ["rbp", "rbp_resid", "unj"]
+    return out
+
+
+# =========================================================================== ir_measures names
+
+@dataclass(frozen=True)
+class IrName:
+    """How smarteval computes one ir_measures name.
+
+    ``plain`` and ``cut`` are the smarteval measures without and with a cut-off
+    (``NAME@k``); ``params`` the keyword parameters ir_measures computes for the name;
+    ``fixed`` the parameters the name itself sets (NumRelRet is ``NumRet(rel=1)``).
+    """
+
+    measure: str                  # ir_measures' measure (AP for MAP too)
+    plain: str | None
+    cut: str | None
+    params: tuple[str, ...] = ()
+    fixed: tuple = ()
+    provider: str = "pytrec_eval"   # ir_measures 0.4.3's provider whose values these are
+    cut_provider: str | None = None  # NAME@k's, when another one computes it
+
+
+def _ir(measure, plain, cut, params=(), fixed=(), provider="pytrec_eval",
+        cut_provider=None) -> IrName:
+    return IrName(measure, plain, cut, tuple(params), tuple(fixed), provider, cut_provider)
+
+
+_RJ = ("rel", "judged_only")
+
+#: Every ir_measures name smarteval computes, and how (ir_measures 0.4.3: its default
+#: providers, cwl_eval installed for RBP).
+IR_NAMES: dict[str, IrName] = {
+    "AP": _ir("AP", "map", "map_cut", _RJ),
+    "MAP": _ir("AP", "map", "map_cut", _RJ),
+    "P": _ir("P", None, "P", _RJ),
+    "Precision": _ir("P", None, "P", _RJ),
+    "R": _ir("R", None, "recall", _RJ),
+    "Recall": _ir("R", None, "recall", _RJ),
+    "RR": _ir("RR", "recip_rank", "recip_rank_cut", _RJ, cut_provider="msmarco"),
+    "MRR": _ir("RR", "recip_rank", "recip_rank_cut", _RJ, cut_provider="msmarco"),
+    "Rprec": _ir("Rprec", "Rprec", None, _RJ),
+    "RPrec": _ir("Rprec", "Rprec", None, _RJ),
+    "Bpref": _ir("Bpref", "bpref", None, ("rel",)),
+    "BPref": _ir("Bpref", "bpref", None, ("rel",)),
+    "infAP": _ir("infAP", "infAP", None, ("rel",)),
+    "nDCG": _ir("nDCG", "ndcg", "ndcg_cut", ("dcg", "gains", "judged_only")),
+    "NDCG": _ir("nDCG", "ndcg", "ndcg_cut", ("dcg", "gains", "judged_only")),
+    "NumQ": _ir("NumQ", "num_q_ret", None),
+    "NumRel": _ir("NumRel", "num_rel", None, ("rel",)),
+    "NumRet": _ir("NumRet", "num_ret", None, ("rel",)),          # rel=r: num_rel_ret at r
+    "NumRelRet": _ir("NumRet", "num_rel_ret", None, ("rel",), (("rel", 1),)),
+    "SetP": _ir("SetP", "set_P", None, ("rel", "relative", "judged_only")),
+    "SetRelP": _ir("SetP", "set_relative_P", None, ("rel", "relative", "judged_only"),
+                   (("relative", True),)),
+    "SetR": _ir("SetR", "set_recall", None, ("rel",)),
+    "SetF": _ir("SetF", "set_F", None, ("rel", "beta", "judged_only")),
+    "SetAP": _ir("SetAP", "set_map", None, _RJ),
+    "Success": _ir("Success", None, "success", _RJ),
+    "IPrec": _ir("IPrec", None, "iprec_at_recall", _RJ),          # @ is the recall level
+    "Judged": _ir("Judged", "judged", "judged", (), provider="judged"),
+    "RBP": _ir("RBP", "rbp_bin", None, ("rel", "p"), provider="cwl_eval"),
+}
+
+#: ir_measures name -> (smarteval measure without cut-off, with cut-off): the short view of
+#: :data:`IR_NAMES` that the docs, shell completion and ``compare --select-measure`` read.
+ALIASES: dict[str, tuple[str | None, str | None]] = {
+    name: (e.plain, e.cut) for name, e in IR_NAMES.items()}
+
+_NO_COMPUTATION = "smarteval has no computation of ir_measures' {} ({})"
+
+#: ir_measures names smarteval refuses, and why.
+IR_REFUSED: dict[str, str] = {
+    **{n: _NO_COMPUTATION.format(n, "cwl_eval's C/W/L family") for n in
+       ("BPM", "SDCG", "INST", "INSQ", "NERR8", "NERR9", "NERR10", "NERR11")},
+    **{n: _NO_COMPUTATION.format(n, "a diversity measure, pyndeval") for n in
+       ("ERR_IA", "nERR_IA", "alpha_DCG", "α_DCG", "alpha_nDCG", "α_nDCG", "NRBP",
+        "nNRBP", "AP_IA", "MAP_IA", "P_IA", "StRecall")},
+    "ERR": _NO_COMPUTATION.format("ERR", "gdeval's expected reciprocal rank"),
+    "Compat": _NO_COMPUTATION.format("Compat", "compatibility, rank-biased overlap with "
+                                     "an ideal ranking"),
+    "Accuracy": _NO_COMPUTATION.format("Accuracy", "the chance that a retrieved relevant "
+                                       "document ranks above a non-relevant one; "
+                                       "smarteval's accuracy is (tp + tn) / N"),
+}
+
+#: Why an ir_measures name takes no cut-off in smarteval.
+_NO_CUT = {"RBP": "no provider of ir_measures 0.4.3 computes RBP with a cut-off"}
+
+#: The measures whose ``rel=gain`` pairs may also hold ``p=<persistence>`` (trec_eval 10.0).
+READS_P = ("rbp", "rbp_resid")
+
+
+class _Refused(Exception):
+    """An ir_measures name smarteval will not compute (the message says why)."""
+
+
+def _ir_request(spec: str, available: dict[str, Measure]) -> Request | None:
+    """The request for an ir_measures name, None when ``spec`` is not one.
+
+    Raises :class:`_Refused` for an ir_measures name smarteval does not compute as
+    ir_measures does.
+    """
+    try:
+        node = ast.parse(spec.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    at = None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+        try:
+            at = ast.literal_eval(node.right)
+        except ValueError:
+            return None
+        node = node.left
+    args: dict[str, object] = {}
+    if isinstance(node, ast.Call):
+        if node.args or any(kw.arg is None for kw in node.keywords):
+            return None
+        for kw in node.keywords:
+            try:
+                args[str(kw.arg)] = ast.literal_eval(kw.value)
+            except ValueError:
+                raise _Refused(f"{kw.arg}= takes a number, True or False, a string or a "
+                               "{grade: gain} dict") from None
+        node = node.func
+    if not isinstance(node, ast.Name):
+        return None
+    name = node.id
+    if name in IR_REFUSED:
+        raise _Refused(IR_REFUSED[name])
+    if name not in IR_NAMES:
+        return None
+    return _resolve(name, IR_NAMES[name], args, at, "".join(spec.split()), available)
+
+
+def _resolve(name: str, e: IrName, given: dict, at, label: str,
+             available: dict[str, Measure]) -> Request:
+    at_param = "recall" if e.measure == "IPrec" else "cutoff"
+    args = {**dict(e.fixed), **given}
+    if at is not None:
+        args[at_param] = at
+    allowed = set(e.params) | ({at_param} if e.cut else set()) | {k for k, _ in e.fixed}
+    extra = sorted(set(args) - allowed)
+    if at_param in extra:
+        why = _NO_CUT.get(e.measure, "it has no cut-off")
+        raise _Refused(f"ir_measures' {name} takes no @k: {why}")
+    if extra:
+        takes = ", ".join(f"{p}=" for p in e.params) or "no parameters"
+        raise _Refused(f"ir_measures' {name} takes {takes}"
+                       + (f" and @{'recall' if at_param == 'recall' else 'k'}" if e.cut else "")
+                       + f", not {', '.join(f'{p}=' for p in extra)}")
+    rel = args.get("rel", 1)
+    if isinstance(rel, bool) or not isinstance(rel, int) or rel < 0:
+        raise _Refused("rel= takes a whole number, 0 or more")
+    for flag in ("judged_only", "relative"):
+        if not isinstance(args.get(flag, False), bool):
+            raise _Refused(f"{flag}= takes True or False")
+    judged_only = bool(args.get("judged_only", False))
+    cut = args.get(at_param)
+    if cut is None and e.plain is None:
+        what, example = (("a recall level", "IPrec@0.5") if at_param == "recall"
+                         else ("a cut-off", f"{name}@10"))
+        raise _Refused(f"ir_measures' {name} needs {what}, e.g. {example}")
+    measure_name = e.plain if cut is None else e.cut
+    params: tuple = ()
+    gains: tuple = ()
+    rel_level: int | None = rel
+    if cut is not None:
+        params = (_ir_cut(name, cut, at_param),)
+    provider = e.cut_provider if cut is not None and e.cut_provider else e.provider
+    if provider == "pytrec_eval" and "rel" in e.params and rel < 1:
+        raise _Refused(f"ir_measures computes {name} with pytrec_eval, which refuses rel=0 "
+                       "(its relevance levels start at 1)")
+    if e.measure == "RR" and cut is not None and judged_only:
+        raise _Refused("ir_measures computes RR@k with its msmarco provider, which has no "
+                       "judged_only=True (no provider of ir_measures 0.4.3 computes it)")
+    if e.measure == "NumRet" and "rel" in args:
+        measure_name = "num_rel_ret"
+    if e.measure == "NumRel" and rel != 1:
+        raise _Refused("ir_measures computes NumRel with pytrec_eval, which counts at rel=1 "
+                       "only (none of its providers computes another level); use "
+                       "-m num_rel with -l")
+    if e.measure == "SetP":
+        measure_name = "set_relative_P" if args.get("relative", False) else "set_P"
+    if e.measure == "SetF":
+        beta = args.get("beta", 1.0)
+        if isinstance(beta, bool) or not isinstance(beta, (int, float)) or beta <= 0:
+            raise _Refused("beta= takes a number above 0")
+        params = (float(beta),)
+    if e.measure == "nDCG":
+        if args.get("dcg", "log2") != "log2":
+            raise _Refused("ir_measures computes nDCG(dcg='exp-log2') with gdeval (2^grade - 1 "
+                           "gains, its own ideal ranking), which smarteval does not")
+        gains = _ir_gains(args.get("gains"))
+    if e.measure == "Judged" and cut is None:
+        params = (0,)                                    # the whole list
+    if e.measure == "RBP":
+        if "rel" not in given:
+            raise _Refused("ir_measures computes RBP only with rel= (binary gains, its "
+                           "cwl_eval provider); write RBP(rel=1), or rbp for trec_eval "
+                           "10.0's graded rbp")
+        p = args.get("p", 0.8)
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
+            raise _Refused("p= takes a number from 0 to 1")
+        params = (float(p),)
+    if e.measure in ("NumQ", "Judged") or (e.measure == "NumRet" and "rel" not in args):
+        rel_level = None                                 # no relevance level involved
+    if measure_name not in available:
+        raise _Refused(f"{measure_name} is not computed under this trec_eval version")
+    m = available[measure_name]
+    if m.params == "gains":
+        params = ()
+    return Request(m, params, None, rel_level, label, judged_only, gains)
+
+
+def _ir_cut(name: str, cut, at_param: str):
+    """The cut-off (or IPrec's recall level) of ``NAME@cut``, checked."""
+    if at_param == "recall":
+        if isinstance(cut, bool) or not isinstance(cut, (int, float)) or not 0 <= cut <= 1:
+            raise _Refused("IPrec@ takes a recall level from 0 to 1, e.g. IPrec@0.5")
+        if round(float(cut), 2) != float(cut):
+            raise _Refused(f"ir_measures computes IPrec@{cut} at recall {float(cut):.2f} "
+                           "(pytrec_eval's measure name keeps two decimals); write "
+                           f"IPrec@{float(cut):.2f}")
+        return float(cut)
+    if isinstance(cut, bool) or not isinstance(cut, int) or cut <= 0:
+        raise _Refused(f"{name}@ takes a whole number of documents above 0, e.g. {name}@10")
+    return cut
+
+
+def _ir_gains(gains) -> tuple:
+    """nDCG's ``gains={grade: gain}`` as sorted pairs; () without."""
+    if gains is None:
+        return ()
+    if not isinstance(gains, dict) or not all(
+            isinstance(k, int) and not isinstance(k, bool) and isinstance(v, int)
+            and not isinstance(v, bool) for k, v in gains.items()):
+        raise _Refused("gains= takes a dict of whole numbers, {grade: gain}, e.g. "
+                       "gains={0:0,1:1,2:3} (ir_measures hands pytrec_eval integer grades)")
+    if any(k < 0 for k in gains):
+        raise _Refused("gains= maps grades of 0 or more (smarteval keeps no negative grades)")
+    if any(v < 0 for v in gains.values()):
+        raise _Refused("gains= maps to gains of 0 or more: a negative one makes the grade a "
+                       "negative judgement, on which pytrec_eval's nDCG for ir_measures "
+                       "can loop forever")
+    return tuple(sorted(gains.items()))
+
+
+# =========================================================================== trec_eval names
+
+_CUTOFF = re.compile(r"[+-]?[0-9]+(\.[0-9]*)?$")
+_INTEGER = re.compile(r"[+-]?[0-9]+$")
+
+_HINTS = {"cutoffs": "positive integers, e.g. P.5,10",
+          "levels": "numbers, e.g. iprec_at_recall..1,.5",
+          "floats": "numbers separated by commas",
+          "gains": "rel=gain pairs, e.g. ndcg.1=3,2=9",
+          "int": "one integer, e.g. relstring.20",
+          "none": "no parameters"}
+
+
+def _parse_params(m: Measure, raw: str, spec: str) -> tuple:
+    """Read a trec_eval parameter string for measure ``m`` (trec_eval's rules, stricter
+    about what is not a number)."""
+    try:
+        return _read(m, raw)
+    except _Duplicate as dup:
+        raise UsageError(f"bad parameters in measure {spec!r}: {dup.args[0]} given twice "
+                         "(trec_eval refuses duplicate cut-offs)") from None
+    except ValueError:
+        pass
+    raise UsageError(f"bad parameters in measure {spec!r}: expected {_HINTS[m.params]}")
+
+
+class _Duplicate(Exception):
+    pass
+
+
+def _read(m: Measure, raw: str) -> tuple:
+    shape = m.params
+    if shape == "cutoffs":
+        items = raw.split(",")
+        if not all(_CUTOFF.match(x) for x in items):
+            raise ValueError
+        cuts = [int(x.split(".")[0]) for x in items]   # trec_eval's atol: "23.4" is 23
+        if min(cuts) <= 0:
+            raise ValueError
+        return _distinct(cuts)
+    if shape == "levels":
+        return _distinct([float(x) for x in raw.split(",")])
+    if shape == "floats":
+        return tuple(float(x) for x in raw.split(","))   # in the order given
+    if shape == "gains":
+        pairs: list[tuple[object, float]] = []
+        for item in raw.split(","):
+            name, value = item.split("=")
+            if _INTEGER.match(name):
+                pairs.append((int(name), float(value)))
+            elif name == "p" and m.name in READS_P:
+                pairs.append(("p", float(value)))
+            else:
+                raise ValueError
+        return tuple(pairs)
+    if shape == "int":
+        return (int(float(raw)),)
+    raise ValueError
+
+
+def _distinct(values: list) -> tuple:
+    seen = sorted(values)
+    for a, b in zip(seen, seen[1:]):
+        if a == b:
+            raise _Duplicate(_text(a))
+    return tuple(seen)
+
+
+def _text(v) -> str:
+    return format(v, "g") if isinstance(v, float) else str(v)
+
+
+@dataclass(frozen=True)
+class _Asked:
+    index: int            # position among every -m request
+    spec: str
+    raw: str | None       # the parameters, None for a plain name or a nickname's
+    nickname: str | None = None
+
+
+def _trec_request(m: Measure, asked: list[_Asked]) -> tuple[Request, list[tuple[int, str]]]:
+    """One trec_eval measure's request: the first parameters given, as trec_eval's init
+    routines take them; and a note for every request that so changed nothing."""
+    first = next((a for a in asked if a.raw is not None), None)
+    if first is None:
+        return Request(m, m.default), []
+    raw = first.raw
+    assert raw is not None
+    if m.params == "none":
+        raise UsageError(f"measure {m.name!r} takes no parameters (got {first.spec!r})")
+    params = _parse_params(m, raw, first.spec)
+    request = Request(m, params, raw)
+    notes = []
+    for a in asked:
+        if a is first or a.nickname is not None or a.spec == first.spec:
+            continue
+        note = _ignored(m, a, first, params)
+        if note:
+            notes.append((a.index, note))
+    return request, notes
+
+
+def _ignored(m: Measure, a: _Asked, first: _Asked, params: tuple) -> str | None:
+    """The note for request ``a``, ignored in favour of ``first``; None if it loses nothing."""
+    try:
+        wanted = m.default if a.raw is None else _read(m, a.raw)
+    except (ValueError, _Duplicate):
+        wanted = None
+    if wanted is not None and m.params in ("cutoffs", "levels"):
+        missing = sorted(set(wanted) - set(params))
+        if not missing:
+            return None
+        merged = ",".join(_text(v) for v in sorted(set(params) | set(wanted)))
+        hint = f"; write -m {m.name}.{merged}"
+    elif wanted is None:
+        hint = ""                                   # parameters trec_eval never reads
+    else:
+        if tuple(wanted) == tuple(params):
+            return None
+        hint = f"; {m.name} takes one set of parameters a run"
+    if a.raw is None:
+        where = "also" if a.index < first.index else "already"
+        return (f"-m {a.spec} ignored: {m.name} is {where} asked for as {first.spec} "
+                f"(trec_eval takes its parameters){hint}")
+    return (f"-m {a.spec} ignored: {m.name} is already asked for as {first.spec} "
+            f"(trec_eval takes the first){hint}")
+
+
+def _split_specs(group: str) -> list[str]:
+    """One ``-m`` argument's specs: separated by blanks outside brackets and quotes.
+
+    ``-m P.5,10`` is one spec; ``-m "map P.5"`` two; ``-m "P(rel=2, judged_only=True)@5"``
+    one.
+    """
+    out: list[str] = []
+    cur: list[str] = []
+    depth, quote = 0, ""
+    for ch in group:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch.isspace() and depth <= 0:
+            if cur:
+                out.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    if cur:
+        out.append("".join(cur))
+    return out
+
+
+def parse_measures(specs: Sequence[str], version: int = 9,
+                   on_note: Callable[[str], None] | None = None) -> Requests:
+    """Turn ``-m`` arguments into requests: trec_eval's names in trec_eval's order, then
+    ir_measures names in the order given (the rules: this module's docstring).
+
+    The result is a list of :class:`Request` whose ``notes`` name the requests
+    trec_eval's rules ignore (``-m P.5 -m P.10``: "-m P.10 ignored: ..."); ``on_note``,
+    when given, is called with each. Every unknown or refused name is reported at once,
+    with close matches or the reason (exit 2).
+    """
+    nick = nicknames(version)
+    available = {n: m for n, m in REGISTRY.items() if version in m.versions}
+    asked: dict[str, list[_Asked]] = {}
+    ir: dict[str, Request] = {}
+    problems: list[tuple[str, str | None]] = []
+    for i, spec in enumerate(s for group in specs for s in _split_specs(group)):
+        name, dot, raw = spec.partition(".")
+        if dot and raw == "" and (name in available or name in nick):
+            raise UsageError(f"measure {spec!r} has nothing after the dot (trec_eval refuses "
+                             f"it too): write {name} or {name}.PARAMETERS")
+        if spec in nick:
+            for member in nick[spec]:
+                if member in available:
+                    asked.setdefault(member, []).append(_Asked(i, spec, None, spec))
+            continue
+        if name in available:
+            asked.setdefault(name, []).append(_Asked(i, spec, raw if dot else None))
+            continue
+        try:
+            request = _ir_request(spec, available)
+        except _Refused as why:
+            problems.append((spec, str(why)))
+            continue
+        if request is None:
+            problems.append((spec, None))
+        elif request.label not in ir:
+            ir[str(request.label)] = request
+    if problems:
+        raise _problems(problems, available, nick)
+    requests = Requests()
+    notes: list[tuple[int, str]] = []
+    for name in REGISTRY:
+        if name in asked:
+            request, more = _trec_request(available[name], asked[name])
+            requests.append(request)
+            notes += more
+    requests.extend(ir.values())
+    requests.notes = [text for _, text in sorted(notes)]
+    if on_note is not None:
+        for text in requests.notes:
+            on_note(text)
+    return requests
+
+
+def _problems(problems: list[tuple[str, str | None]], available, nick) -> UsageError:
+    names = list(available) + list(nick) + list(IR_NAMES)
+    lines = []
+    for spec, why in problems:
+        if why is not None:
+            lines.append(f"  {spec}: {why}")
+            continue
+        close = difflib.get_close_matches(spec.partition(".")[0].split("@")[0].split("(")[0],
+                                          names, n=3)
+        lines.append(f"  {spec}" + (f" (did you mean {', '.join(close)}?)" if close else ""))
+    unknown = sum(why is None for _, why in problems)
+    if unknown == len(problems):
+        head = "unknown measure" + ("s" if unknown > 1 else "")
+        tail = ["  'smarteval measures' lists them all"]
+    elif unknown:
+        head, tail = "unknown or refused measures", ["  'smarteval measures' lists them all"]
+    else:
+        head, tail = "refused measure" + ("s" if len(problems) > 1 else ""), []
+    return UsageError(head + ":\n" + "\n".join(lines + tail))
+
+
+#: What the SMART table shows by default (Keen Fig. 5), and what -N adds to it.
+TABLE_DEFAULT = ("num_q", "num_ret", "num_rel", "num_rel_ret",
+                 "iprec_at_recall.0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0",
+                 "map", "Rprec", "P.5,10,20", "recip_rank", "bpref", "ndcg")
+TABLE_WITH_N = ("rank_recall", "log_prec", "norm_recall", "norm_prec")
+
+
+def default_requests(*, table: bool, num_docs: int | None, ties: str,
+                     version: int = 9) -> tuple[list[Request], list[str]]:
+    """The measures printed when none is asked for, and those left out for ``ties``.
+
+    Data formats print trec_eval's ``official``; tables print SMART's table, which gains
+    the normalized measures when N is known. Under ``--ties average`` the measures with
+    no exact average over tied orders are left out (and named, so the user is told).
+    """
+    if not table:
+        specs: tuple[str, ...] = ("official",)
+    else:
+        specs = TABLE_DEFAULT + (TABLE_WITH_N if num_docs is not None else ())
+    requests = parse_measures(list(specs), version)
+    if ties != "average":
+        return requests, []
+    dropped = [rq.measure.name for rq in requests if not rq.measure.tie_average]
+    return [rq for rq in requests if rq.measure.name not in dropped], dropped

@@ -1,0 +1,144 @@
+"""The measure registry: one entry per measure, filled by the decorators of the measure modules.
+
+Pure data: :mod:`smarteval.measures` imports the measure modules (and so fills it);
+:mod:`smarteval.measures.grammar` reads ``-m`` arguments against it.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from smarteval.errors import UsageError
+
+#: How a measure's parameter string is read and how its output is named.
+#:   none     no parameters                               map
+#:   cutoffs  integer list, one output each, name_K       P.5,10 -> P_5 P_10
+#:   levels   float list, one output each, name_%.2f      iprec_at_recall..1,.5
+#:                                                        -> iprec_at_recall_0.10
+#:   floats   float list, one output, name or name_RAW    11pt_avg..25,.5 ; utility.2,-1,0,0
+#:   gains    rel=gain pairs, one output, name_RAW        ndcg.1=3,2=9
+#:   int      one integer, one output, name or name_RAW   relstring.20
+PARAM_SHAPES = ("none", "cutoffs", "levels", "floats", "gains", "int")
+
+#: How per-query values become the summary value.
+#:   mean   sum over queries / number of queries    gmean  exp(mean(log(max(v, 1e-5))))
+#:   sum    sum over queries                        count  number of queries (num_q)
+#:   tag    the run tag (runid)                     none   no summary line (relstring)
+AVERAGES = ("mean", "gmean", "sum", "count", "tag", "none")
+
+GMEAN_FLOOR = 1e-5
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A registry entry: the function that computes a measure for all queries and its metadata."""
+
+    name: str
+    func: Callable[..., np.ndarray]
+    params: str = "none"
+    default: tuple = ()
+    average: str = "mean"
+    value: str = "float"            # float | int | str
+    per_query: bool = True          # printed per query under -q
+    versions: frozenset = frozenset({9, 10})
+    family: str = "trec"            # trec | smart | ir (ir_measures names trec_eval lacks)
+    needs_num_docs: bool = False
+    micro: Callable[..., tuple[np.ndarray, np.ndarray]] | None = None
+    ties: Callable[..., np.ndarray] | None = None   # its own exact expectation over tied orders
+    orders: bool = False            # written over an order object: takes o="exact"|"expected"
+    order_free: bool = False        # the value does not depend on the order of the ranking
+    help: str = ""
+    doc: str = ""
+
+    def __reduce__(self):
+        # measures travel to worker processes by name (their entries hold lambdas)
+        from smarteval.measures import lookup
+        return (lookup, (self.name,))
+
+    @property
+    def tie_average(self) -> bool:
+        """Whether the measure has an exact average over the orders of tied documents."""
+        return self.order_free or self.orders or self.ties is not None
+
+    def check_ties(self, ties: str) -> None:
+        """Refuse ``--ties average`` for a measure without an exact average over tied orders."""
+        if ties == "average" and not self.tie_average:
+            raise UsageError(
+                f"--ties average: {self.name} has no exact average over the orders of "
+                "tied documents (it is not linear in the ranks); use --ties docno "
+                "or --ties random")
+
+    def function(self, ties: str) -> Callable[..., np.ndarray]:
+        """The function computing this measure under the ``ties`` policy."""
+        if ties != "average" or self.order_free:
+            return self.func
+        self.check_ties(ties)
+        if self.orders:
+            return functools.partial(self.func, o="expected")
+        assert self.ties is not None
+        return self.ties
+
+    @property
+    def default_string(self) -> str:
+        return ",".join(_fmt_default(v) for v in self.default)
+
+
+def _fmt_default(v) -> str:
+    if isinstance(v, tuple):
+        return f"{v[0]}={_num(v[1])}"
+    return _num(v)
+
+
+def _num(v) -> str:
+    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
+        return repr(v)
+    return str(v)
+
+
+REGISTRY: dict[str, Measure] = {}
+
+
+def measure(name: str, *, params: str = "none", default: Sequence = (), average: str = "mean",
+            value: str = "float", per_query: bool = True, versions: Sequence[int] = (9, 10),
+            family: str = "trec", needs_num_docs: bool = False,
+            micro: Callable | None = None, ties: Callable | None = None,
+            orders: bool = False, order_free: bool = False):
+    """Register the decorated function as measure ``name``; the decorator is the registry entry.
+
+    The function receives a :class:`~smarteval.columns.Ranked` and, for ``cutoffs`` and
+    ``levels``, one parameter value; for ``floats``, ``gains`` and ``int`` the whole
+    parsed parameter tuple. It returns one value per query. The first line of its
+    docstring is the help text.
+    """
+    if params not in PARAM_SHAPES:
+        raise ValueError(f"unknown parameter shape {params!r}")
+    if average not in AVERAGES:
+        raise ValueError(f"unknown average {average!r}")
+
+    def register(func):
+        doc = (func.__doc__ or "").strip()
+        if name in REGISTRY:
+            raise ValueError(f"measure {name!r} registered twice")
+        REGISTRY[name] = Measure(
+            name=name, func=func, params=params, default=tuple(default), average=average,
+            value=value, per_query=per_query, versions=frozenset(versions), family=family,
+            needs_num_docs=needs_num_docs, micro=micro, ties=ties, orders=orders,
+            order_free=order_free,
+            help=_summary(doc), doc=_dedent(doc))
+        return func
+
+    return register
+
+
+def _summary(doc: str) -> str:
+    """The help line: the docstring's first paragraph, joined into one line."""
+    return " ".join(doc.split("\n\n")[0].split()) if doc else ""
+
+
+def _dedent(doc: str) -> str:
+    import inspect
+    return inspect.cleandoc(doc)

@@ -1,0 +1,192 @@
+"""One call from a kind of plot, the qrels and the runs to a figure or an image file.
+
+:func:`figure` checks the options (before any file is read), ranks the runs by the one
+evaluation path (:func:`smarteval.evaluation.rankings`, or
+:func:`~smarteval.evaluation.evaluate` for ``diff``), computes the numbers with
+:mod:`smarteval.plot.data` and draws them with :mod:`smarteval.plot.draw`;
+:func:`write` also saves the figure, atomically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from smarteval.errors import UsageError
+from smarteval.evaluation import as_qrels, check_runs, rankings, run_names
+from smarteval.plot import KINDS, draw
+from smarteval.plot import data as D
+from smarteval.settings import Settings
+
+#: Options that mean something for some kinds only: option -> (its flags, those kinds).
+KIND_OPTIONS = {
+    "measures": ("-m/--measure", ("diff",)),
+    "tolerance": ("--tolerance", ("diff",)),
+    "method": ("--method", ("pr", "pr-queries")),
+    "step": ("--step", ("pr", "pr-queries")),
+    "left": ("--left", ("pr", "pr-queries")),
+    "levels": ("--levels", ("pr", "pr-queries", "fallout")),
+    "full": ("--full", ("pr", "pr-queries")),
+    "cluster_end": ("--cluster-end", ("pr", "pr-queries")),
+    "cutoffs_from": ("--cutoffs-from", ("pr",)),
+    "target_generality": ("--target-generality", ("pr",)),
+    "best": ("--best", ("pr", "characteristic", "fallout")),
+    "examined": ("--examined/--no-examined", ("pr", "fallout")),
+    "scale": ("--scale", ("oc",)),
+    "ranges": ("--ranges", ("first-rel",)),
+}
+
+
+@dataclass(frozen=True)
+class PlotOptions:
+    """What to draw and how: ``smarteval plot``'s options, by their parameter names."""
+
+    kind: str = "pr"
+    measures: Sequence[str] = ()            # diff: the one measure compared (default map)
+    method: str = "semi"                    # pr, pr-queries: as smarteval curve
+    average: str = "macro"                  # pr, oc, characteristic, fallout
+    step: str | None = None
+    left: str | None = None
+    levels: str | Sequence[float] | None = None
+    full: object = None                     # pr, pr-queries with --method cluster
+    cluster_end: str | None = None          # the same: past the recall ceiling
+    cutoffs_from: object = None             # pr: Keen part 7's set-retrieval run
+    best: bool = False                      # pr, characteristic, fallout: the best curve
+    examined: bool | None = None            # pr, cut-off methods: labels beside points
+    scale: str = "normal"                   # oc: normal-deviate or linear axes
+    ranges: str | Sequence[int] = "1,3,10,30,100"     # first-rel
+    tolerance: float = 0.0                  # diff: differences this small count as equal
+    title: str | None = None                # None: a description of what is drawn
+    size: str | tuple[float, float] | None = None     # inches, "5,3.8" or (5, 3.8)
+
+    @property
+    def curve(self) -> D.CurveOptions:
+        return D.CurveOptions(method=self.method, average=self.average, step=self.step,
+                              left=self.left, levels=self.levels, full=self.full,
+                              end=self.cluster_end, cutoffs_from=self.cutoffs_from)
+
+
+def check_kind_options(kind: str, given: Collection[str]) -> None:
+    """An option ``given`` for a kind that ignores it is a usage error, not silently dropped."""
+    if kind not in KINDS:
+        raise UsageError(f"--kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    for param, (flag, kinds) in KIND_OPTIONS.items():
+        if param in given and kind not in kinds:
+            listed = kinds[0] if len(kinds) == 1 else \
+                f"{', '.join(kinds[:-1])} and {kinds[-1]}"
+            raise UsageError(f"{flag} applies to --kind {listed}, not to --kind {kind}")
+
+
+def parse_size(size: str | Sequence[float] | None) -> tuple[float, float] | None:
+    """``--size 5,3.8`` (or ``5x3.8``) as (width, height) in inches, each in (0, 50]."""
+    if size is None:
+        return None
+    try:
+        if isinstance(size, str):
+            w, h = (float(x) for x in size.lower().replace("x", ",").split(","))
+        else:
+            w, h = (float(x) for x in size)
+        if w <= 0 or h <= 0 or w > 50 or h > 50:
+            raise ValueError
+    except ValueError:
+        raise UsageError(f"--size takes WIDTH,HEIGHT in inches, e.g. 5,3.8; not {size!r}") \
+            from None
+    return (w, h)
+
+
+def _check(opts: PlotOptions, runs: list, given: Collection[str], settings: Settings) -> dict:
+    """Every option checked before a file is read; the figure's size keyword."""
+    check_kind_options(opts.kind, given)
+    size = parse_size(opts.size)
+    if opts.kind == "diff":
+        D.check_diff(opts.measures, len(runs))
+    check_runs(runs)
+    G = settings.target_generality
+    if opts.kind == "pr":
+        D.check_pr(opts.curve, G)
+    elif opts.kind == "pr-queries":
+        D.check_pr_queries(opts.curve, G)
+    elif opts.kind == "oc":
+        D.check_oc(opts.average)
+    elif opts.kind in ("characteristic", "fallout"):
+        from smarteval.curves import check_options, method_levels
+        check_options(opts.kind, None, None, opts.average)
+        if opts.kind == "fallout":
+            method_levels("fallout", opts.levels)
+    elif opts.kind == "first-rel" and isinstance(opts.ranges, str):
+        D.parse_ranges(opts.ranges)
+    return {} if size is None else {"size": size}
+
+
+def _one(qrels, run, settings: Settings):
+    """A single extra run (the full search, the set-retrieval run) ranked, and its name."""
+    ((info, ranked),) = rankings(qrels, [run], settings)
+    return ranked, run_names([info])[0]
+
+
+def figure(qrels, runs, settings: Settings | None = None, options: PlotOptions | None = None,
+           *, given: Collection[str] = ()):
+    """The matplotlib figure of ``options.kind`` for ``runs`` (paths or read) against ``qrels``.
+
+    ``given`` names the options the user set: one that ``options.kind`` ignores is a
+    :class:`UsageError` (see :data:`KIND_OPTIONS`).
+    """
+    draw.require_matplotlib()
+    opts = options or PlotOptions()
+    settings = settings or Settings()
+    runs = list(runs) if isinstance(runs, (list, tuple)) else [runs]
+    kw = _check(opts, runs, given, settings)
+
+    def titled(auto: str) -> str:
+        return auto if opts.title is None else opts.title
+
+    qrels = as_qrels(qrels)
+    if opts.kind == "diff":
+        d = D.diff_data(qrels, runs, opts.measures, settings, opts.tolerance)
+        return draw.diff_figure(d.mag, d.name_a, d.name_b, d.measure, equal=d.equal,
+                                title=titled(d.title), **kw)
+    infos, ranked = [], []
+    for info, r in rankings(qrels, runs, settings):
+        infos.append(info)
+        ranked.append(r)
+    names = run_names(infos)
+    full, full_name = _one(qrels, opts.full, settings) if opts.full is not None else (None, "")
+    if opts.kind == "pr":
+        other, other_name = _one(qrels, opts.cutoffs_from, settings) \
+            if opts.cutoffs_from is not None else (None, "")
+        pr = D.pr_data(ranked, names, opts.curve, best=opts.best, full=full,
+                       full_name=full_name, other=other, other_name=other_name)
+        return draw.pr_figure(pr.curves, pr.names, best=pr.best, examined=opts.examined,
+                              title=titled(pr.title), full=pr.full, full_name=pr.full_name,
+                              points=pr.points, other=pr.other, other_name=pr.other_name,
+                              **kw)
+    if opts.kind == "pr-queries":
+        pq = D.pr_queries_data(ranked, names, opts.curve, full=full)
+        return draw.pr_queries_figure(pq.panels, title=titled(pq.title), **kw)
+    if opts.kind == "characteristic":
+        ch = D.characteristic_data(ranked, names, opts.average, best=opts.best)
+        return draw.characteristic_figure(ch.curves, ch.names, best=ch.best,
+                                          num_docs=ch.num_docs, title=titled(ch.title), **kw)
+    if opts.kind == "fallout":
+        fo = D.fallout_data(ranked, names, opts.curve, best=opts.best)
+        # the documents examined crowd where the curves meet near fallout 1: asked for only
+        return draw.pr_figure(fo.curves, fo.names, best=fo.best, examined=bool(opts.examined),
+                              title=titled(fo.title), **kw)
+    if opts.kind == "oc":
+        oc = D.oc_data(ranked, names, opts.average)
+        return draw.oc_figure(oc.ocs, oc.names, scale=opts.scale, title=titled(oc.title), **kw)
+    fr = D.first_rel_data(ranked, names, opts.ranges)
+    return draw.first_rel_figure(fr.counts, fr.labels, fr.names, queries=fr.queries,
+                                 title=titled(fr.title), **kw)
+
+
+def write(path: str, qrels, runs, settings: Settings | None = None,
+          options: PlotOptions | None = None, *, given: Collection[str] = (),
+          dpi: int = 200) -> None:
+    """Draw :func:`figure` and save it to ``path`` (.png, .svg or .pdf), atomically.
+
+    matplotlib and the image format are checked first, before any file is read.
+    """
+    draw.require_matplotlib()
+    draw.output_format(path)
+    draw.save(figure(qrels, runs, settings, options, given=given), path, dpi=dpi)

@@ -1,0 +1,291 @@
+"""Ranking: join a run with the qrels and put every query's documents in trec_eval's order."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from smarteval.columns import NONPOOL, PLACEHOLDER, UNJUDGED, Qrels, Ranked, Run
+from smarteval.read.keys import docno_hash, sort_key_words
+from smarteval.settings import Settings
+
+
+def concat_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Indices ``starts[i]:starts[i]+lengths[i]`` for every i, concatenated.
+
+    By example: starts=[5, 0], lengths=[2, 3]  ->  [5, 6, 0, 1, 2]
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    ends = np.cumsum(lengths)
+    shift = np.repeat(np.asarray(starts, dtype=np.int64) - (ends - lengths), lengths)
+    return np.arange(total, dtype=np.int64) + shift
+
+
+def offsets_from_counts(counts: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=out[1:])
+    return out
+
+
+def evaluated_queries(run: Run, qrels: Qrels, settings: Settings) -> np.ndarray:
+    """Query ids evaluated, in output (byte) order: run ∩ qrels, or all qrels queries under -c.
+
+    ``settings.query`` (trec_eval's ``-D LEVEL.QUERY``) keeps that query only, if it is
+    one of them.
+    """
+    qids = qrels.qids if settings.complete else np.intersect1d(run.qids, qrels.qids)
+    if settings.query is not None:
+        qids = qids[qids == settings.query]
+    return qids
+
+
+def rank(run: Run, qrels: Qrels, settings: Settings | None = None) -> Ranked:
+    """Sort each query by score descending, ties by docno descending (byte order), as trec_eval.
+
+    Scores compare as 32-bit floats under trec_eval 9 (``settings.trec_version == 9``)
+    and as doubles under 10. ``settings.ties == "random"`` orders tied documents by a
+    seeded random permutation instead (SMART). Then ``settings.max_docs`` (-M) keeps each
+    query's first documents, the qrels give each document its grade, and
+    ``settings.judged_only`` (-J) drops documents without a non-negative judgement,
+    closing up the ranks. ``settings.complete`` (-c) evaluates every query of the qrels;
+    under trec_eval 10 a query without results gets trec_eval's placeholder document
+    (:data:`~smarteval.columns.PLACEHOLDER`, score 1.0). ``settings.query`` (-D) keeps
+    one query.
+    """
+    settings = settings or Settings()
+    max_docs = settings.max_docs
+    qids = evaluated_queries(run, qrels, settings)
+    run_q = _positions(run.qids, qids)      # run query index of each evaluated query or -1
+    qrels_q = _positions(qrels.qids, qids)
+
+    # rows of the evaluated queries, grouped in output order
+    has_run = run_q >= 0
+    starts = np.where(has_run, run.offsets[:-1][np.maximum(run_q, 0)], 0)
+    counts = np.where(has_run, np.diff(run.offsets)[np.maximum(run_q, 0)], 0)
+    offsets = offsets_from_counts(counts)
+    if len(qids) == run.num_queries and has_run.all():
+        # every query of the run is evaluated, in order
+        scores, docnos, hashes = run.scores, run.docnos, run.docno_hash
+    else:
+        rows = concat_ranges(starts, counts)
+        scores = run.scores[rows]
+        docnos = run.docnos[rows]
+        hashes = None if run.docno_hash is None else run.docno_hash[rows]
+    if settings.complete and settings.trec_version >= 10 and not has_run.all():
+        counts, offsets, scores, docnos, hashes = _with_placeholders(
+            ~has_run, counts, offsets, scores, docnos, hashes)
+    key = scores.astype(np.float32) if settings.trec_version < 10 else scores
+    qindex = np.repeat(np.arange(len(qids), dtype=np.int32), counts)
+
+    # grades are looked up in file order (the lookup does not care), so that only the
+    # grades, not the docno hashes, follow the ranking permutation
+    rel = _lookup(qrels, qrels_q, docnos, qindex, hashes)
+    del hashes
+    order = _rank_order(key, docnos, qindex, offsets, settings)
+    if order is not None:
+        rel = rel[order]
+        key = key[order]
+        scores = scores[order]
+        docnos = docnos[order]
+        del order
+
+    if max_docs is not None:
+        kept = np.minimum(counts, max_docs)
+        if np.any(kept < counts):
+            take = concat_ranges(offsets[:-1], kept)
+            scores, docnos, key, rel = scores[take], docnos[take], key[take], rel[take]
+            counts = kept
+            offsets = offsets_from_counts(counts)
+            qindex = np.repeat(np.arange(len(qids), dtype=np.int32), counts)
+
+    if settings.judged_only:
+        keep = rel >= 0
+        if not keep.all():
+            scores, docnos, key, rel = scores[keep], docnos[keep], key[keep], rel[keep]
+            counts = np.bincount(qindex[keep], minlength=len(qids))
+            offsets = offsets_from_counts(counts)
+
+    qrel_offsets, qrel_grades = _ideal(qrels, qrels_q)
+    return Ranked(qids=np.asarray(qids), offsets=offsets, rel=rel, score=scores, docno=docnos,
+                  qrel_offsets=qrel_offsets, qrel_grades=qrel_grades, in_run=has_run,
+                  rel_level=settings.rel_level, run_tag=run.tag, tie_key=key, settings=settings,
+                  qrels_num_queries=qrels.num_queries,
+                  qrels_positive_lines=qrels.num_positive_lines)
+
+
+def _with_placeholders(missing, counts, offsets, scores, docnos, hashes):
+    """The rows with trec_eval 10.0's placeholder document added to every ``missing`` query.
+
+    By example: counts=[2, 0, 1], missing=[F, T, F]  ->  counts [2, 1, 1], the new row
+    third. The columns widen to the placeholder's length when they are narrower.
+    """
+    new_counts = counts + missing
+    new_offsets = offsets_from_counts(new_counts)
+    at = np.arange(len(scores), dtype=np.int64) + np.repeat(new_offsets[:-1] - offsets[:-1],
+                                                             counts)
+    slots = new_offsets[:-1][missing]
+    n = int(new_offsets[-1])
+    width = max(docnos.dtype.itemsize, len(PLACEHOLDER))
+    new_scores = np.empty(n, dtype=np.float64)
+    new_scores[at] = scores
+    new_scores[slots] = 1.0
+    new_docnos = np.empty(n, dtype=f"S{width}")
+    new_docnos[at] = docnos
+    new_docnos[slots] = PLACEHOLDER
+    new_hashes = None
+    if hashes is not None and width == docnos.dtype.itemsize:
+        new_hashes = np.empty(n, dtype=hashes.dtype)
+        new_hashes[at] = hashes
+        new_hashes[slots] = docno_hash(np.array([PLACEHOLDER], dtype=f"S{width}"), width)[0]
+    return new_counts, new_offsets, new_scores, new_docnos, new_hashes
+
+
+def _positions(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
+    """Index of each needle in the sorted ``haystack``, or -1."""
+    if len(haystack) == 0:
+        return np.full(len(needles), -1, dtype=np.int64)
+    pos = np.searchsorted(haystack, needles)
+    pos = np.minimum(pos, len(haystack) - 1)
+    return np.where(haystack[pos] == needles, pos, -1).astype(np.int64)
+
+
+def _rank_order(key, docnos, qindex, offsets, settings: Settings):
+    """The permutation putting rows in rank order, or None when they already are.
+
+    Runs are nearly always written in score order already, so one vectorised pass
+    finds the queries whose scores are out of order (sorted whole) and the groups of
+    tied scores (only those rows are ordered by docno, or shuffled for random ties).
+    """
+    n = len(key)
+    if n < 2:
+        return None
+    random_ties = settings.ties == "random"
+    same_q = qindex[1:] == qindex[:-1]
+    higher = same_q & (key[1:] > key[:-1])
+    order = None
+    if higher.any():
+        bad_q = np.unique(qindex[1:][higher])
+        sel = concat_ranges(offsets[:-1][bad_q], np.diff(offsets)[bad_q])
+        sub = np.lexsort((-key[sel], qindex[sel]))    # stable: ties keep file order for now
+        order = np.arange(n, dtype=np.int64)
+        order[sel] = sel[sub]
+        key, docnos = key[order], docnos[order]
+    tied = same_q & (key[1:] == key[:-1])
+    if not tied.any():
+        return order
+    # rows belonging to a group of equal scores, and the group each belongs to
+    in_group = np.zeros(n, dtype=bool)
+    in_group[1:] |= tied
+    in_group[:-1] |= tied
+    rows = np.flatnonzero(in_group)
+    starts = np.ones(len(rows), dtype=bool)
+    starts[1:] = ~tied[rows[1:] - 1] | (rows[1:] - rows[:-1] != 1)
+    group = np.cumsum(starts)
+    if random_ties:
+        rng = np.random.default_rng(settings.seed)
+        sub = np.lexsort((rng.random(len(rows)), group))
+    else:
+        d = docnos[rows]
+        if not (d[1:] > d[:-1])[~starts[1:]].any():
+            return order                              # every tie already in docno order
+        words = sort_key_words(d)
+        # docno descending: ascending on the complemented big-endian words
+        sub = np.lexsort(tuple(~w for w in reversed(words)) + (group,))
+    perm = np.arange(n, dtype=np.int64)
+    perm[rows] = rows[sub]
+    return perm if order is None else order[perm]
+
+
+def _vocab_table(vocab: np.ndarray, width: int):
+    """A direct-address table from docno hash to index in ``vocab`` (judged docnos).
+
+    Slots holding two judged docnos are marked -2 and resolved by binary search.
+    """
+    if vocab.dtype.itemsize > width:
+        # a judged docno longer than any retrieved one can never match
+        vocab_w = np.where(np.char.str_len(vocab) <= width, vocab, b"").astype(f"S{width}")
+    else:
+        vocab_w = vocab.astype(f"S{width}")
+    vh = docno_hash(vocab_w, width)
+    bits = min(24, max(12, int(np.ceil(np.log2(max(len(vocab), 1)))) + 4))
+    mask = np.uint64((1 << bits) - 1)
+    slot = (vh & mask).view(np.int64)
+    uniq, counts = np.unique(slot, return_counts=True)
+    table = np.full(1 << bits, -1, dtype=np.int32)
+    table[slot] = np.arange(len(vocab))
+    table[uniq[counts > 1]] = -2
+    order = np.argsort(vh)
+    return vocab_w, vh, table, mask, order, vh[order]
+
+
+def _vocab_codes(qrels: Qrels, docnos: np.ndarray, hashes=None) -> np.ndarray:
+    """Index of each docno in ``qrels.vocab`` (the judged docnos), -1 when absent.
+
+    Seven million run docnos are looked up by hash in the few thousand judged ones,
+    through a direct-address table on the hash's low bits; matches are then confirmed
+    byte for byte. The table is built once per qrels and docno width.
+    """
+    width = docnos.dtype.itemsize
+    tables = qrels.lookup_tables
+    if width not in tables:
+        tables[width] = _vocab_table(qrels.vocab, width)
+    vocab_w, vh, table, mask, order, vh_sorted = tables[width]
+    h = hashes if hashes is not None else docno_hash(docnos, width)
+    cand = table[np.bitwise_and(h, mask).view(np.int64)]
+    shared = np.flatnonzero(cand == -2)
+    if len(shared):
+        at = np.searchsorted(vh_sorted, h[shared])
+        np.minimum(at, len(vh_sorted) - 1, out=at)
+        cand[shared] = order[at]
+    hit = np.flatnonzero(cand >= 0)
+    hit = hit[vh[cand[hit]] == h[hit]]
+    codes = np.full(len(docnos), -1, dtype=np.int32)
+    same = vocab_w[cand[hit]] == docnos[hit]
+    codes[hit[same]] = cand[hit[same]]
+    return codes
+
+
+def _lookup(qrels: Qrels, qrels_q: np.ndarray, docnos: np.ndarray, qindex: np.ndarray,
+            hashes=None):
+    """Each row's grade in its query's qrels: the grade, NONPOOL or UNJUDGED."""
+    rel = np.full(len(docnos), NONPOOL, dtype=np.int64)
+    if len(docnos) == 0 or len(qrels.docnos) == 0:
+        return rel
+    vocab = qrels.vocab
+    code = _vocab_codes(qrels, docnos, hashes)
+    found = code >= 0
+    nv = len(vocab)
+    # qrels rows of evaluated queries, keyed (evaluated query, docno code): sorted
+    eval_of_qrels_query = np.full(qrels.num_queries, -1, dtype=np.int64)
+    ok = qrels_q >= 0
+    eval_of_qrels_query[qrels_q[ok]] = np.flatnonzero(ok)
+    qq = np.repeat(eval_of_qrels_query, np.diff(qrels.offsets))
+    qkeep = qq >= 0
+    qcode = qrels.vocab_code[qkeep]
+    qkeys = qq[qkeep] * nv + qcode
+    qgrades = qrels.grades[qkeep]
+    keys = qindex[found].astype(np.int64) * nv + code[found]
+    at = np.searchsorted(qkeys, keys)
+    np.minimum(at, max(len(qkeys) - 1, 0), out=at)
+    hit = qkeys[at] == keys if len(qkeys) else np.zeros(len(keys), dtype=bool)
+    g = np.where(hit, qgrades[at] if len(qkeys) else NONPOOL, NONPOOL)
+    g = np.where(hit & (g < 0), UNJUDGED, g)
+    rel[found] = g
+    return rel
+
+
+def _ideal(qrels: Qrels, qrels_q: np.ndarray):
+    """Per evaluated query: its judged (>= 0) grades, descending."""
+    has = qrels_q >= 0
+    starts = np.where(has, qrels.offsets[:-1][np.maximum(qrels_q, 0)], 0)
+    counts = np.where(has, np.diff(qrels.offsets)[np.maximum(qrels_q, 0)], 0)
+    rows = concat_ranges(starts, counts)
+    grades = qrels.grades[rows]
+    q = np.repeat(np.arange(len(qrels_q), dtype=np.int64), counts)
+    judged = grades >= 0
+    grades, q = grades[judged], q[judged]
+    order = np.lexsort((-grades, q))
+    grades = grades[order]
+    return offsets_from_counts(np.bincount(q, minlength=len(qrels_q))), grades

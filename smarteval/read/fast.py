@@ -1,0 +1,675 @@
+"""Fast run reader: a chunked, vectorised byte tokenizer over the file's bytes (numpy only).
+
+Reads a TREC run into grouped flat columns in bounded memory: fields are separated by
+runs of spaces and tabs, lines end in LF or CRLF, a UTF-8 BOM is skipped, blank and
+``#`` lines are skipped, fields after the sixth are ignored, and gzip / bz2 / xz input
+is recognised by its magic bytes. Any line it cannot take on its fast path raises
+:class:`~smarteval.errors.InputError`; :func:`smarteval.read.plain.read_run` then
+re-reads the file with the plain reader, which words the error for the user.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from smarteval.errors import InputError
+from smarteval.read.source import open_binary
+
+
+@dataclass(eq=False)
+class RunCols:
+    path: str
+    qids: np.ndarray      # (Q,) str, byte order
+    offsets: np.ndarray   # (Q+1,) int64
+    docnos: np.ndarray    # (n,) 'S'
+    scores: np.ndarray    # (n,) float64
+    lines: np.ndarray     # (n,) int64, 1-based physical line numbers
+    tag: str
+    timings: dict = field(default_factory=dict)
+
+    def __len__(self):
+        return len(self.docnos)
+
+
+# ---------------------------------------------------------------------------
+# Opening and chunking
+# ---------------------------------------------------------------------------
+
+PAD = 256                      # bytes kept free before and after a chunk's data
+_PAD_FILL = b" " * PAD
+
+
+class _Chunk:
+    """One buffer: PAD bytes, ``m`` data bytes ending in a newline, PAD bytes."""
+
+    __slots__ = ("buf", "m", "index", "scratch")
+
+    def __init__(self, size: int):
+        self.buf = bytearray(PAD + size + PAD)
+        self.buf[:PAD] = _PAD_FILL
+        self.m = 0
+        self.index = 0
+        self.scratch: dict[str, np.ndarray] = {}   # temporaries reused with the buffer
+
+
+def iter_chunks(f, chunk_bytes: int, get_buffer):
+    """Fill buffers from ``get_buffer()`` with whole lines (the last one may be padded
+    with a newline). Yields each filled _Chunk; a line longer than a chunk grows it."""
+    carry = b""
+    first = True
+    index = 0
+    while True:
+        ch = get_buffer()
+        size = len(ch.buf) - 2 * PAD
+        if len(carry) >= size // 2:                 # a very long line: grow
+            ch = _Chunk(2 * len(carry) + chunk_bytes)
+            size = len(ch.buf) - 2 * PAD
+        nc = len(carry)
+        ch.buf[PAD:PAD + nc] = carry
+        mv = memoryview(ch.buf)
+        got = nc
+        while got < size:                           # readinto may return short counts
+            r = f.readinto(mv[PAD + got:PAD + size])
+            if not r:
+                break
+            got += r
+        mv.release()
+        if first:
+            first = False
+            if ch.buf[PAD:PAD + 3] == b"\xef\xbb\xbf":   # UTF-8 BOM
+                ch.buf[PAD:PAD + got - 3] = ch.buf[PAD + 3:PAD + got]
+                got -= 3
+        eof = got < size
+        if eof:
+            if got == 0:
+                return
+            if ch.buf[PAD + got - 1] != 10:
+                ch.buf[PAD + got] = 10
+                got += 1
+            carry = b""
+            m = got
+        else:
+            last = ch.buf.rfind(b"\n", PAD, PAD + got)
+            if last < 0:                            # no newline in the whole chunk
+                carry = bytes(ch.buf[PAD:PAD + got])
+                continue
+            m = last + 1 - PAD
+            carry = bytes(ch.buf[PAD + m:PAD + got])
+        ch.buf[PAD + m:PAD + m + PAD] = _PAD_FILL
+        ch.m = m
+        ch.index = index
+        index += 1
+        yield ch
+        if eof:
+            return
+
+
+# ---------------------------------------------------------------------------
+# Vectorised field extraction
+# ---------------------------------------------------------------------------
+
+_U64_MASK = np.array([(1 << (8 * k)) - 1 if k < 8 else (1 << 64) - 1 for k in range(9)],
+                     dtype=np.uint64)
+
+
+def _u64_view(buf: bytearray) -> np.ndarray:
+    """uint64 values at every byte offset (an unaligned, overlapping view)."""
+    return np.ndarray((len(buf) - 7,), dtype="<u8", buffer=buf, strides=(1,))
+
+
+def gather_fixed(buf: bytearray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """Fields ``buf[start:start+length]`` as an 'S' array, NUL-padded to a multiple
+    of 8 bytes (bytes past a field's end are zeroed with per-word masks)."""
+    n = len(start)
+    if n == 0:
+        return np.zeros(0, "S8")
+    wmax = int(length.max())
+    words = max(1, (wmax + 7) // 8)
+    if words * 8 > PAD:
+        return _gather_wide(buf, start, length, wmax)
+    u = _u64_view(buf)
+    if words == 1:
+        v = u[start]
+        v &= _U64_MASK[length]
+        return v.view("S8")
+    out = np.empty((n, words), np.uint64)
+    for w in range(words):
+        v = u[start + 8 * w]
+        v &= _U64_MASK[np.clip(length - 8 * w, 0, 8)]
+        out[:, w] = v
+    return out.view(f"S{8 * words}").ravel()
+
+
+def _gather_wide(buf, start, length, wmax):
+    a = np.frombuffer(buf, np.uint8)
+    idx = np.minimum(start[:, None] + np.arange(wmax), len(a) - 1)
+    mat = a[idx]
+    mat[np.arange(wmax) >= length[:, None]] = 0
+    return mat.view(f"S{wmax}").ravel()
+
+
+_POW10 = 10.0 ** np.arange(23)
+
+
+def parse_decimal(buf: bytearray, start: np.ndarray, end: np.ndarray):
+    """Parse the fields ``buf[start:end]`` as floats, exactly as ``float()`` does.
+
+    Fast path: fields ``[+-]digits.digits``. Rows are grouped by their number k <= 22
+    of fraction digits (one group for ``%.Nf`` writers, a handful for repr-like
+    writers); in a group the digits are read column by column from a right-aligned
+    (n, W) byte matrix into an int64 mantissa M, and the value is M / 10**k: one
+    correctly rounded division of two exact doubles while M < 2**53 (Clinger's fast
+    path), hence bit-identical to strtod. Everything else (no dot, exponents, inf,
+    nan, mantissas of 16+ digits that reach 2**53) goes to numpy's own cast
+    (``_parse_slow``). Returns (values, bad): bad is the index of the first field
+    that is not a number, or -1.
+    """
+    n = len(start)
+    if n == 0:
+        return np.zeros(0), -1
+    length = end - start
+    w = int(length.max())
+    a = np.frombuffer(buf, np.uint8)
+    if w > 24 or int(length.min()) < 2:
+        return _parse_slow(buf, start, length)
+    mat = sliding_window_view(a, w)[end - w]          # (n, w), right-aligned copy
+    row0 = mat[0, w - int(length[0]):]
+    dots = np.flatnonzero(row0 == 46)
+    if len(dots) == 1:                                # one k for every row?
+        k = len(row0) - 1 - int(dots[0])
+        if (mat[:, w - 1 - k] == 46).all():
+            return _decimal_k(a, buf, mat, k, start, length)
+    # several k: group the rows by the column of their dot
+    isdot = mat == 46
+    dotcol = isdot.argmax(axis=1)
+    ok = isdot[np.arange(n), dotcol] & (dotcol >= w - length)
+    del isdot
+    kk = w - 1 - dotcol
+    vals = np.empty(n)
+    bad = n
+    for k in np.unique(kk[ok]).tolist():
+        idx = np.flatnonzero(ok & (kk == k))
+        v, b = _decimal_k(a, buf, mat[idx], k, start[idx], length[idx])
+        vals[idx] = v
+        if b >= 0:
+            bad = min(bad, int(idx[b]))
+    rest = np.flatnonzero(~ok)
+    if len(rest):
+        v, b = _parse_slow(buf, start[rest], length[rest])
+        vals[rest] = v
+        if b >= 0:
+            bad = min(bad, int(rest[b]))
+    return vals, (-1 if bad == n else bad)
+
+
+def _decimal_k(a, buf, mat, k, start, length):
+    """Rows whose field has its dot k bytes before its end (see parse_decimal)."""
+    n, w = mat.shape
+    c = w - 1 - k                                      # the dot's column
+    if k > 22 or k >= int(length.min()) or not (mat[:, c] == 46).all():
+        return _parse_slow(buf, start, length)
+    first = a[start]
+    neg = first == 45
+    signed = neg | (first == 43)
+    ndig = length - 1 - signed                         # digits in the field
+    if int(ndig.min()) < 1 or int(ndig.max()) > 18:    # no digit / int64 overflow
+        return _parse_slow(buf, start, length)
+    digT = np.ascontiguousarray(mat.T)                 # (w, n)
+    digT -= np.uint8(48)
+    # the first digit of every field sits in column w - ndig - 1 (after the sign, if
+    # any); columns left of it hold other bytes of the line and count as 0
+    fdc = w - 1 - ndig
+    fdc_min, fdc_max = int(fdc.min()), int(fdc.max())
+    M = np.zeros(n, np.int64)
+    bad = np.zeros(n, bool)
+    for j in range(fdc_min, w):
+        if j == c:
+            continue
+        col = digT[j]
+        if j < fdc_max:                                # some fields start right of j
+            inside = fdc <= j
+            bad |= inside & (col > 9)
+            col = col * inside
+        else:
+            bad |= col > 9
+        M *= 10
+        M += col
+    if bad.any():
+        return _parse_slow(buf, start, length)
+    vals = M / _POW10[k]
+    np.negative(vals, out=vals, where=neg)
+    if int(ndig.max()) > 15:                           # M may reach 2**53: not exact
+        idx = np.flatnonzero(M >= 2 ** 53)
+        if len(idx):
+            sv, sbad = _parse_slow(buf, start[idx], length[idx])
+            vals[idx] = sv
+            return vals, (-1 if sbad < 0 else int(idx[sbad]))
+    return vals, -1
+
+
+def _parse_slow(buf, start, length):
+    """numpy's own bytes->float cast on an 'S' gather (C, ~60 ns a value); accepts
+    what float() accepts (exponents, inf, nan, surrounding whitespace excluded)."""
+    s = gather_fixed(buf, start, length)
+    try:
+        return s.astype(np.float64), -1
+    except ValueError:
+        pass
+    for i, x in enumerate(s.tolist()):
+        try:
+            float(x)
+        except ValueError:
+            return np.zeros(len(s)), i
+    return np.zeros(len(s)), 0   # pragma: no cover
+
+
+def _text_at(buf: bytearray, off: int) -> str:
+    """The text of the line holding byte ``off`` of a chunk buffer."""
+    s = buf.rfind(b"\n", PAD, off) + 1 or PAD
+    s = max(s, PAD)
+    e = buf.find(b"\n", off)
+    return bytes(buf[s:e]).rstrip(b"\r").decode("utf-8", "replace")
+
+
+@dataclass
+class ChunkResult:
+    nlines: int                     # physical lines in the chunk
+    rows: int
+    lines: np.ndarray | None        # (rows,) int64 line index in the chunk; None: 0..rows-1
+    # the columns are None only in a result that carries an error
+    docnos: Any
+    scores: Any
+    qrun_starts: Any                # (runs,) row where the qid changes (first: 0)
+    qrun_ids: Any                   # (runs,) 'S' qid of each run
+    tag: bytes | None
+    error: Any = None      # (line index in the chunk, problem, text)
+    fast: bool = False
+
+
+_SEP = np.zeros(256, bool)
+_SEP[[9, 10, 13, 32]] = True
+
+
+def _scratch(scratch: dict, name: str, size: int, dtype) -> np.ndarray:
+    """A scratch array of at least ``size`` items kept in ``scratch`` (a chunk buffer's),
+    reused from chunk to chunk (fresh numpy temporaries of a few MiB each cost page
+    faults every time); it goes away with the reader's buffers."""
+    arr = scratch.get(name)
+    if arr is None or len(arr) < size:
+        arr = np.empty(max(size, 1 << 16) * 5 // 4, dtype)
+        scratch[name] = arr
+    return arr[:size]
+
+
+_SHORT = "expected 6 fields (QID Q0 DOCNO RANK SCORE TAG), found {}"
+
+
+def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkResult:
+    """Tokenize one chunk (``buf[PAD:PAD+m]``: whole lines, ending in a newline).
+
+    Fast path (clean files): the whitespace bytes are exactly 5 single spaces and a
+    newline per line, so their positions reshape to (lines, 6) and give every field's
+    bounds directly. Otherwise the general path finds tokens (maximal runs of bytes
+    other than space, tab, CR, LF) and their line numbers, skips blank and comment
+    lines and takes tokens 0, 2, 4, 5 of each data line.
+    """
+    scratch = {} if scratch is None else scratch
+    a = np.frombuffer(buf, np.uint8)
+    b = a[PAD:PAD + m]
+    sb = _scratch(scratch, "bool", m, bool)                    # reused: no page faults
+    ws = np.less_equal(b, 32, out=sb)
+    pos = np.flatnonzero(ws)
+    del ws
+    vals = b[pos]
+    pos_all, vals_all = pos, vals                     # for the general path
+    fast = False
+    crlf = False
+    if np.count_nonzero(np.equal(vals, 13, out=sb[:len(vals)])):
+        # CRLF line ends: drop each CR that sits right before its LF
+        cr = np.flatnonzero(sb[:len(vals)])
+        nxt = np.minimum(cr + 1, len(pos) - 1)
+        if ((vals[nxt] == 10) & (pos[nxt] == pos[cr] + 1)).all():
+            keep = np.ones(len(pos), bool)
+            keep[cr] = False
+            pos, vals = pos[keep], vals[keep]
+            crlf = True
+    pos = pos + PAD
+    n6 = len(pos) // 6
+    if len(pos) == 6 * n6 and n6 and pos[0] > PAD:
+        # one separator (space or tab) between the 6 fields, then LF: the separator
+        # positions reshape to (lines, 6)
+        nl = pos[5::6]
+        v = vals[:len(pos)]
+        if (vals[5::6] == 10).all() and np.count_nonzero(np.equal(v, 10, out=sb[:len(v)])) == n6 \
+                and np.count_nonzero(np.equal(v, 32, out=sb[:len(v)])) \
+                + np.count_nonzero(np.equal(v, 9, out=sb[:len(v)])) == 5 * n6:
+            gaps = np.subtract(pos[1:], pos[:-1],
+                               out=_scratch(scratch, "i64", len(pos) - 1, np.int64))
+            if crlf:                                  # tag..CR..LF: the CR is not the tag
+                gaps[4::6] -= a[nl - 1] == 13
+            if int(gaps.min()) > 1:                   # no empty field
+                ls = np.empty(n6, np.int64)
+                ls[0] = PAD
+                ls[1:] = nl[:-1] + 1
+                fast = not (a[ls] == 35).any()       # no comment line
+            del gaps
+    error = None
+    if fast:
+        P = pos.reshape(n6, 6)
+        nlines = n6
+        lines = None
+        qs, qe = ls, P[:, 0]
+        ds, de = P[:, 1] + 1, P[:, 2]
+        ss, se = P[:, 3] + 1, P[:, 4]
+        tag: bytes | None = bytes(buf[P[-1, 4] + 1:P[-1, 5]]).rstrip(b"\r")
+        del P, pos, nl, pos_all, vals_all
+    else:
+        pos, vals = pos_all + PAD, vals_all
+        # separators: space, tab, CR, LF; any other control byte is part of a field
+        is_sep = _SEP[vals]
+        if not is_sep.all():
+            if (vals == 0).any():
+                at = int(pos[np.flatnonzero(vals == 0)[0]])
+                nlb = int(np.count_nonzero(vals[:np.flatnonzero(vals == 0)[0]] == 10))
+                return ChunkResult(0, 0, None, None, None, None, None, None,
+                                   error=(nlb, "binary file (NUL byte), not a run file",
+                                          _text_at(buf, at).replace("\x00", "\\0")))
+            pos, vals = pos[is_sep], vals[is_sep]
+        del is_sep
+        isnl = vals == 10
+        nlines = int(np.count_nonzero(isnl))
+        nl_upto = np.cumsum(isnl)                     # newlines at or before each separator
+        del isnl
+        gap = np.flatnonzero(pos[1:] - pos[:-1] > 1)  # a token between separators g, g+1
+        ts = pos[gap] + 1
+        te = pos[gap + 1]
+        tl = nl_upto[gap]                             # line index of every token
+        if len(pos) and pos[0] > PAD:                 # a field at the very start
+            ts = np.concatenate(([PAD], ts))
+            te = np.concatenate(([pos[0]], te))
+            tl = np.concatenate(([0], tl))
+        del pos, vals, gap, nl_upto
+        if len(tl):
+            firsts = np.flatnonzero(np.concatenate(([True], tl[1:] != tl[:-1])))
+        else:
+            firsts = np.zeros(0, np.int64)
+        counts = np.diff(np.concatenate((firsts, [len(tl)])))
+        data = a[ts[firsts]] != 35                    # not a '#' comment line
+        short = data & (counts < 6)
+        if short.any():
+            i = int(np.flatnonzero(short)[0])
+            error = (int(tl[firsts[i]]), _SHORT.format(int(counts[i])),
+                     _text_at(buf, int(ts[firsts[i]])))
+            data[i:] = False                          # rows before it are still checked
+        f0 = firsts[data]
+        lines = tl[f0]
+        qs, qe = ts[f0], te[f0]
+        ds, de = ts[f0 + 2], te[f0 + 2]
+        ss, se = ts[f0 + 4], te[f0 + 4]
+        tag = bytes(buf[ts[f0[-1] + 5]:te[f0[-1] + 5]]) if len(f0) else None
+        del ts, te, tl, firsts, counts, data
+    n = len(qs)
+    if n == 0:
+        return ChunkResult(nlines, 0, lines, np.zeros(0, "S8"), np.zeros(0),
+                           np.zeros(0, np.int64), np.zeros(0, "S8"), None, error)
+    scores, bad = parse_decimal(buf, ss, se)
+    if bad < 0 and not np.isfinite(scores).all():     # inf / nan: not a ranking score
+        bad = int(np.flatnonzero(~np.isfinite(scores))[0])
+    if bad >= 0:
+        text = _text_at(buf, int(ss[bad]))
+        value = bytes(buf[ss[bad]:se[bad]]).decode("utf-8", "replace")
+        return ChunkResult(nlines, 0, None, None, None, None, None, None,
+                           error=(bad if lines is None else int(lines[bad]),
+                                  f"score {value!r} is not a finite number", text))
+    if error is not None:
+        return ChunkResult(nlines, 0, None, None, None, None, None, None, error)
+    qids = gather_fixed(buf, qs, qe - qs)
+    if qids.dtype.itemsize == 8:
+        qv = qids.view(np.uint64)
+        change = qv[1:] != qv[:-1]
+    else:
+        change = qids[1:] != qids[:-1]
+    qrun_starts = np.flatnonzero(change)
+    qrun_starts += 1
+    qrun_starts = np.concatenate(([0], qrun_starts))
+    qrun_ids = qids[qrun_starts]
+    del qids, change
+    docnos = gather_fixed(buf, ds, de - ds)
+    return ChunkResult(nlines, n, lines, docnos, scores, qrun_starts, qrun_ids, tag,
+                       fast=fast)
+
+
+# ---------------------------------------------------------------------------
+# Assembling chunks into grouped columns
+# ---------------------------------------------------------------------------
+
+_PIECE_LOOP_MAX = 100_000      # above this many runs of equal qids, permute vectorised
+
+
+class Collector:
+    """Receives the ChunkResults in file order and writes their rows straight into
+    preallocated columns (grown by doubling when an estimate falls short); then
+    groups them by qid (:meth:`finish`).
+
+    Writing into one array per column (instead of keeping per-chunk parts and
+    concatenating) keeps the peak at the columns themselves: freed chunk parts would
+    stay in the heap as holes and count in RSS.
+    """
+
+    _iota: np.ndarray
+
+    def _arange(self, k: int) -> np.ndarray:
+        """0 .. k-1, as a view of one array grown as needed (freed with the collector)."""
+        if len(self._iota) < k:
+            self._iota = np.arange(max(k, 1 << 16) * 2, dtype=np.int64)
+        return self._iota[:k]
+
+    def __init__(self, path: str, capacity: int = 1 << 16):
+        self.path = path
+        self._iota = np.zeros(0, np.int64)      # 0, 1, 2 ... reused while assembling
+        self.cap = max(int(capacity), 1024)
+        self.n = 0
+        self.line_base = 0
+        self.docnos: Any = None                 # 'S' column, made at the first chunk's width
+        self.scores = np.empty(self.cap, np.float64)
+        self.lines = np.empty(self.cap, np.int64)
+        self.run_starts: Any = []
+        self.run_ids: Any = []
+        self.tag: bytes | None = None
+        self.chunks = 0
+        self.fast_chunks = 0
+
+    def _realloc(self, cap: int, width: int) -> None:
+        n = self.n
+        for name in ("docnos", "scores", "lines"):
+            old = getattr(self, name)
+            if old is None:
+                continue
+            dtype = f"S{width}" if name == "docnos" else old.dtype
+            if cap == self.cap and dtype == old.dtype:
+                continue
+            new = np.empty(cap, dtype)
+            new[:n] = old[:n]
+            setattr(self, name, new)
+            del old
+        self.cap = cap
+
+    def add(self, r: ChunkResult) -> None:
+        """Append a chunk's rows (raises its error, with the physical line number)."""
+        if r.error is not None:
+            raise InputError(self.path, self.line_base + r.error[0] + 1, r.error[1],
+                                 r.error[2])
+        self.chunks += 1
+        self.fast_chunks += r.fast
+        k, n = r.rows, self.n
+        if k:
+            w = r.docnos.dtype.itemsize
+            if self.docnos is None:
+                self.docnos = np.empty(self.cap, f"S{w}")
+            if n + k > self.cap or w > self.docnos.dtype.itemsize:
+                cap = self.cap if n + k <= self.cap else max(n + k, 2 * self.cap)
+                self._realloc(cap, max(w, self.docnos.dtype.itemsize))
+            self.docnos[n:n + k] = r.docnos
+            self.scores[n:n + k] = r.scores
+            dst = self.lines[n:n + k]
+            if r.lines is None:                       # fast chunk: lines 0..k-1
+                dst[:] = self._arange(k)
+            else:
+                dst[:] = r.lines
+            dst += self.line_base + 1
+            self.run_starts.append(r.qrun_starts + n)
+            self.run_ids.append(r.qrun_ids)
+            if r.tag is not None:      # trec_eval reports the last line's tag
+                self.tag = r.tag
+            self.n = n + k
+        self.line_base += r.nlines
+
+    def finish(self) -> RunCols:
+        """Group rows by qid, queries in byte order of their ids, rows of a query in
+        file order: free when the file is grouped in byte order; else the maximal
+        runs of one qid are copied in order (one concatenation of views per column,
+        or a vectorised permutation when there are very many runs)."""
+        n = self.n
+        tag = (self.tag or b"").decode("utf-8", "replace")
+        if n == 0:
+            return RunCols(self.path, np.zeros(0, "U1"), np.zeros(1, np.int64),
+                           np.zeros(0, "S8"), np.zeros(0), np.zeros(0, np.int64), tag)
+        run_ids = np.concatenate(self.run_ids)
+        run_s = np.concatenate(self.run_starts)
+        self.run_ids = self.run_starts = None
+        run_e = np.append(run_s[1:], n)
+        uq, inv = np.unique(run_ids, return_inverse=True)
+        counts = np.bincount(inv, weights=run_e - run_s, minlength=len(uq)).astype(np.int64)
+        offsets = np.zeros(len(uq) + 1, np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        cols = {}
+        if bool((inv[1:] >= inv[:-1]).all()):         # grouped, in byte order
+            for name in ("docnos", "scores", "lines"):
+                cols[name] = getattr(self, name)[:n]
+                setattr(self, name, None)
+        else:
+            order = np.argsort(inv, kind="stable")
+            if len(run_ids) <= _PIECE_LOOP_MAX:
+                plan = list(zip(run_s[order].tolist(), run_e[order].tolist()))
+                for name in ("docnos", "scores", "lines"):
+                    col = getattr(self, name)
+                    setattr(self, name, None)
+                    cols[name] = np.concatenate([col[s:e] for s, e in plan])
+                    del col
+            else:
+                ol = (run_e - run_s)[order]
+                perm = np.repeat(run_s[order] - np.concatenate(([0], np.cumsum(ol)[:-1])), ol)
+                perm += self._arange(n)
+                for name in ("docnos", "scores", "lines"):
+                    col = getattr(self, name)
+                    setattr(self, name, None)
+                    cols[name] = col[perm]
+                    del col
+                del perm
+        try:
+            qids = np.char.decode(uq, "utf-8")
+        except UnicodeDecodeError:
+            for i, q in enumerate(uq.tolist()):
+                try:
+                    q.decode("utf-8")
+                except UnicodeDecodeError:
+                    line = int(cols["lines"][offsets[i]])
+                    raise InputError(self.path, line, "query id is not valid UTF-8",
+                                         _line_text(self.path, line)) from None
+            raise
+        return RunCols(self.path, qids, offsets, cols["docnos"], cols["scores"],
+                       cols["lines"], tag)
+
+
+def _line_text(path: str, line: int) -> str:
+    """The text of a physical line (1-based), re-read on the error path only."""
+    with open_binary(path) as f:
+        for i, raw in enumerate(f, 1):
+            if i == line:
+                return raw.rstrip(b"\r\n").decode("utf-8", "replace")
+    return ""
+
+
+# ---------------------------------------------------------------------------
+# The reader to integrate
+# ---------------------------------------------------------------------------
+
+def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int = 1) -> RunCols:
+    """Read a TREC run file into grouped flat columns (see the module docstring).
+
+    ``chunk_bytes`` bounds the temporaries (a few times a chunk per worker);
+    ``workers`` >= 1 parses chunks in that many threads (numpy releases the GIL in
+    its loops) while the calling thread reads / decompresses the next chunks;
+    ``workers=0`` does everything in the calling thread.
+    """
+    t0 = time.perf_counter()
+    free: list[_Chunk] = []
+    lock = threading.Lock()
+
+    def get_buffer():
+        with lock:
+            if free:
+                return free.pop()
+        return _Chunk(chunk_bytes)
+
+    def work(ch: _Chunk):
+        try:
+            return parse_chunk(ch.buf, ch.m, ch.scratch)
+        finally:
+            with lock:
+                free.append(ch)
+
+    col = None
+    total = [0.0]            # estimated uncompressed bytes of the file
+
+    def note(ch: _Chunk):
+        if ch.index == 0:    # bytes of text per byte of file, from the first chunk
+            try:
+                total[0] = size * ch.m / max(1, raw.tell())
+            except (OSError, ValueError):             # a pipe: no size, no position
+                total[0] = 0.0
+
+    def add(r: ChunkResult, m: int):
+        nonlocal col
+        if col is None:      # capacity: rows of the first chunk scaled to the file
+            est = r.rows / max(1, m) * total[0] * 1.1 if total[0] else 4 * r.rows
+            col = Collector(path, int(est) + 1024)
+        col.add(r)
+
+    try:
+        size = 0 if path == "-" else os.path.getsize(path)
+    except OSError:
+        size = 0
+    with open_binary(path) as f:
+        raw = getattr(f, "fileobj", None) or getattr(f, "_fp", None) or f
+        if workers <= 0:                              # everything in the calling thread
+            for ch in iter_chunks(f, chunk_bytes, get_buffer):
+                note(ch)
+                m = ch.m
+                add(work(ch), m)
+        else:
+            with ThreadPoolExecutor(max_workers=workers) as ex:
+                pending = []
+                for ch in iter_chunks(f, chunk_bytes, get_buffer):
+                    note(ch)
+                    pending.append((ex.submit(work, ch), ch.m))
+                    while len(pending) > workers:
+                        fut, m = pending.pop(0)
+                        add(fut.result(), m)
+                for fut, m in pending:
+                    add(fut.result(), m)
+    if col is None:
+        col = Collector(path)
+    t1 = time.perf_counter()
+    out = col.finish()
+    out.timings = {"parse": t1 - t0, "assemble": time.perf_counter() - t1,
+                   "chunks": col.chunks, "fast_chunks": col.fast_chunks}
+    return out

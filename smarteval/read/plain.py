@@ -1,0 +1,406 @@
+"""Readers: TREC run and qrels files (plain, gzip, bzip2, xz, stdin) into flat columns."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+from smarteval.columns import Qrels, Run
+from smarteval.errors import InputError
+from smarteval.read.keys import docno_hash, sort_key_words  # noqa: F401
+from smarteval.read.source import CORRUPT, display, read_bytes
+
+RUN_EXPECTED = "QUERY_ID Q0 DOC_ID RANK SCORE RUN_TAG (6 fields, whitespace-separated)"
+QRELS_EXPECTED = "QUERY_ID ITERATION DOC_ID RELEVANCE (4 fields, whitespace-separated)"
+
+_CHUNK = 1 << 24  # bytes tokenised at a time: bounds the temporary arrays
+
+
+# --------------------------------------------------------------------------- bytes
+
+# --------------------------------------------------------------------------- tokenizer
+
+class _Lines:
+    """The usable lines of a text file, tokenised: per line the start/end of its fields."""
+
+    def __init__(self, data: bytes, name: str, nfields: int, expected: str, kind: str):
+        self.data = data
+        self.name = name
+        if data.startswith(b"\xef\xbb\xbf"):
+            data = b"   " + data[3:]  # keep byte offsets (and so line text) stable
+            self.data = data
+        nul = data.find(b"\x00")
+        if nul >= 0:
+            line = data.count(b"\n", 0, nul) + 1
+            raise InputError(name, line, f"binary file (NUL byte), not a {kind} file",
+                             expected=expected)
+        self.buf = np.frombuffer(data, dtype=np.uint8)
+        starts, ends, lines = [], [], []
+        pos = 0
+        line_base = 0
+        n = len(data)
+        while pos < n:
+            stop = min(pos + _CHUNK, n)
+            if stop < n:
+                nl = data.rfind(b"\n", pos, stop)
+                if nl < 0:
+                    nl = data.find(b"\n", stop)
+                    stop = n if nl < 0 else nl + 1
+                else:
+                    stop = nl + 1
+            s, e, ln, nlines = self._chunk(pos, stop, nfields, expected, kind, line_base)
+            starts.append(s)
+            ends.append(e)
+            lines.append(ln)
+            line_base += nlines
+            pos = stop
+        if starts:
+            self.starts = np.concatenate(starts)
+            self.ends = np.concatenate(ends)
+            self.lines = np.concatenate(lines)
+        else:
+            self.starts = np.zeros((0, nfields), np.int64)
+            self.ends = np.zeros((0, nfields), np.int64)
+            self.lines = np.zeros(0, np.int64)
+        if len(self.lines) == 0:
+            raise InputError(name, None,
+                             f"no {kind} lines (empty, or only blank and comment lines)",
+                             expected=expected)
+
+    def _chunk(self, lo: int, hi: int, nfields: int, expected: str, kind: str,
+               line_base: int):
+        b = self.buf[lo:hi]
+        ws = b <= 32                       # space, tab, CR, LF and other controls
+        nlpos = np.flatnonzero(b == 10)
+        if len(nlpos) == 0 or nlpos[-1] != len(b) - 1:
+            nlpos = np.append(nlpos, len(b))   # last line without a newline
+        nlines = len(nlpos)
+        tok = ~ws
+        edge = np.empty(len(b) + 1, dtype=bool)
+        edge[0] = tok[0] if len(b) else False
+        np.not_equal(tok[1:], tok[:-1], out=edge[1:-1])
+        edge[-1] = tok[-1] if len(b) else False
+        bounds = np.flatnonzero(edge)
+        tstart = bounds[0::2]
+        tend = bounds[1::2]
+        del ws, tok, edge, bounds
+        tline = np.searchsorted(nlpos, tstart)         # 0-based line of each token
+        ntok = np.bincount(tline, minlength=nlines)
+        first = np.zeros(nlines, dtype=np.int64)
+        np.cumsum(ntok[:-1], out=first[1:])
+        has = ntok > 0
+        comment = np.zeros(nlines, dtype=bool)
+        comment[has] = b[tstart[first[has]]] == ord("#")
+        use = has & ~comment
+        short = use & (ntok < nfields)
+        if short.any():
+            i = int(np.flatnonzero(short)[0])
+            raise InputError(self.name, line_base + i + 1,
+                             f"{kind} line has {ntok[i]} field{'s' if ntok[i] != 1 else ''}, "
+                             f"not {nfields}",
+                             text=self.line_text_at(lo, nlpos, i), expected=expected)
+        rows = np.flatnonzero(use)
+        idx = first[rows][:, None] + np.arange(nfields)
+        return (tstart[idx] + lo, tend[idx] + lo, rows + line_base + 1, nlines)
+
+    def line_text_at(self, lo: int, nlpos: np.ndarray, i: int) -> str:
+        start = lo + (int(nlpos[i - 1]) + 1 if i > 0 else 0)
+        end = lo + int(nlpos[i])
+        return _clean(self.data[start:end])
+
+    def line_text(self, line: int) -> str:
+        """The text of physical line ``line`` (1-based)."""
+        start = 0
+        for _ in range(line - 1):
+            start = self.data.index(b"\n", start) + 1
+        end = self.data.find(b"\n", start)
+        return _clean(self.data[start:end if end >= 0 else len(self.data)])
+
+    def field(self, j: int) -> np.ndarray:
+        """Field ``j`` of every usable line as a fixed-width bytes array."""
+        return gather(self.buf, self.starts[:, j], self.ends[:, j])
+
+    def error(self, row: int, problem: str, expected: str, extra: str | None = None):
+        line = int(self.lines[row])
+        return InputError(self.name, line, problem, text=self.line_text(line),
+                          expected=expected, extra=extra)
+
+
+def _clean(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="replace").rstrip("\r").replace("\ufeff", "")
+
+
+def gather(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Bytes ``buf[starts[i]:ends[i]]`` for every i as one fixed-width 'S' array."""
+    n = len(starts)
+    if n == 0:
+        return np.zeros(0, dtype="S1")
+    lens = ends - starts
+    width = int(lens.max())
+    out = np.zeros((n, width), dtype=np.uint8)
+    step = max(1, (1 << 22) // width)
+    cols = np.arange(width)
+    for lo in range(0, n, step):  # blocks bound the index array's size
+        hi = min(lo + step, n)
+        idx = starts[lo:hi, None] + cols
+        mask = cols < lens[lo:hi, None]
+        np.minimum(idx, len(buf) - 1, out=idx)
+        block = buf[idx]
+        block[~mask] = 0
+        out[lo:hi] = block
+    return out.view(f"S{width}").ravel()
+
+
+# --------------------------------------------------------------------------- grouping
+
+def _group_queries(qid_bytes: np.ndarray):
+    """Query codes (byte order of ids) for rows, without sorting every row's id.
+
+    Runs and qrels are written query by query, so only the rows where the id changes
+    are compared and sorted.
+    """
+    n = len(qid_bytes)
+    change = np.empty(n, dtype=bool)
+    change[0] = True
+    np.not_equal(qid_bytes[1:], qid_bytes[:-1], out=change[1:])
+    heads = np.flatnonzero(change)
+    uniq, inv = np.unique(qid_bytes[heads], return_inverse=True)
+    seg_len = np.diff(np.append(heads, n))
+    codes = np.repeat(inv.astype(np.int64), seg_len)
+    return uniq, codes, len(heads) == len(uniq) and bool(np.all(np.diff(inv) > 0))
+
+
+def _decode_ids(uniq: np.ndarray) -> np.ndarray:
+    return np.array([u.decode("utf-8", errors="replace") for u in uniq.tolist()], dtype=str) \
+        if len(uniq) else np.zeros(0, dtype=str)
+
+
+# --------------------------------------------------------------------------- runs
+
+def read_run(path: str | os.PathLike, *, data: bytes | None = None) -> Run:
+    """Read a TREC run: ``QID Q0 DOCNO RANK SCORE TAG`` per line.
+
+    Fields after the sixth and the rank field are ignored; blank lines and lines whose
+    first field starts with ``#`` are skipped. Rejects, naming file and line: too few
+    fields, a score that is not a finite number, the same docno twice in one query.
+    """
+    name = display(str(path))
+    if data is None and name == "<stdin>":
+        # spooled to a file, so the fast reader can take it and the plain one re-read it
+        import shutil
+        import tempfile
+        with tempfile.NamedTemporaryFile(prefix="smarteval-stdin-", delete=False) as tmp:
+            shutil.copyfileobj(sys.stdin.buffer, tmp, 1 << 20)
+        try:
+            return _read_run_file(tmp.name, name)
+        finally:
+            os.unlink(tmp.name)
+    if data is None:
+        return _read_run_file(str(path), name)
+    return _read_run_data(read_bytes(name, data=data), name)
+
+
+def _read_run_file(path: str, name: str) -> Run:
+    fast = _read_run_fast(path, name)
+    if fast is not None:
+        return fast
+    return _read_run_data(read_bytes(path), name)
+
+
+def _read_run_data(data: bytes, name: str) -> Run:
+    """The plain reader: every line checked, every error worded for the user."""
+    lines = _Lines(data, name, 6, RUN_EXPECTED, "run")
+    qid_bytes = lines.field(0)
+    docnos = lines.field(2)
+    score_bytes = lines.field(4)
+    scores = _parse_scores(score_bytes, lines)
+    # trec_eval reports the run tag of the last line it read
+    tag = gather(lines.buf, lines.starts[-1:, 5], lines.ends[-1:, 5])[0].decode("utf-8", "replace")
+    del score_bytes
+    uniq, codes, grouped = _group_queries(qid_bytes)
+    line_no = lines.lines
+    if not grouped:
+        order = np.argsort(codes, kind="stable")
+        codes = codes[order]
+        docnos = docnos[order]
+        scores = scores[order]
+        line_no = line_no[order]
+    offsets = np.zeros(len(uniq) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(codes, minlength=len(uniq)), out=offsets[1:])
+    _check_duplicates(codes, docnos, line_no, lines, "each document at most once per query")
+    return Run(path=name, qids=_decode_ids(uniq), offsets=offsets, docnos=docnos,
+               scores=scores, lines=line_no, tag=tag)
+
+
+def _read_run_fast(path: str, name: str) -> Run | None:
+    """The fast tokenizer's reading of a well-formed run, or None to use the plain reader.
+
+    Anything unusual (a malformed line, a non-finite score, an empty file, a possible
+    duplicate) goes to the plain reader, which finds the exact line and words the error.
+    """
+    from smarteval.read import fast as fastrun
+    try:
+        cols = fastrun.read_run(path, chunk_bytes=4 << 20, workers=1)  # one parser thread
+    except (InputError, *CORRUPT):
+        return None
+    if len(cols.docnos) == 0 or not np.isfinite(cols.scores).all():
+        return None
+    docnos = _narrow(cols.docnos)
+    lines = cols.lines.astype(np.int32) if len(cols.lines) < 2**31 - 1 else cols.lines
+    del cols.docnos, cols.lines
+    hashes = docno_hash(docnos, docnos.dtype.itemsize)
+    if _may_have_duplicates(hashes, cols.offsets):
+        return None
+    return Run(path=name, qids=cols.qids, offsets=cols.offsets, docnos=docnos,
+               scores=cols.scores, lines=lines, tag=cols.tag, docno_hash=hashes)
+
+
+def _narrow(docnos: np.ndarray) -> np.ndarray:
+    """The same docnos in the narrowest width of whole 8-byte words that holds them."""
+    width = docnos.dtype.itemsize
+    if width <= 8 or len(docnos) == 0:
+        return docnos
+    as_bytes = docnos.view(np.uint8).reshape(len(docnos), width)
+    keep = width
+    while keep > 8 and not as_bytes[:, keep - 8:keep].any():
+        keep -= 8
+    return docnos if keep == width else docnos.astype(f"S{keep}")
+
+
+def _may_have_duplicates(hashes: np.ndarray, offsets: np.ndarray) -> bool:
+    """True when two rows of one query may share a docno (hash equality; exact check follows)."""
+    codes = np.repeat(np.arange(len(offsets) - 1, dtype=np.uint64), np.diff(offsets))
+    with np.errstate(over="ignore"):
+        key = hashes + codes * np.uint64(0xD6E8FEB86659FD93)
+    del codes
+    key.sort()
+    return bool((key[1:] == key[:-1]).any())
+
+
+def _parse_scores(score_bytes: np.ndarray, lines: _Lines) -> np.ndarray:
+    try:
+        scores = score_bytes.astype(np.float64)
+    except ValueError:
+        bad = _first_bad_float(score_bytes)
+        raise lines.error(bad, f"score {score_bytes[bad].decode('utf-8', 'replace')!r} "
+                          "is not a number", RUN_EXPECTED) from None
+    finite = np.isfinite(scores)
+    if not finite.all():
+        bad = int(np.flatnonzero(~finite)[0])
+        raise lines.error(bad, f"score {score_bytes[bad].decode('utf-8', 'replace')!r} "
+                          "is not a finite number", RUN_EXPECTED)
+    return scores
+
+
+def _first_bad_float(values: np.ndarray) -> int:
+    lo, hi = 0, len(values)
+    # bisect on blocks that fail to convert, then scan the last small block
+    while hi - lo > 64:
+        mid = (lo + hi) // 2
+        try:
+            values[lo:mid].astype(np.float64)
+            lo = mid
+        except ValueError:
+            hi = mid
+    for i in range(lo, hi):
+        try:
+            float(values[i])
+        except ValueError:
+            return i
+    return lo
+
+
+def query_docno_order(codes: np.ndarray, docnos: np.ndarray):
+    """The docno words and the permutation sorting rows by (query, docno bytes)."""
+    keys = sort_key_words(docnos)
+    return keys, np.lexsort(tuple(reversed(keys)) + (codes,))
+
+
+def _check_duplicates(codes, docnos, line_no, lines: _Lines, rule: str, grades=None,
+                      sorted_by=None):
+    """Reject the same (query, docno) twice; returns rows to keep (qrels: equal duplicates).
+
+    ``sorted_by`` is :func:`query_docno_order`'s result when the caller has it already.
+    """
+    keys, order = sorted_by if sorted_by is not None else query_docno_order(codes, docnos)
+    same = codes[order[1:]] == codes[order[:-1]]
+    for w in keys:
+        same &= w[order[1:]] == w[order[:-1]]
+    if not same.any():
+        return None
+    dup_at = np.flatnonzero(same)
+    if grades is not None:
+        conflict = grades[order[dup_at]] != grades[order[dup_at + 1]]
+        if not conflict.any():
+            keep = np.ones(len(codes), dtype=bool)
+            keep[order[dup_at + 1]] = False
+            return keep
+        dup_at = dup_at[conflict]
+    a, b = order[dup_at[0]], order[dup_at[0] + 1]
+    first, second = sorted((int(line_no[a]), int(line_no[b])))
+    doc = docnos[a].decode("utf-8", "replace")
+    what = "with a different relevance" if grades is not None else "again"
+    raise InputError(lines.name, second,
+                     f"document {doc} appears {what} in the same query "
+                     f"(first at line {first})",
+                     text=lines.line_text(second),
+                     extra=f"    line {first}: {lines.line_text(first)}",
+                     expected=rule)
+
+
+# --------------------------------------------------------------------------- qrels
+
+def read_qrels(path: str | os.PathLike, *, data: bytes | None = None) -> Qrels:
+    """Read TREC qrels: ``QID ITER DOCNO REL`` per line, REL an integer.
+
+    A negative REL marks a document judged but unusable (trec_eval's unjudged-in-pool).
+    The same (query, docno) twice is accepted when both lines give the same REL and
+    rejected, naming both lines, when they differ.
+    """
+    name = display(str(path))
+    data = read_bytes(path) if data is None else read_bytes(name, data=data)
+    lines = _Lines(data, name, 4, QRELS_EXPECTED, "qrels")
+    qid_bytes = lines.field(0)
+    docnos = lines.field(2)
+    rel_bytes = lines.field(3)
+    grades = _parse_ints(rel_bytes, lines)
+    uniq, codes, grouped = _group_queries(qid_bytes)
+    line_no = lines.lines
+    # one sort serves both: duplicates end up adjacent, and the qrels need this order
+    keys, order = query_docno_order(codes, docnos)
+    keep = _check_duplicates(codes, docnos, line_no, lines, "each document judged once per query",
+                             grades=grades, sorted_by=(keys, order))
+    # identical duplicate lines are kept once; trec_eval 9 still counts them in -c's num_rel
+    duplicate_grades = grades[~keep] if keep is not None else np.zeros(0, np.int64)
+    if keep is not None:
+        order = order[keep[order]]
+    codes, docnos, grades, line_no = codes[order], docnos[order], grades[order], line_no[order]
+    offsets = np.zeros(len(uniq) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(codes, minlength=len(uniq)), out=offsets[1:])
+    return Qrels(path=name, qids=_decode_ids(uniq), offsets=offsets, docnos=docnos,
+                 grades=grades, lines=line_no, duplicate_grades=duplicate_grades)
+
+
+def _parse_ints(rel_bytes: np.ndarray, lines: _Lines) -> np.ndarray:
+    # int() would also take "1_0": only plain digits go the quick way
+    odd = np.char.count(rel_bytes, b".") + np.char.count(rel_bytes, b"_")
+    if len(rel_bytes) and not odd.any():
+        try:
+            return rel_bytes.astype(np.int64)   # the usual case; the checks below word errors
+        except (ValueError, OverflowError):
+            pass
+    ok = np.char.isdigit(np.char.lstrip(rel_bytes, b"-+")) if len(rel_bytes) else np.zeros(0, bool)
+    # a sign alone, or a sign not at the front, is not an integer
+    stripped_len = np.char.str_len(np.char.lstrip(rel_bytes, b"-+"))
+    sign_len = np.char.str_len(rel_bytes) - stripped_len
+    ok &= (sign_len <= 1) & (stripped_len > 0)
+    if not ok.all():
+        bad = int(np.flatnonzero(~ok)[0])
+        raise lines.error(bad, f"relevance {rel_bytes[bad].decode('utf-8', 'replace')!r} "
+                          "is not an integer", QRELS_EXPECTED)
+    return rel_bytes.astype(np.int64)
+
+
+__all__ = ["read_run", "read_qrels", "read_bytes", "gather", "sort_key_words"]

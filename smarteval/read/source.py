@@ -1,0 +1,81 @@
+"""Sources: a file, standard input or bytes, opened as a binary stream and decompressed.
+
+Compression (gzip, bzip2, xz) is recognised by magic bytes, never by the file name, in
+one place for every reader: the fast run tokenizer streams from :func:`open_binary`,
+the plain readers take everything at once from :func:`read_bytes`.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import os
+import sys
+import zlib
+from typing import IO, Any, cast
+
+from smarteval.errors import InputError
+
+#: What a damaged archive raises while it is read.
+CORRUPT = (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error)
+
+
+def display(name: str) -> str:
+    """How a path is named in messages (``-`` is standard input)."""
+    return "<stdin>" if name == "-" else name
+
+
+def decompressing(f: IO[bytes]) -> IO[bytes]:
+    """``f`` itself, or a stream decompressing it when it starts with a known magic number."""
+    buffered: Any = f if hasattr(f, "peek") else io.BufferedReader(f)
+    head = buffered.peek(6)[:6]
+    if head[:2] == b"\x1f\x8b":
+        return cast(IO[bytes], gzip.GzipFile(fileobj=buffered, mode="rb"))
+    if head[:3] == b"BZh":
+        return cast(IO[bytes], bz2.BZ2File(buffered, "rb"))
+    if head[:6] == b"\xfd7zXZ\x00":
+        return cast(IO[bytes], lzma.LZMAFile(buffered, "rb"))
+    return cast(IO[bytes], buffered)
+
+
+def open_binary(path: str) -> IO[bytes]:
+    """A binary stream of ``path``'s decompressed contents (``-``: standard input).
+
+    Raises OSError as ``open`` does; :func:`read_bytes` words it for the user.
+    """
+    f = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
+    return decompressing(f)
+
+
+def read_bytes(path: str | os.PathLike, *, data: bytes | None = None) -> bytes:
+    """The decompressed contents of ``path`` (``-`` is standard input), or of ``data``.
+
+    Errors name the file: missing, a directory, unreadable, or a corrupt archive.
+    """
+    name = str(path)
+    shown = display(name)
+    try:
+        stream = decompressing(io.BytesIO(data)) if data is not None else open_binary(name)
+    except FileNotFoundError:
+        raise InputError(name, None, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(name, None, "is a directory, not a file") from None
+    except PermissionError:
+        raise InputError(name, None, "permission denied") from None
+    except OSError as exc:
+        raise InputError(name, None, f"cannot read: {exc.strerror or exc}") from None
+    try:
+        return stream.read()
+    except CORRUPT as exc:
+        if isinstance(exc, OSError) and not _compressed(stream):
+            raise InputError(shown, None, f"cannot read: {exc.strerror or exc}") from None
+        raise InputError(shown, None, f"corrupt compressed file: {exc}") from None
+    finally:
+        if name != "-" or data is not None:     # standard input stays open
+            stream.close()
+
+
+def _compressed(stream: IO[bytes]) -> bool:
+    return isinstance(stream, (gzip.GzipFile, bz2.BZ2File, lzma.LZMAFile))

@@ -1,0 +1,7 @@
+"""Rendering: results into text, one module per kind of result, one registry of formats."""
+
+from __future__ import annotations
+
+from smarteval.render.formats import FORMATS, Format, choices, delimited, is_table
+
+__all__ = ["FORMATS", "Format", "choices", "delimited", "is_table"]

@@ -1,0 +1,43 @@
+"""The correlate report as text: the leaderboards and the correlation of every pair of measures."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from smarteval.render.formats import delimited, fixed, full, json_safe, tabulate_table
+from smarteval.stats.report import Leaderboards
+
+#: The columns of ``-f tsv``/``csv``: one row per pair of measures.
+COLUMNS = ("measure_a", "measure_b", "systems", "kendall", "spearman", "pearson", "tau_ap",
+           "swaps")
+
+
+def render_leaderboards(board: Leaderboards, fmt: str, *, header: bool = True) -> str:
+    """The leaderboards and their correlations in one of the formats of ``correlate``."""
+    runs, names, table = board.runs, board.measures, board.table
+    rows = [[p.measure_a, p.measure_b, p.systems, p.kendall, p.spearman, p.pearson, p.tau_ap,
+             p.swaps] for p in board.pairs]
+    if fmt == "json":
+        obj = {"runs": runs, "measures": names,
+               "summary": {r: dict(zip(names, map(float, table[i]), strict=True))
+                           for i, r in enumerate(runs)},
+               "correlations": [dict(zip(COLUMNS, row, strict=True)) for row in rows]}
+        return json.dumps(json_safe(obj), indent=2, allow_nan=False) + "\n"
+    if fmt in ("tsv", "csv"):
+        return delimited(COLUMNS, ([full(v) for v in row] for row in rows), fmt, header)
+    ranks = board.ranks
+    out = [f"Leaderboards of {len(runs)} runs (rank under each measure in brackets)", ""]
+    order = np.lexsort((np.arange(len(runs)), ranks[:, 0]))
+    lb = [[runs[i], *[f"{table[i, j]:.4f} ({int(ranks[i, j])})" for j in range(len(names))]]
+          for i in order]
+    out.append(tabulate_table(lb, ["run", *names], fmt, ("left",) + ("right",) * len(names)))
+    out += ["", "Correlation of the system orderings (tau-AP takes the first measure as "
+                "the reference; swaps: pairs of runs ordered differently)", ""]
+    body = [[p.measure_a, p.measure_b, str(p.systems), fixed(p.kendall), fixed(p.spearman),
+             fixed(p.pearson), fixed(p.tau_ap), str(p.swaps)] for p in board.pairs]
+    out.append(tabulate_table(body, ["measure A", "measure B", "runs", "Kendall tau",
+                                     "Spearman", "Pearson", "tau-AP", "swaps"], fmt,
+                              ("left", "left") + ("right",) * 6))
+    return "\n".join(out) + "\n"

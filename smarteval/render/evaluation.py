@@ -1,0 +1,206 @@
+"""Evaluations into trec_eval's text, TSV, CSV, JSON and SMART-style tables.
+
+The contract between measures and renderers: a measure returns the value trec_eval
+computes, NaN included where trec_eval divides 0 by 0 (iprec_at_recall with ``-M 0``,
+Rndcg without positive gain...); no renderer turns NaN into a number. Each format shows
+an undefined value its own way:
+
+- ``trec`` prints what glibc's ``printf("%6.4f")`` prints: ``  -nan`` for a NaN with the
+  sign bit set, which is the NaN an x86-64 CPU gives for 0.0/0.0 (in C and in numpy
+  alike), and ``   nan`` for one with the sign bit clear (``np.nan``, ``float("nan")``).
+  A measure that means trec_eval's 0/0 must so return the division's own NaN (or
+  ``-np.nan``), not ``np.nan``. A summary over a NaN is NaN (the sum carries it), as in
+  trec_eval; infinities print ``   inf`` and ``  -inf``, as glibc does.
+- ``json`` writes null; ``tsv`` and ``csv`` write ``nan``; the tables leave the cell
+  empty (:func:`smarteval.render.formats.fixed`'s undefined marker).
+
+``trec`` used to print NaN as 0.0000, a guard from the first renderer that no measure
+relied on (each guards its own divisions, with ``safe_div``), while trec_eval prints
+``-nan``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from smarteval.render.formats import FORMATS, delimited, fixed
+
+
+def _trec_value(kind: str, name: str, value) -> str:
+    if kind == "int":
+        return str(int(value))
+    if kind == "str":
+        return f"'{value}'" if name.startswith("relstring") else str(value)
+    v = float(value)
+    if math.isnan(v):
+        # Python drops a NaN's sign; glibc prints it
+        return f"{'-nan' if math.copysign(1.0, v) < 0 else 'nan':>6}"
+    return f"{v:6.4f}"
+
+
+def render_trec(evaluations, *, per_query: bool = False, summary: bool = True,
+                trec_version: int = 9) -> str:
+    """trec_eval's output, byte for byte: ``name<pad 22>\\tqid\\tvalue`` lines.
+
+    Per-query lines come query by query (queries added by -c only under 10.0), then the
+    ``all`` lines; several runs give one such block each.
+    """
+    buf = io.StringIO()
+    w = buf.write
+    for ev in evaluations:
+        if per_query:
+            q_outputs = [o for o in ev.outputs if o.measure.per_query]
+            cols = [(o, ev.per_query[o.name]) for o in q_outputs]
+            show = ev.in_run if trec_version < 10 else np.ones(len(ev.qids), dtype=bool)
+            for qi in np.flatnonzero(show):
+                qid = ev.qids[qi]
+                for o, vals in cols:
+                    w(f"{o.name:<22}\t{qid}\t{_trec_value(o.measure.value, o.name, vals[qi])}\n")
+        if summary:
+            for o in ev.outputs:
+                v = ev.summary[o.name]
+                if v is None:
+                    continue
+                kind = o.measure.value
+                w(f"{o.name:<22}\tall\t{_trec_value(kind, o.name, v)}\n")
+    return buf.getvalue()
+
+
+def _full(value):
+    """A value at full precision for machine-readable output."""
+    if isinstance(value, (np.integer, int)) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (np.floating, float)):
+        value = float(value)
+        return None if math.isnan(value) else value    # JSON has no NaN: null
+    return value
+
+
+def _rows(evaluations, per_query: bool, summary: bool):
+    for ev in evaluations:
+        if per_query:
+            for qi, qid in enumerate(ev.qids.tolist()):
+                for o in ev.outputs:
+                    if o.measure.per_query:
+                        yield ev.name, qid, o.name, _full(ev.per_query[o.name][qi])
+        if summary:
+            for o in ev.outputs:
+                v = ev.summary[o.name]
+                if v is not None:
+                    yield ev.name, "all", o.name, _full(v)
+
+
+def render_delimited(evaluations, *, delimiter: str, per_query: bool = False,
+                     summary: bool = True, header: bool = True) -> str:
+    """TSV or CSV: ``run, query, measure, value``; summary rows have query ``all``."""
+    rows = ([run, qid, name, _text(value)]
+            for run, qid, name, value in _rows(evaluations, per_query, summary))
+    return delimited(["run", "query", "measure", "value"], rows,
+                     "tsv" if delimiter == "\t" else "csv", header)
+
+
+def _text(value) -> str:
+    if value is None:
+        return "nan"          # an undefined value (null in JSON)
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def render_json(evaluations, *, per_query: bool = False, summary: bool = True) -> str:
+    """A JSON array, one object per run: its name, file, summary and per-query values."""
+    out = []
+    for ev in evaluations:
+        obj = {"run": ev.name, "file": ev.path, "tag": ev.tag}
+        if summary:
+            obj["summary"] = {o.name: _full(ev.summary[o.name]) for o in ev.outputs
+                              if ev.summary[o.name] is not None}
+        if per_query:
+            obj["queries"] = {
+                qid: {o.name: _full(ev.per_query[o.name][qi]) for o in ev.outputs
+                      if o.measure.per_query}
+                for qi, qid in enumerate(ev.qids.tolist())}
+        out.append(obj)
+    return json.dumps(out, indent=2, allow_nan=False) + "\n"
+
+
+# --------------------------------------------------------------------------- SMART table
+
+#: SMART's own labels for measures shown in its tables (Keen, Fig. 5).
+SMART_LABELS = {
+    "rank_recall": "RNK REC",
+    "log_prec": "LOG PRE",
+    "norm_recall": "NOR REC",
+    "norm_prec": "NOR PRE",
+}
+
+
+def smart_table(evaluations) -> tuple[list[str], list[list]]:
+    """Rows of the SMART table: precision at the recall levels, then single numbers.
+
+    The precision-recall block is every ``iprec_at_recall_L`` output with L > 0 (labelled
+    by L); every other summary value follows, with SMART's labels where it has them.
+    """
+    first = evaluations[0]
+    header = ["", *[ev.name for ev in evaluations]]
+    rows: list[list] = []
+    for o in first.outputs:
+        if o.measure.name == "iprec_at_recall" and float(o.param) > 0:
+            rows.append([f"{float(o.param):.1f}" if float(o.param) * 10 % 1 == 0
+                         else f"{float(o.param):.2f}",
+                         *[ev.summary[o.name] for ev in evaluations]])
+    # then SMART's single numbers in Fig. 5's order (RNK REC, LOG PRE, NOR REC, NOR PRE)
+    by_name = {o.name: o for o in first.outputs}
+    for name, label in SMART_LABELS.items():
+        if name in by_name and first.summary[name] is not None:
+            rows.append([label, *[ev.summary[name] for ev in evaluations]])
+    for o in first.outputs:
+        if o.measure.name == "iprec_at_recall" or o.name in SMART_LABELS:
+            continue
+        if first.summary[o.name] is None or o.measure.name == "runid":
+            continue
+        rows.append([o.name, *[ev.summary[o.name] for ev in evaluations]])
+    return header, rows
+
+
+def render_table(evaluations, fmt: str) -> str:
+    """The SMART table as plain text (``smart``), ``markdown`` or ``latex``, via tabulate."""
+    from tabulate import tabulate
+    header, rows = smart_table(evaluations)
+    nq = sorted({ev.num_averaged for ev in evaluations})
+    title = f"Averages over {nq[0]} queries" if len(nq) == 1 else \
+        "Averages over " + ", ".join(f"{ev.name}: {ev.num_averaged}" for ev in evaluations) \
+        + " queries"
+    cells = [[r[0], *[fixed(v) for v in r[1:]]] for r in rows]
+    if fmt == "markdown":
+        return tabulate(cells, headers=header, tablefmt="github", disable_numparse=True) + "\n"
+    if fmt == "latex":
+        return tabulate(cells, headers=header, tablefmt="latex_booktabs",
+                        disable_numparse=True) + "\n"
+    hdr = ["REC." if h == "" else h for h in header]
+    body = tabulate(cells, headers=hdr, tablefmt="simple", disable_numparse=True,
+                    colalign=("left", *["right"] * (len(hdr) - 1)))
+    return f"{title}\n\n{body}\n"
+
+
+def render(evaluations: Sequence, fmt: str, *, per_query: bool = False, summary: bool = True,
+           trec_version: int = 9, header: bool = True) -> str:
+    if fmt == "trec":
+        return render_trec(evaluations, per_query=per_query, summary=summary,
+                           trec_version=trec_version)
+    if fmt == "tsv":
+        return render_delimited(evaluations, delimiter="\t", per_query=per_query,
+                                summary=summary, header=header)
+    if fmt == "csv":
+        return render_delimited(evaluations, delimiter=",", per_query=per_query,
+                                summary=summary, header=header)
+    if fmt == "json":
+        return render_json(evaluations, per_query=per_query, summary=summary)
+    if FORMATS[fmt].table:
+        return render_table(evaluations, fmt)
+    raise ValueError(fmt)

@@ -1,0 +1,116 @@
+"""The output formats: one registry for every ``--format`` choice, the man page and renderers."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Format:
+    """An output format: its ``--format`` name and what it is for."""
+
+    name: str
+    help: str
+    table: bool          # a table for people (smart, markdown, latex) rather than data
+    tablefmt: str = ""   # tabulate's name for it, for tables
+
+
+FORMATS: dict[str, Format] = {f.name: f for f in (
+    Format("smart", "SMART-style table, runs side by side", True, "simple"),
+    Format("trec", "trec_eval's own output, byte for byte", False),
+    Format("tsv", "tab-separated rows, nothing quoted", False),
+    Format("csv", "comma-separated rows, quoted as needed", False),
+    Format("json", "JSON, at full precision; undefined values are null", False),
+    Format("markdown", "a markdown (GitHub) table", True, "github"),
+    Format("latex", "a LaTeX booktabs table", True, "latex_booktabs"),
+)}
+
+
+def choices(*, trec: bool = True) -> list[str]:
+    """The ``--format`` choices of a command; ``trec`` only where trec_eval has the output."""
+    return [name for name in FORMATS if trec or name != "trec"]
+
+
+def is_table(fmt: str) -> bool:
+    return FORMATS[fmt].table
+
+
+def tabulate_table(rows: Sequence[Sequence[str]], headers: Sequence[str], fmt: str,
+                   colalign: Sequence[str] | None = None) -> str:
+    """Text cells as a table in a table format (smart, markdown, latex)."""
+    from tabulate import tabulate
+    return tabulate(rows, headers=headers, tablefmt=FORMATS[fmt].tablefmt,
+                    disable_numparse=True, colalign=colalign)
+
+
+def delimited(columns: Sequence[str], rows: Iterable[Sequence[str]], fmt: str,
+              header: bool = True) -> str:
+    """Rows of text cells as TSV (tab-joined, nothing quoted) or CSV (quoted as needed)."""
+    buf = io.StringIO()
+    if fmt == "tsv":
+        if header:
+            buf.write("\t".join(columns) + "\n")
+        for row in rows:
+            buf.write("\t".join(row) + "\n")
+        return buf.getvalue()
+    writer = csv.writer(buf, lineterminator="\n")
+    if header:
+        writer.writerow(columns)
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def fixed(v, digits: int = 4, undefined: str = "") -> str:
+    """A number for a table: integers as they are, floats to ``digits`` places."""
+    if v is None:
+        return undefined
+    if isinstance(v, (bool, np.bool_)):
+        return "yes" if v else ""
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        v = float(v)
+        if math.isnan(v):
+            return undefined
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+def full(v, undefined: str = "") -> str:
+    """A value at full precision for TSV and CSV (``undefined`` for None or NaN)."""
+    if v is None:
+        return undefined
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        v = float(v)
+        return undefined if math.isnan(v) else repr(v)
+    return str(v)
+
+
+def json_safe(obj):
+    """JSON has no NaN or inf: they become null; numpy scalars become Python ones."""
+    if isinstance(obj, dict):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        v = float(obj)
+        return v if math.isfinite(v) else None
+    if isinstance(obj, np.str_):
+        return str(obj)
+    return obj

@@ -1,0 +1,54 @@
+"""Statistics comparing runs: merit, significance tests, best-run selection, rank correlation."""
+
+from __future__ import annotations
+
+from smarteval.stats.correlation import (
+    LeaderboardCorrelation,
+    RankCorrelation,
+    kendall_tau,
+    leaderboard_correlation,
+    pearson,
+    rank_correlation,
+    spearman,
+    tau_ap,
+)
+from smarteval.stats.merit import Magnitudes, Merit, align, differences, magnitudes, merit
+from smarteval.stats.report import (
+    Leaderboards,
+    Report,
+    build_report,
+    compare_runs,
+    correlate_results,
+    leaderboards,
+)
+from smarteval.stats.selection import (
+    CAVEAT,
+    PCS_EXACT_MAX_RUNS,
+    Selection,
+    bechhofer_pcs,
+    lfc,
+    pcs_exact,
+    pcs_simulated,
+    select_best,
+    selection_from_points,
+    selection_points,
+)
+from smarteval.stats.significance import (
+    CORRECTIONS,
+    TESTS,
+    TestResult,
+    adjust,
+    effect_size,
+    paired_test,
+    t_interval,
+)
+
+__all__ = [
+    "TESTS", "CORRECTIONS", "CAVEAT", "PCS_EXACT_MAX_RUNS", "Merit", "merit", "Magnitudes",
+    "magnitudes", "align", "differences", "TestResult", "paired_test", "effect_size",
+    "t_interval", "adjust", "Selection", "selection_points", "select_best",
+    "selection_from_points", "bechhofer_pcs", "pcs_exact", "pcs_simulated", "lfc",
+    "kendall_tau", "spearman", "pearson", "tau_ap", "RankCorrelation", "rank_correlation",
+    "LeaderboardCorrelation", "leaderboard_correlation", "Report", "build_report",
+    "compare_runs", "Leaderboards", "leaderboards", "correlate_results",
+]

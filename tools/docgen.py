@@ -1,0 +1,314 @@
+"""Generated documentation: the man page's synopsis, commands and measures, and README's
+measure table.
+
+The man page (``man/smarteval.1``) is roff written by hand, with blocks between
+``.\\" BEGIN GENERATED name`` and ``.\\" END GENERATED name`` that this module writes
+from click's commands and the measure registry; README's table lies between
+``<!-- measures:begin`` and ``<!-- measures:end -->``. Regenerate both with::
+
+    python tools/docgen.py            # rewrite the blocks in place
+    python tools/docgen.py --check    # exit 1 if any block is out of date (CI)
+
+The tests run the check, so the page and the table cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import click
+
+ROOT = Path(__file__).resolve().parent.parent
+MAN_PAGE = ROOT / "man" / "smarteval.1"
+README = ROOT / "README.md"
+CHANGELOG = ROOT / "CHANGELOG.md"
+
+README_BEGIN = "<!-- measures:begin"
+README_END = "<!-- measures:end -->"
+_BLOCK = re.compile(r'(?ms)^\.\\" BEGIN GENERATED (?P<name>[\w-]+)[^\n]*\n(?P<body>.*?)'
+                    r'^\.\\" END GENERATED (?P=name)[^\n]*$')
+
+
+# --------------------------------------------------------------------------- roff
+
+def roff(text: str) -> str:
+    """Plain text as roff: backslashes, option dashes, literals, non-ASCII and leading dots.
+
+    ``-`` starting an option or a negative number, and every ``-`` inside an option name,
+    becomes ``\\-`` (a minus that copies and pastes as one); other hyphens stay hyphens.
+    ````x```` becomes bold. Characters past ASCII become ``\\[uXXXX]`` so that groff
+    needs no input encoding.
+    """
+    text = text.replace("\\", "\\e")
+    text = re.sub(r"``([^`]+)``", lambda m: "\x00B" + m.group(1) + "\x00R", text)
+    text = re.sub(r"(?<![\w.\\])--?[A-Za-z][\w-]*",
+                  lambda m: m.group(0).replace("-", "\\-"), text)
+    text = re.sub(r"(?<![\w\\])-(?=[\d.]|\s|'|$)", r"\\-", text)
+    text = text.replace("\x00B", "\\fB").replace("\x00R", "\\fR")
+    text = "".join(c if ord(c) < 128 else f"\\[u{ord(c):04X}]" for c in text)
+    lines = [("\\&" + ln) if ln.startswith((".", "'")) else ln for ln in text.split("\n")]
+    return "\n".join(lines)
+
+
+def _paragraphs(text: str) -> list[str]:
+    return [p.strip("\n") for p in re.split(r"\n\s*\n", text.strip()) if p.strip()]
+
+
+def _help_body(text: str, continue_macro: str = ".PP") -> list[str]:
+    """click help text as roff: paragraphs, and ``\\b`` blocks kept line for line."""
+    import inspect
+    out: list[str] = []
+    for i, para in enumerate(_paragraphs(inspect.cleandoc(text))):
+        if i:
+            out.append(continue_macro)
+        if para.startswith("\b"):
+            lines = [ln.rstrip() for ln in para.split("\n")[1:]]
+            while lines and not lines[-1]:
+                lines.pop()
+            out += [".RS 4", ".nf"]
+            out += [roff(ln) for ln in lines]
+            out += [".fi", ".RE"]
+        else:
+            out.append(roff(" ".join(ln.strip() for ln in para.split("\n"))))
+    return out
+
+
+def _option_tag(opts: str) -> str:
+    """``-m, --measure MEASURE`` as roff: names bold, metavars italic."""
+    parts = []
+    for alias in opts.split(" / "):
+        pieces = []
+        for name in alias.split(", "):
+            flag, _, meta = name.partition(" ")
+            piece = f"\\fB{roff(flag)}\\fR"
+            if meta:
+                piece += f" \\fI{roff(meta)}\\fR"
+            pieces.append(piece)
+        parts.append(", ".join(pieces))
+    return " / ".join(parts)
+
+
+def _commands(main: click.Group):
+    # contexts as click makes them, with each command's context_settings (-h for --help)
+    ctx = click.Context(main, info_name="smarteval", **main.context_settings)
+    for name in main.list_commands(ctx):
+        cmd = main.get_command(ctx, name)
+        if cmd is None or cmd.hidden:
+            continue
+        yield name, cmd, click.Context(cmd, info_name=name, parent=ctx, **cmd.context_settings)
+
+
+def synopsis_block(main: click.Group) -> list[str]:
+    out = [".SY smarteval", ".B \\-\\-version", ".YS", ".SY smarteval", ".B \\-\\-help", ".YS"]
+    for name, cmd, ctx in _commands(main):
+        out += [".SY smarteval", f".B {name}"]
+        for piece in cmd.collect_usage_pieces(ctx):
+            if piece == "[OPTIONS]":
+                out.append(".RI [ options ]")
+            elif piece.endswith("..."):
+                out.append(f".IR {roff(piece[:-3].lower())} ...")
+            else:
+                out.append(f".I {roff(piece.lower())}")
+        out.append(".YS")
+    return out
+
+
+def commands_block(main: click.Group) -> list[str]:
+    out: list[str] = []
+    for name, cmd, ctx in _commands(main):
+        usage = " ".join(cmd.collect_usage_pieces(ctx))
+        out += [f'.SS "smarteval {name} {roff(usage)}"']
+        out += _help_body(cmd.help or "")
+        options = [p for p in cmd.get_params(ctx)
+                   if isinstance(p, click.Option) and not p.hidden]
+        if options:
+            out += [".PP", "Options:"]
+        for p in options:
+            record = p.get_help_record(ctx)
+            if record is None:
+                continue
+            opts, help_ = record
+            out += [".TP", _option_tag(opts), roff(help_.replace("  [", " [")) if help_ else ""]
+            if not help_:
+                out.pop()
+    return out
+
+
+_SHAPES = {
+    "cutoffs": "parameters: cut-offs k (NAME.5,10 prints NAME_5 and NAME_10)",
+    "levels": "parameters: recall levels (NAME..1,.5 prints NAME_0.10 and NAME_0.50)",
+    "floats": "parameters: numbers separated by commas",
+    "gains": "parameters: grade=gain pairs (NAME.1=3,2=9)",
+    "int": "parameter: one integer",
+}
+_AVERAGES = {
+    "mean": "summary: mean over queries",
+    "gmean": "summary: geometric mean over queries",
+    "sum": "summary: sum over queries",
+    "count": "summary: number of queries",
+    "tag": "summary: the run tag",
+    "none": "per query only, no summary",
+}
+
+
+def _facts(m) -> str:
+    if m.family == "trec":
+        origin = "trec_eval " + " and ".join(str(v) for v in sorted(m.versions))
+    elif m.family == "ir":
+        origin = "as in ir_measures"
+    else:
+        origin = "SMART"
+    facts = [origin, _AVERAGES[m.average]]
+    if m.params in _SHAPES:
+        facts.append(_SHAPES[m.params].replace("NAME", m.name))
+    if m.needs_num_docs:
+        facts.append("needs -N")
+    if m.micro is not None:
+        facts.append("micro average")
+    if m.tie_average:
+        facts.append("--ties average")
+    return "; ".join(facts) + "."
+
+
+def measures_block() -> list[str]:
+    from smarteval.measures import ALIASES, all_measures, nicknames
+    out: list[str] = []
+    for m in all_measures().values():
+        tag = f"\\fB{roff(m.name)}\\fR"
+        if m.params != "none" and m.default:
+            tag += f".\\fI{roff(m.default_string)}\\fR"
+        out += [".TP", tag]
+        out += _help_body(m.doc or m.help, ".IP")
+        out += [".IP", f"\\fI{roff(_facts(m))}\\fR"]
+    out += [".SS Nicknames"]
+    for name, members in nicknames(10).items():
+        out += [".TP", f"\\fB{roff(name)}\\fR", roff(" ".join(members))]
+    only10 = sorted(set(nicknames(10)["all_trec"]) - set(nicknames(9)["all_trec"]))
+    out += [".PP", roff("Under --trec-version 9, all_trec leaves out " + ", ".join(only10) + ".")]
+    out += [".SS ir_measures names", roff(
+        "NAME, NAME@k, NAME(rel=r) and NAME(rel=r)@k select these measures; rel=r sets the "
+        "relevance level of that measure alone and names its output NAME(rel=r).")]
+    for alias, (plain, cut) in ALIASES.items():
+        forms = []
+        if plain:
+            forms.append(f"{alias} = {plain}")
+        if cut:
+            forms.append(f"{alias}@k = {cut}.k")
+        out += [".TP", f"\\fB{roff(alias)}\\fR", roff("; ".join(forms))]
+    return out
+
+
+def version_line() -> str:
+    """The .TH line: the version from smarteval.__version__, the date from CHANGELOG.md."""
+    from smarteval import __version__
+    date = "unreleased"
+    if CHANGELOG.exists():
+        mt = re.search(rf"^## \[{re.escape(__version__)}\] - (\S+)", CHANGELOG.read_text(),
+                       re.M)
+        if mt:
+            date = mt.group(1)
+    return f'.TH SMARTEVAL 1 "{date}" "smarteval {__version__}" "User Commands"'
+
+
+# --------------------------------------------------------------------------- files
+
+def generated_man(text: str) -> str:
+    """The man page ``text`` with its .TH line and generated blocks rewritten."""
+    from smarteval.cli import main
+    blocks = {"synopsis": synopsis_block(main), "commands": commands_block(main),
+              "measures": measures_block()}
+    seen = set()
+
+    def fill(mt: re.Match) -> str:
+        name = mt.group("name")
+        if name not in blocks:
+            raise SystemExit(f"{MAN_PAGE}: unknown generated block {name!r}")
+        seen.add(name)
+        head = mt.group(0).split("\n", 1)[0]
+        return "\n".join([head, *blocks[name], f'.\\" END GENERATED {name}'])
+
+    out = _BLOCK.sub(fill, text)
+    missing = set(blocks) - seen
+    if missing:
+        raise SystemExit(f"{MAN_PAGE}: no generated block for {', '.join(sorted(missing))}")
+    lines = out.split("\n")
+    th = [i for i, ln in enumerate(lines) if ln.startswith(".TH ")]
+    if th:
+        lines[th[0]] = version_line()
+    return "\n".join(lines)
+
+
+def measures_markdown() -> str:
+    """``smarteval measures -f markdown``, exactly as the command prints it."""
+    from click.testing import CliRunner
+
+    from smarteval.cli import main
+    result = CliRunner().invoke(main, ["measures", "-f", "markdown"])
+    if result.exit_code != 0:
+        raise RuntimeError(result.output)
+    return result.output
+
+
+def generated_readme(text: str, console: bool = True) -> str:
+    """README with its measure table and (``console``) the output of its console blocks redone."""
+    start = text.index(README_BEGIN)
+    head_end = text.index("\n", start) + 1
+    end = text.index(README_END, head_end)
+    text = text[:head_end] + measures_markdown() + text[end:]
+    if console:
+        text = _CONSOLE.sub(lambda m: "```console\n" + rerun(m.group("body")) + "```", text)
+    return text
+
+
+_CONSOLE = re.compile(r"(?ms)^```console\n(?P<body>.*?)^```$")
+
+
+def rerun(block: str) -> str:
+    """A console block with each ``$ command`` followed by what it prints now."""
+    import os
+    import subprocess
+    import tempfile
+    commands = [ln[2:] for ln in block.splitlines() if ln.startswith("$ ")]
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        # `smarteval` in the block is this checkout's, whatever PATH holds
+        wrapper = Path(tmp) / "smarteval"
+        wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m smarteval "$@"\n')
+        wrapper.chmod(0o755)
+        env = {**os.environ, "PATH": f"{tmp}{os.pathsep}{os.environ.get('PATH', '')}",
+               "LC_ALL": "C", "COLUMNS": "100", "NO_COLOR": "1"}
+        for cmd in commands:
+            res = subprocess.run(cmd, shell=True, cwd=ROOT, env=env, capture_output=True,
+                                 text=True, timeout=300)
+            if res.returncode != 0:
+                raise RuntimeError(f"README command failed ({res.returncode}): {cmd}\n"
+                                   f"{res.stderr}")
+            out.append(f"$ {cmd}")
+            out.append(res.stdout)
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    check = "--check" in argv
+    stale = []
+    for path, make in ((MAN_PAGE, generated_man), (README, generated_readme)):
+        old = path.read_text(encoding="utf-8")
+        new = make(old)
+        if new != old:
+            stale.append(path)
+            if not check:
+                path.write_text(new, encoding="utf-8")
+    if check and stale:
+        print("out of date: " + ", ".join(str(p.relative_to(ROOT)) for p in stale)
+              + "\n  regenerate with: python tools/docgen.py", file=sys.stderr)
+        return 1
+    for p in stale:
+        print(f"rewrote {p.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

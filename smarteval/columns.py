@@ -35,6 +35,9 @@ class Run:
     lines: np.ndarray     # (n,) int64, 1-based physical line numbers
     tag: str              # run tag of the last line (trec_eval's runid)
     docno_hash: np.ndarray | None = None  # (n,) uint64 hash of each docno, when computed
+    #: (k, 2) int64 rows ``[first, again]`` of a docno listed twice in one query (see
+    #: :func:`smarteval.ranking.check_repeats`)
+    repeated: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
 
     @property
     def num_queries(self) -> int:
@@ -48,7 +51,7 @@ class Run:
 class Qrels:
     """Relevance judgements, grouped by query (byte order of ids), docnos sorted in each query.
 
-    A (query, docno) judged twice with the same grade is kept once; ``duplicate_grades``
+    A (query, docno) judged twice is kept once (its first line); ``duplicate_grades``
     holds the grade of every such extra line, because trec_eval's ``-c`` counts lines,
     not documents, in num_rel's summary (see :attr:`num_positive_lines`).
     """
@@ -61,6 +64,9 @@ class Qrels:
     lines: np.ndarray     # (m,) int64
     #: (k,) int64 grades of the identical duplicate lines left out of the columns above
     duplicate_grades: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    #: (k, 3) int64 ``[query index, first line, line again]`` of each document judged again
+    #: in one query (see :func:`smarteval.ranking.check_repeats`)
+    repeated: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), dtype=np.int64))
 
     @property
     def num_queries(self) -> int:

@@ -122,7 +122,9 @@ class Ranker:
 
     ``frozen`` (a run) with ``frozen_depth`` k ranks every run on the residual collection
     without the first k documents of ``frozen`` (Joiner & Werner). ``require_common``
-    refuses a run that shares no query with the qrels.
+    refuses a run that shares no query with the qrels. ``documents`` is False when no
+    measure asked for looks at the documents (only ``num_q`` and ``runid``): trec_eval
+    then never ranks a query, and accepts what it would refuse in one.
     """
 
     qrels: Qrels
@@ -130,6 +132,7 @@ class Ranker:
     frozen: object = None
     frozen_depth: int | None = None
     require_common: bool = True
+    documents: bool = True
     _initial: Ranked | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -154,7 +157,7 @@ class Ranker:
             raise InputError(run.path, None,
                              f"no query of this run has judgements in {self.qrels.path}",
                              expected="query ids shared by the run and the qrels")
-        ranked = rank(run, self.qrels, self.settings)
+        ranked = rank(run, self.qrels, self.settings, documents=self.documents)
         if self.settings.query is not None and not accumulated(ranked).any():
             self._no_query(run)
         initial = self.initial()
@@ -245,8 +248,9 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
     settings = settings or Settings()
     runs = check_runs(runs)
     requests = requests_for(measures, settings)
-    job = Job(Ranker(as_qrels(qrels), settings, frozen, frozen_depth, require_common),
-              requests, keep_ranked)
+    documents = any(rq.measure.name not in ("num_q", "runid") for rq in requests)
+    job = Job(Ranker(as_qrels(qrels), settings, frozen, frozen_depth, require_common,
+                     documents), requests, keep_ranked)
     if jobs > 1 and len(runs) > 1:
         results = _evaluate_in_processes(job, runs, jobs, on_run)
     else:

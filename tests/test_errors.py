@@ -26,9 +26,9 @@ CASES = [
      + RUN_EXPECTED + "\n"),
     ("duplicate docno in a run", QRELS,
      "301 Q0 D1 1 2.5 tag\n301 Q0 D2 2 2.1 tag\n\n301 Q0 D1 3 1.0 tag\n", [], 1,
-     "Error: run.txt:4: document D1 appears again in the same query (first at line 1)\n"
+     "Error: run.txt:4: document D1 appears again in query 301 (first at line 1)\n"
      "    301 Q0 D1 3 1.0 tag\n    line 1: 301 Q0 D1 1 2.5 tag\n"
-     "  expected: each document at most once per query\n"),
+     "  expected: each document at most once per query (among the first -M)\n"),
     ("rel not an integer", "301 0 D1 1\n301 0 D2 yes\n", RUN, [], 1,
      "Error: qrels.txt:2: relevance 'yes' is not an integer\n    301 0 D2 yes\n"
      + QRELS_EXPECTED + "\n"),
@@ -42,9 +42,21 @@ CASES = [
      "Error: qrels.txt:1: qrels line has 3 fields, not 4\n    301 0 D1\n"
      + QRELS_EXPECTED + "\n"),
     ("conflicting judgements", "301 0 D1 1\n301 0 D2 0\n301 0 D1 2\n", RUN, [], 1,
-     "Error: qrels.txt:3: document D1 appears with a different relevance in the same query"
-     " (first at line 1)\n    301 0 D1 2\n    line 1: 301 0 D1 1\n"
-     "  expected: each document judged once per query\n"),
+     "Error: qrels.txt:3: document D1 is judged again in query 301 (first at line 1)\n"
+     "    301 0 D1 2\n    line 1: 301 0 D1 1\n"
+     "  expected: each document judged once in a query that is evaluated\n"),
+    ("blank line in qrels", "301 0 D1 1\n\n301 0 D2 0\n", RUN, [], 1,
+     "Error: qrels.txt:2: blank line: every qrels line holds 4 fields\n    \n"
+     + QRELS_EXPECTED + "\n"),
+    ("run given as qrels", RUN, RUN, [], 1,
+     "Error: qrels.txt:1: qrels line has 6 fields, not 4 (this looks like a run file)\n"
+     "    301 Q0 D1 1 2.5 tag\n" + QRELS_EXPECTED + "\n"),
+    ("first query judged only below 0", "301 0 D1 -1\n302 0 D1 1\n",
+     RUN + "302 Q0 D1 1 1 tag\n", [], 1,
+     "Error: qrels.txt: query 301 is judged only with negative grades and is the first query"
+     " evaluated: trec_eval cannot evaluate it (\"Can't calculate measure\")\n"
+     "  expected: a judgement of 0 or more in the first query evaluated (or leave the query"
+     " out)\n"),
     ("empty run", QRELS, "# nothing here\n\n", [], 1,
      "Error: run.txt: no run lines (empty, or only blank and comment lines)\n"
      + RUN_EXPECTED + "\n"),

@@ -188,10 +188,11 @@ def test_error_line_numbers_after_a_chunk_boundary(monkeypatch, chunk):
     lines = good[:17] + ["1 Q0 bad 1 x1 tag"] + good[17:]
     with pytest.raises(InputError, match=r"^r:18: score 'x1' is not a number"):
         plain.read_run("r", data="\n".join(lines).encode())
-    # the same document twice: lines 3 and 19
+    # the same document twice: lines 3 and 19, recorded as rows 2 and 18
     lines = good[:18] + ["1 Q0 d2 9 0.1 tag"] + good[18:]
-    with pytest.raises(InputError, match=r"^r:19: document d2 appears again .*first at line 3"):
-        plain.read_run("r", data="\n".join(lines).encode())
+    run = plain.read_run("r", data="\n".join(lines).encode())
+    assert run.repeated.tolist() == [[2, 18]]
+    assert run.lines[run.repeated].tolist() == [[3, 19]]
     # qrels: a relevance that is not an integer on line 11
     qrels = [f"1 0 d{i} 1" for i in range(10)] + ["1 0 bad one"]
     with pytest.raises(InputError, match=r"^q:11: relevance 'one' is not an integer"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from smarteval.columns import NONPOOL, PLACEHOLDER, UNJUDGED, Qrels, Ranked, Run
+from smarteval.ranking.checks import check_ranked_queries
 from smarteval.read.keys import docno_hash, sort_key_words
 from smarteval.settings import Settings
 
@@ -41,7 +42,8 @@ def evaluated_queries(run: Run, qrels: Qrels, settings: Settings) -> np.ndarray:
     return qids
 
 
-def rank(run: Run, qrels: Qrels, settings: Settings | None = None) -> Ranked:
+def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
+         documents: bool = True) -> Ranked:
     """Sort each query by score descending, ties by docno descending (byte order), as trec_eval.
 
     Scores compare as 32-bit floats under trec_eval 9 (``settings.trec_version == 9``)
@@ -53,12 +55,17 @@ def rank(run: Run, qrels: Qrels, settings: Settings | None = None) -> Ranked:
     under trec_eval 10 a query without results gets trec_eval's placeholder document
     (:data:`~smarteval.columns.PLACEHOLDER`, score 1.0). ``settings.query`` (-D) keeps
     one query.
+
+    ``documents`` (the default) says the measures look at the documents: then what
+    trec_eval refuses in a query it ranks is refused (:mod:`smarteval.ranking.checks`).
     """
     settings = settings or Settings()
     max_docs = settings.max_docs
     qids = evaluated_queries(run, qrels, settings)
     run_q = _positions(run.qids, qids)      # run query index of each evaluated query or -1
     qrels_q = _positions(qrels.qids, qids)
+    if documents:
+        check_ranked_queries(run, qrels, settings, qids, run_q, qrels_q)
 
     # rows of the evaluated queries, grouped in output order
     has_run = run_q >= 0

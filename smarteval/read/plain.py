@@ -25,8 +25,13 @@ _CHUNK = 1 << 24  # bytes tokenised at a time: bounds the temporary arrays
 class _Lines:
     """The usable lines of a text file, tokenised: per line the start/end of its fields."""
 
-    def __init__(self, data: bytes, name: str, nfields: int, expected: str, kind: str):
+    def __init__(self, data: bytes, name: str, nfields: int, expected: str, kind: str,
+                 exact: bool = False):
+        """``exact``: a line holds exactly ``nfields`` fields and no line is blank (qrels,
+        as trec_eval reads them); otherwise later fields and blank lines are ignored (runs).
+        """
         self.data = data
+        self.exact = exact
         self.name = name
         if data.startswith(b"\xef\xbb\xbf"):
             data = b"   " + data[3:]  # keep byte offsets (and so line text) stable
@@ -94,12 +99,19 @@ class _Lines:
         comment = np.zeros(nlines, dtype=bool)
         comment[has] = b[tstart[first[has]]] == ord("#")
         use = has & ~comment
-        short = use & (ntok < nfields)
-        if short.any():
-            i = int(np.flatnonzero(short)[0])
-            raise InputError(self.name, line_base + i + 1,
-                             f"{kind} line has {ntok[i]} field{'s' if ntok[i] != 1 else ''}, "
-                             f"not {nfields}",
+        bad = use & (ntok < nfields)
+        if self.exact:
+            bad |= (use & (ntok > nfields)) | ~has
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            if not has[i]:
+                problem = f"blank line: every {kind} line holds {nfields} fields"
+            else:
+                problem = (f"{kind} line has {ntok[i]} field{'s' if ntok[i] != 1 else ''}, "
+                           f"not {nfields}")
+                if kind == "qrels" and ntok[i] == 6:
+                    problem += " (this looks like a run file)"
+            raise InputError(self.name, line_base + i + 1, problem,
                              text=self.line_text_at(lo, nlpos, i), expected=expected)
         rows = np.flatnonzero(use)
         idx = first[rows][:, None] + np.arange(nfields)
@@ -126,6 +138,25 @@ class _Lines:
         line = int(self.lines[row])
         return InputError(self.name, line, problem, text=self.line_text(line),
                           expected=expected, extra=extra)
+
+
+def line_texts(path: str, lines) -> dict[int, str]:
+    """The text of the given 1-based lines of a file read again (for an error message).
+
+    Empty when the file cannot be read again (standard input, a file since removed).
+    """
+    try:
+        data = read_bytes(path)
+    except (InputError, OSError, *CORRUPT):
+        return {}
+    wanted = set(lines)
+    out = {}
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        if number in wanted:
+            out[number] = _clean(raw)
+            if len(out) == len(wanted):
+                break
+    return out
 
 
 def _clean(raw: bytes) -> str:
@@ -184,7 +215,9 @@ def read_run(path: str | os.PathLike, *, data: bytes | None = None) -> Run:
 
     Fields after the sixth and the rank field are ignored; blank lines and lines whose
     first field starts with ``#`` are skipped. Rejects, naming file and line: too few
-    fields, a score that is not a finite number, the same docno twice in one query.
+    fields, a score that is not a finite number. The same docno twice in one query is
+    recorded (:attr:`~smarteval.columns.Run.repeated`); the ranking stage refuses it where
+    trec_eval does, among the documents it evaluates.
     """
     name = display(str(path))
     if data is None and name == "<stdin>":
@@ -229,9 +262,9 @@ def _read_run_data(data: bytes, name: str) -> Run:
         line_no = line_no[order]
     offsets = np.zeros(len(uniq) + 1, dtype=np.int64)
     np.cumsum(np.bincount(codes, minlength=len(uniq)), out=offsets[1:])
-    _check_duplicates(codes, docnos, line_no, lines, "each document at most once per query")
     return Run(path=name, qids=_decode_ids(uniq), offsets=offsets, docnos=docnos,
-               scores=scores, lines=line_no, tag=tag)
+               scores=scores, lines=line_no, tag=tag,
+               repeated=repeated_rows(codes, docnos))
 
 
 def _read_run_fast(path: str, name: str) -> Run | None:
@@ -318,36 +351,18 @@ def query_docno_order(codes: np.ndarray, docnos: np.ndarray):
     return keys, np.lexsort(tuple(reversed(keys)) + (codes,))
 
 
-def _check_duplicates(codes, docnos, line_no, lines: _Lines, rule: str, grades=None,
-                      sorted_by=None):
-    """Reject the same (query, docno) twice; returns rows to keep (qrels: equal duplicates).
+def repeated_rows(codes, docnos, sorted_by=None) -> np.ndarray:
+    """(k, 2) row pairs ``[first, again]`` where a (query, docno) comes again, in row order.
 
+    A row listed three times gives two pairs, each with the row before it.
     ``sorted_by`` is :func:`query_docno_order`'s result when the caller has it already.
     """
     keys, order = sorted_by if sorted_by is not None else query_docno_order(codes, docnos)
     same = codes[order[1:]] == codes[order[:-1]]
     for w in keys:
         same &= w[order[1:]] == w[order[:-1]]
-    if not same.any():
-        return None
     dup_at = np.flatnonzero(same)
-    if grades is not None:
-        conflict = grades[order[dup_at]] != grades[order[dup_at + 1]]
-        if not conflict.any():
-            keep = np.ones(len(codes), dtype=bool)
-            keep[order[dup_at + 1]] = False
-            return keep
-        dup_at = dup_at[conflict]
-    a, b = order[dup_at[0]], order[dup_at[0] + 1]
-    first, second = sorted((int(line_no[a]), int(line_no[b])))
-    doc = docnos[a].decode("utf-8", "replace")
-    what = "with a different relevance" if grades is not None else "again"
-    raise InputError(lines.name, second,
-                     f"document {doc} appears {what} in the same query "
-                     f"(first at line {first})",
-                     text=lines.line_text(second),
-                     extra=f"    line {first}: {lines.line_text(first)}",
-                     expected=rule)
+    return np.stack([order[dup_at], order[dup_at + 1]], axis=1).astype(np.int64)
 
 
 # --------------------------------------------------------------------------- qrels
@@ -356,12 +371,14 @@ def read_qrels(path: str | os.PathLike, *, data: bytes | None = None) -> Qrels:
     """Read TREC qrels: ``QID ITER DOCNO REL`` per line, REL an integer.
 
     A negative REL marks a document judged but unusable (trec_eval's unjudged-in-pool).
-    The same (query, docno) twice is accepted when both lines give the same REL and
-    rejected, naming both lines, when they differ.
+    As in trec_eval, every line holds exactly four fields (a blank line or a fifth field
+    is an error) and a (query, docno) judged twice is read (its first line kept, every
+    line recorded in :attr:`~smarteval.columns.Qrels.repeated`): the ranking stage
+    refuses it only in a query it evaluates.
     """
     name = display(str(path))
     data = read_bytes(path) if data is None else read_bytes(name, data=data)
-    lines = _Lines(data, name, 4, QRELS_EXPECTED, "qrels")
+    lines = _Lines(data, name, 4, QRELS_EXPECTED, "qrels", exact=True)
     qid_bytes = lines.field(0)
     docnos = lines.field(2)
     rel_bytes = lines.field(3)
@@ -370,17 +387,22 @@ def read_qrels(path: str | os.PathLike, *, data: bytes | None = None) -> Qrels:
     line_no = lines.lines
     # one sort serves both: duplicates end up adjacent, and the qrels need this order
     keys, order = query_docno_order(codes, docnos)
-    keep = _check_duplicates(codes, docnos, line_no, lines, "each document judged once per query",
-                             grades=grades, sorted_by=(keys, order))
-    # identical duplicate lines are kept once; trec_eval 9 still counts them in -c's num_rel
-    duplicate_grades = grades[~keep] if keep is not None else np.zeros(0, np.int64)
-    if keep is not None:
+    pairs = repeated_rows(codes, docnos, sorted_by=(keys, order))
+    # a document judged again is kept once (its first line); the ranking stage refuses it
+    # in a query it evaluates, as trec_eval does, and -c's num_rel recount counts every line
+    keep = np.ones(len(codes), dtype=bool)
+    keep[pairs[:, 1]] = False
+    duplicate_grades = grades[~keep]
+    repeated = np.stack([codes[pairs[:, 0]], line_no[pairs[:, 0]], line_no[pairs[:, 1]]],
+                        axis=1).astype(np.int64) if len(pairs) else np.zeros((0, 3), np.int64)
+    if len(pairs):
         order = order[keep[order]]
     codes, docnos, grades, line_no = codes[order], docnos[order], grades[order], line_no[order]
     offsets = np.zeros(len(uniq) + 1, dtype=np.int64)
     np.cumsum(np.bincount(codes, minlength=len(uniq)), out=offsets[1:])
     return Qrels(path=name, qids=_decode_ids(uniq), offsets=offsets, docnos=docnos,
-                 grades=grades, lines=line_no, duplicate_grades=duplicate_grades)
+                 grades=grades, lines=line_no, duplicate_grades=duplicate_grades,
+                 repeated=repeated)
 
 
 def _parse_ints(rel_bytes: np.ndarray, lines: _Lines) -> np.ndarray:

@@ -46,19 +46,28 @@ def write_atomic(path: str, write: Callable[[IO[bytes]], None], *, suffix: str =
 def write_text(text: str, path: str | None) -> None:
     """Write ``text`` to standard output (``path`` None or ``-``) or atomically to ``path``.
 
-    A reader that goes away early (``smarteval ... | head``) is not an error.
+    A reader that goes away early (``smarteval ... | head``) is not an error; standard
+    output that cannot take the text (a full disk) is an :class:`OutputError`.
     """
     if path is None or path == "-":
         stream = sys.stdout
         try:
             stream.write(text)
             stream.flush()
-        except BrokenPipeError:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
+        except OSError as exc:
+            # what is still buffered cannot be written either: drop it, so that the
+            # interpreter does not try again (and fail again) when it exits
+            with contextlib.suppress(OSError, ValueError):      # no file descriptor
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            if not isinstance(exc, BrokenPipeError):
+                raise OutputError("standard output", exc) from None
         return
-    data = text.encode("utf-8")
+    write_bytes(text.encode("utf-8"), path)
 
+
+def write_bytes(data: bytes, path: str, *, suffix: str = "") -> None:
+    """Write ``data`` (an image, encoded text) atomically to ``path``; ``suffix`` ends the
+    temporary file's name (some readers look at it)."""
     def write(fh: IO[bytes]) -> None:
         fh.write(data)
-    write_atomic(path, write)
+    write_atomic(path, write, suffix=suffix)

@@ -31,7 +31,7 @@ def test_readme_console_blocks_are_real_output():
     assert docgen.generated_readme(README) == README, REGENERATE
 
 
-def test_readme_tour_has_what_the_issue_asks_for():
+def test_readme_tour_has_the_essential_examples():
     blocks = re.findall(r"(?ms)^```console\n(.*?)^```$", README)
     commands = [ln for b in blocks for ln in b.splitlines() if ln.startswith("$ ")]
     assert any("evaluate" in c and "-f" not in c for c in commands)       # the SMART table

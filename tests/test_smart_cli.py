@@ -426,6 +426,23 @@ def test_smart_measures_listed_with_help():
         assert f"\n{name}" in "\n" + out.output, name
 
 
+def test_nicknames_listed_are_the_ones_evaluate_uses(tmp_path):
+    """Without --trec-version, --nicknames lists what -m all_trec computes by default."""
+    listed = run("measures", "--nicknames")
+    assert listed.exit_code == 0, listed.output
+    assert listed.output == run("measures", "--nicknames", "--trec-version", "9").output
+    assert listed.output != run("measures", "--nicknames", "--trec-version", "10").output
+    members = dict(line.split(": ", 1) for line in listed.output.splitlines())
+    (tmp_path / "q").write_text("1 0 a 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 1 t\n")
+    res = run("evaluate", "-f", "json", "-m", "all_trec", tmp_path / "q", tmp_path / "r")
+    assert res.exit_code == 0, res.output
+    computed = {name.split("_")[0] for name in json.loads(res.stdout)[0]["summary"]}
+    assert {"rbp", "unj"}.isdisjoint(computed)
+    assert {name.split("_")[0] for name in members["all_trec"].split()} - {"relstring"} \
+        <= computed
+
+
 @pytest.mark.parametrize("average, printed", [
     # Rocchio Table 2: cutoff 1 / cutoff 2, recall and precision
     ("micro", {"cnr_recall_1": .31, "cnr_prec_1": .66, "cnr_recall_100": .62,

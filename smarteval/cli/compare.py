@@ -11,8 +11,8 @@ from smarteval.cli.options import (
     settings_from,
     trec_options,
 )
-from smarteval.output import write_text
-from smarteval.render.formats import choices
+from smarteval.output import write_bytes, write_text
+from smarteval.render.formats import choices, is_table
 from smarteval.stats.significance import CORRECTIONS
 
 FORMATS = choices(trec=False)
@@ -96,10 +96,13 @@ def compare(qrels, baseline, runs, measures, complete, rel_level, max_docs, judg
                        select=select_measure if select else None, depth=depth, theta=theta,
                        tau=tau)
     if plot:
-        from smarteval.plot.compare import draw_magnitudes
-        for path in draw_magnitudes(rep, plot):
+        import os
+
+        from smarteval.plot.compare import magnitude_images
+        for path, data in magnitude_images(rep, plot):
+            write_bytes(data, path, suffix=os.path.splitext(path)[1])
             click.echo(f"smarteval: wrote {path}", err=True)
     write_text(render_report(rep, fmt, show_magnitudes=magnitudes, header=not no_header), output)
-    if fmt in ("tsv", "csv", "json"):
+    if not is_table(fmt):
         for n in rep.notes:
             click.echo(f"smarteval: {n}", err=True)

@@ -10,6 +10,7 @@ from smarteval.cli.options import (
     cluster_options,
     curve_options,
     cutoffs_from_option,
+    evaluation_flags,
     given_options,
     output_options,
     reports_errors,
@@ -43,17 +44,14 @@ _LEVELS_HELP = ("Levels: recall levels (precision levels for --method precision)
 @cluster_options()
 @target_generality_option()
 @cutoffs_from_option()
-@click.option("-c", "--complete", is_flag=True,
-              help="Average over every query of the qrels; queries without results count.")
-@click.option("-l", "--level", "rel_level", type=int, default=1, show_default=True,
-              help="Lowest grade that counts as relevant.")
-@click.option("-M", "--max-docs", type=click.IntRange(min=0), default=None,
-              help="Evaluate only the first M documents of each query.")
-@click.option("-J", "--judged-only", is_flag=True,
-              help="Drop documents without a judgement before evaluating.")
-@click.option("-N", "--num-docs", type=click.IntRange(min=1), default=None,
-              help="Documents in the collection: places the unretrieved relevant documents "
-                   "(--unranked), lets the cut-off curves run to N, and gives fallout.")
+@evaluation_flags(
+    metavar=None,
+    complete_help="Average over every query of the qrels; queries without results count.",
+    max_docs_help="Evaluate only the first M documents of each query.",
+    judged_help="Drop documents without a judgement before evaluating.",
+    num_docs_help="Documents in the collection: places the unretrieved relevant documents "
+                  "(--unranked), lets the cut-off curves run to N, and gives fallout.",
+    min_num_docs=1)
 @unranked_option(help="Ranks of relevant documents the run did not retrieve (with -N).")
 @ties_option(("docno", "random"), help="Order of documents with equal scores.")
 @seed_option()

@@ -57,7 +57,7 @@ def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth,
     from smarteval.output import write_text
     from smarteval.progress import Progress
     from smarteval.read import read_qrels
-    from smarteval.render.evaluation import render
+    from smarteval.render.evaluation import complete_notes, render
     from smarteval.render.formats import is_table
 
     settings = settings_from(**options)
@@ -85,23 +85,7 @@ def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth,
                                      keep_ranked=False)
     if settings.complete:
         for ev in evaluations:
-            _complete_notes(ev, settings)
+            for note in complete_notes(ev, settings):
+                click.echo(f"smarteval: {note}", err=True)
     write_text(render(evaluations, fmt, per_query=per_query, summary=not no_summary,
                       trec_version=settings.trec_version, header=not no_header), output)
-
-
-def _complete_notes(ev, settings) -> None:
-    """Say on standard error how -c treated the queries of the qrels without results."""
-    def queries(n: int) -> str:
-        return f"{n} quer{'y' if n == 1 else 'ies'} of the qrels"
-
-    v10 = settings.trec_version >= 10
-    placeholder = ev.added_by_complete if v10 else 0
-    zero = ev.num_averaged - (len(ev.qids) if v10 else int(ev.in_run.sum()))
-    if zero:
-        what = "without results" if settings.query is None else "not evaluated (-D)"
-        click.echo(f"smarteval: {ev.path}: {queries(zero)} {what}, averaged in as 0 (-c)",
-                   err=True)
-    if placeholder:
-        click.echo(f"smarteval: {ev.path}: {queries(placeholder)} without results, evaluated "
-                   "on trec_eval 10.0's placeholder document (-c)", err=True)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from smarteval.cli.options import CONTEXT
-from smarteval.settings import TREC_VERSIONS
+from smarteval.cli.options import CONTEXT, reports_errors
+from smarteval.settings import TREC_VERSIONS, Settings
 
 
 @click.command(context_settings=CONTEXT)
@@ -16,14 +16,18 @@ from smarteval.settings import TREC_VERSIONS
               default="text", show_default=True,
               help="Output format: text (one measure a line), tsv, or markdown (README's "
                    "table).")
-@click.option("--nicknames", is_flag=True, help="List the nicknames (official, all_trec, set).")
+@click.option("--nicknames", is_flag=True,
+              help="List the nicknames (official, all_trec, set) and what they stand for "
+                   f"under --trec-version (default {Settings().trec_version}, as for every "
+                   "command that evaluates).")
+@reports_errors
 def measures(trec_version, fmt, nicknames):
     """List every measure with its parameters and one line of help."""
-    from smarteval.measures import nicknames as nick
-    from smarteval.render.measures import render_measures
+    from smarteval.output import write_text
+    from smarteval.render.measures import render_measures, render_nicknames
     version = None if trec_version is None else int(trec_version)
     if nicknames:
-        for name, members in nick(version or max(TREC_VERSIONS)).items():
-            click.echo(f"{name}: {' '.join(members)}")
-        return
-    click.echo(render_measures(fmt, version), nl=False)
+        write_text(render_nicknames(Settings().trec_version if version is None else version),
+                   None)
+    else:
+        write_text(render_measures(fmt, version), None)

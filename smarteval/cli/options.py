@@ -129,22 +129,34 @@ def debug_option() -> Decorator:
                              "LEVEL is accepted and ignored (no debug output).")
 
 
+def evaluation_flags(*, metavar: str | None = "N",
+                     complete_help: str = "Average over every query of the qrels; queries "
+                                          "without results count as 0.",
+                     max_docs_help: str = "Evaluate only the first N documents of each query.",
+                     judged_help: str = "Drop retrieved documents without a judgement before "
+                                        "evaluating.",
+                     num_docs_help: str = "Number of documents in the collection (0, "
+                                          "trec_eval's default, leaves it unknown).",
+                     min_num_docs: int = 0) -> Decorator:
+    """trec_eval's ``-c``, ``-l``, ``-M``, ``-J`` and ``-N`` (the fields of :class:`Settings`
+    they set), with the help a command gives them."""
+    return group(
+        click.option("-c", "--complete", is_flag=True, help=complete_help),
+        click.option("-l", "--level", "rel_level", type=int, default=1, show_default=True,
+                     metavar=metavar, help="Lowest grade that counts as relevant."),
+        click.option("-M", "--max-docs", type=click.IntRange(min=0), default=None,
+                     metavar=metavar, help=max_docs_help),
+        click.option("-J", "--judged-only", is_flag=True, help=judged_help),
+        click.option("-N", "--num-docs", type=click.IntRange(min=min_num_docs), default=None,
+                     metavar=metavar, help=num_docs_help),
+    )
+
+
 def trec_options(measure_help: str | None = None) -> Decorator:
-    """trec_eval's evaluation flags, shared by every command that evaluates."""
+    """trec_eval's evaluation flags, shared by every command that evaluates measures."""
     return group(
         measure_option() if measure_help is None else measure_option(measure_help),
-        click.option("-c", "--complete", is_flag=True,
-                     help="Average over every query of the qrels; queries without results "
-                          "count as 0."),
-        click.option("-l", "--level", "rel_level", type=int, default=1, show_default=True,
-                     metavar="N", help="Lowest grade that counts as relevant."),
-        click.option("-M", "--max-docs", type=click.IntRange(min=0), default=None,
-                     metavar="N", help="Evaluate only the first N documents of each query."),
-        click.option("-J", "--judged-only", is_flag=True,
-                     help="Drop retrieved documents without a judgement before evaluating."),
-        click.option("-N", "--num-docs", type=click.IntRange(min=0), default=None,
-                     metavar="N", help="Number of documents in the collection (0, "
-                                       "trec_eval's default, leaves it unknown)."),
+        evaluation_flags(),
         trec_version_option(),
     )
 

@@ -1,4 +1,4 @@
-"""``smarteval plot``: click wiring over :func:`smarteval.plot.build.write`."""
+"""``smarteval plot``: click wiring over :func:`smarteval.plot.build.image`."""
 
 from __future__ import annotations
 
@@ -113,11 +113,15 @@ def plot(ctx, qrels, runs, output, dpi, complete, rel_level, max_docs, judged_on
     smarteval plot qrels.txt a.run --method adjusted -N 82 --target-generality 23.16 -o a.png
     smarteval plot qrels.txt a.run --method pseudo --cutoffs-from boolean.run -o part7.png
     """
-    from smarteval.plot.build import PlotOptions, write
+    import os
+
+    from smarteval.output import write_bytes
+    from smarteval.plot.build import PlotOptions, image
 
     settings = settings_from(complete=complete, rel_level=rel_level, max_docs=max_docs,
                              judged_only=judged_only, num_docs=num_docs,
                              trec_version=trec_version, unranked=unranked, ties=ties, seed=seed,
                              target_generality=target_generality)
-    write(output, qrels, runs, settings, PlotOptions(**options), given=given_options(ctx),
-          dpi=dpi)
+    data = image(output, qrels, runs, settings, PlotOptions(**options), given=given_options(ctx),
+                 dpi=dpi)
+    write_bytes(data, output, suffix=os.path.splitext(output)[1])

@@ -52,7 +52,7 @@ def relevant_in_top(r: Ranked, n) -> np.ndarray:
 def _missing_gains(r: Ranked):
     """Per query, the gains of the relevant documents the run did not retrieve, lightest
     first: (offsets, gains)."""
-    from smarteval.measures.smart import relevant_gains
+    from smarteval.measures.gains import relevant_gains
     gain, qgain, qrel_rel = relevant_gains(r)
     top = int(max(r.qrel_grades.max(initial=0), r.rel.max(initial=0))) + 1
     keys, judged = np.unique(r.qrel_qindex[qrel_rel] * top + r.qrel_grades[qrel_rel],
@@ -76,7 +76,7 @@ def points_in_top(r: Ranked, n) -> tuple[np.ndarray, np.ndarray]:
     :func:`relevant_in_top` places them (worst: the lightest first).
     """
     from smarteval.measures.collection import unranked
-    from smarteval.measures.smart import relevant_gains
+    from smarteval.measures.gains import relevant_gains
     n = np.asarray(n, dtype=np.int64)
     n = np.broadcast_to(n if n.ndim == 2 else n[None, :], (r.num_queries, n.shape[-1]))
     gain, qgain, _ = relevant_gains(r)
@@ -234,9 +234,3 @@ def characteristic(r: Ranked, cutoffs: np.ndarray, average: str) -> Curve:
                  extrapolated=r.num_queries - real,
                  excluded=np.zeros(len(n), dtype=np.int64),
                  examined=n.astype(np.float64), per_query=share)
-
-
-def characteristic_all(r: Ranked, average: str) -> Curve:
-    """The characteristic at every cut-off 1..D (D = N when known, else the longest list)."""
-    depth = max(_depth(r, "the characteristic curve"), 1)
-    return characteristic(r, np.arange(1, depth + 1), average)

@@ -1,8 +1,8 @@
-"""Gains and discounts: trec_eval's gain table, its ideal ranking, and the DCG terms."""
+"""Gains and discounts: trec_eval's gain table, its ideal ranking, the DCG terms, and the
+SMART measures' gains of relevant documents."""
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
@@ -161,7 +161,6 @@ def glibc_merge_sort(items: list, cmp) -> list:
     return out + left[i:] + right[j:]
 
 
-@functools.lru_cache(maxsize=256)
 def sorted_table(entries: tuple, num_levels: int) -> tuple:
     """One query's sorted gain table: (level, gain, counted) in trec_eval's order.
 
@@ -279,3 +278,20 @@ def sparse_dcg_terms(r: Ranked, pairs: tuple):
     offsets = _offsets(np.bincount(q, minlength=r.num_queries))
     r.memo[key] = (terms, rank, offsets)
     return r.memo[key]
+
+
+def relevant_gains(r: Ranked, pairs: tuple = ()):
+    """Gains of the retrieved rows and of the relevant qrels, from their grades.
+
+    A relevant document's gain is its grade unless a ``grade=gain`` pair names the grade;
+    non-relevant documents gain 0. Returns (row gains, qrels gains, qrels relevant mask).
+    """
+    def gains_of(levels: np.ndarray) -> np.ndarray:
+        g = levels.astype(np.float64)
+        for level, gain in pairs:
+            g = np.where(levels == level, float(gain), g)
+        return g
+    row = np.where(r.is_rel, gains_of(r.rel), 0.0)
+    qrel_rel = r.qrel_grades >= r.rel_level
+    qg = np.where(qrel_rel, gains_of(r.qrel_grades), 0.0)
+    return row, qg, qrel_rel

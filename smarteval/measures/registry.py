@@ -56,8 +56,7 @@ class Measure:
 
     def __reduce__(self):
         # measures travel to worker processes by name (their entries hold lambdas)
-        from smarteval.measures import lookup
-        return (lookup, (self.name,))
+        return (_restore, (self.name,))
 
     @property
     def tie_average(self) -> bool:
@@ -100,6 +99,12 @@ def _num(v) -> str:
 
 
 REGISTRY: dict[str, Measure] = {}
+
+
+def _restore(name: str) -> Measure:
+    """The entry of a measure unpickled by name. Importing this module imports its package
+    first, and the package fills the registry, so the entry is there."""
+    return REGISTRY[name]
 
 
 def measure(name: str, *, params: str = "none", default: Sequence = (), average: str = "mean",

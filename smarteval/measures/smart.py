@@ -24,14 +24,14 @@ import numpy as np
 
 from smarteval.columns import Ranked, segment_sum
 from smarteval.errors import UsageError
-from smarteval.measures.collection import (  # noqa: F401
-    UNRANKED,
+from smarteval.measures.collection import (
     num_docs,
     rel_rank,
     unranked,
     unranked_log_sum,
     unranked_rank_sum,
 )
+from smarteval.measures.gains import relevant_gains
 from smarteval.measures.registry import measure
 from smarteval.measures.segments import prefix, safe_div, seg_cumsum
 from smarteval.measures.tied import Exact, order_of, tie_groups
@@ -47,23 +47,6 @@ CNR = (1, 2, 3, 5, 10)
 
 
 # --------------------------------------------------------------------------- shared pieces
-
-def relevant_gains(r: Ranked, pairs: tuple = ()):
-    """Gains of the retrieved rows and of the relevant qrels, from their grades.
-
-    A relevant document's gain is its grade unless a ``grade=gain`` pair names the grade;
-    non-relevant documents gain 0. Returns (row gains, qrels gains, qrels relevant mask).
-    """
-    def gains_of(levels: np.ndarray) -> np.ndarray:
-        g = levels.astype(np.float64)
-        for level, gain in pairs:
-            g = np.where(levels == level, float(gain), g)
-        return g
-    row = np.where(r.is_rel, gains_of(r.rel), 0.0)
-    qrel_rel = r.qrel_grades >= r.rel_level
-    qg = np.where(qrel_rel, gains_of(r.qrel_grades), 0.0)
-    return row, qg, qrel_rel
-
 
 def ideal_prefix(r: Ranked, qgain: np.ndarray, k) -> np.ndarray:
     """(Q,) sum of the k largest relevant gains of each query (the ideal ranking's top k)."""

@@ -241,10 +241,6 @@ class Expected(Exact):
         return (disc[hi] - disc[lo]) / g.size
 
 
-#: The orders a measure written over an order object can be computed under.
-ORDERS = ("exact", "expected")
-
-
 def order_of(r: Ranked, kind: str = "exact") -> Exact:
     """The order object of ``kind``: ``exact`` (the ranking) or ``expected`` (--ties average)."""
     if kind == "exact":

@@ -280,9 +280,6 @@ def precision(r: Ranked, k: int, o: str = "exact") -> np.ndarray:
     return order_of(r, o).top(r.is_rel, k) / k
 
 
-_REL_CHARS = np.frombuffer(b"0123456789", dtype=np.uint8)
-
-
 @measure("relstring", params="int", default=(10,), average="none", value="str")
 def relstring(r: Ranked, params: tuple) -> np.ndarray:
     """The grades of the first N (default 10) retrieved documents as a string.
@@ -644,8 +641,7 @@ def set_f(r: Ranked, params: tuple) -> np.ndarray:
     return np.where(judged > 0, value, 0.0)
 
 
-@measure("num_nonrel_judged_ret", average="sum", value="int",
-         ties=lambda r: num_nonrel_judged_ret(r), order_free=True)
+@measure("num_nonrel_judged_ret", average="sum", value="int", order_free=True)
 def num_nonrel_judged_ret(r: Ranked) -> np.ndarray:
     """Number of retrieved documents judged non-relevant (grade 0 .. -l minus 1)."""
     return segment_sum((r.rel >= 0) & ~r.is_rel, r.offsets).astype(np.int64)

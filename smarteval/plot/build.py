@@ -4,7 +4,8 @@
 evaluation path (:func:`smarteval.evaluation.rankings`, or
 :func:`~smarteval.evaluation.evaluate` for ``diff``), computes the numbers with
 :mod:`smarteval.plot.data` and draws them with :mod:`smarteval.plot.draw`;
-:func:`write` also saves the figure, atomically.
+:func:`image` gives the figure as the bytes of an image file (written by
+:mod:`smarteval.output`).
 """
 
 from __future__ import annotations
@@ -180,13 +181,13 @@ def figure(qrels, runs, settings: Settings | None = None, options: PlotOptions |
                                  title=titled(fr.title), **kw)
 
 
-def write(path: str, qrels, runs, settings: Settings | None = None,
+def image(path: str, qrels, runs, settings: Settings | None = None,
           options: PlotOptions | None = None, *, given: Collection[str] = (),
-          dpi: int = 200) -> None:
-    """Draw :func:`figure` and save it to ``path`` (.png, .svg or .pdf), atomically.
+          dpi: int = 200) -> bytes:
+    """:func:`figure` as the bytes of the image file ``path`` names (.png, .svg or .pdf).
 
     matplotlib and the image format are checked first, before any file is read.
     """
     draw.require_matplotlib()
-    draw.output_format(path)
-    draw.save(figure(qrels, runs, settings, options, given=given), path, dpi=dpi)
+    fmt = draw.output_format(path)
+    return draw.image(figure(qrels, runs, settings, options, given=given), fmt, dpi=dpi)

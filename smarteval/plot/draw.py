@@ -3,14 +3,15 @@ characteristic, Keen's magnitude-difference plot and the rank of the first relev
 
 Drawing only: every ``*_figure`` function takes numbers already computed (by
 :mod:`smarteval.plot.data`: curves, per-query arrays) and returns a
-:class:`matplotlib.figure.Figure`; :func:`save` writes it as PNG, SVG or PDF. matplotlib
-is imported only inside these functions, and figures are built with the object-oriented
-API on an Agg canvas, never through pyplot: no global backend is switched and nothing
-is shown on a screen.
+:class:`matplotlib.figure.Figure`; :func:`image` turns it into PNG, SVG or PDF bytes (which
+:mod:`smarteval.output` writes). matplotlib is imported only inside these functions, and
+figures are built with the object-oriented API on an Agg canvas, never through pyplot: no
+global backend is switched and nothing is shown on a screen.
 """
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -18,7 +19,6 @@ from typing import Any
 import numpy as np
 
 from smarteval.errors import UsageError
-from smarteval.output import write_atomic
 
 FORMATS = ("png", "svg", "pdf")
 INSTALL_HINT = "pip install 'smarteval[plot]' (or pip install matplotlib)"
@@ -93,16 +93,14 @@ def output_format(path: str) -> str:
     return ext
 
 
-def save(fig, path: str, *, dpi: int = 200) -> None:
-    """Write ``fig`` to ``path`` atomically, without timestamps (same figure, same bytes)."""
-    fmt = output_format(path)
+def image(fig, fmt: str, *, dpi: int = 200) -> bytes:
+    """``fig`` as the bytes of a ``fmt`` image, without timestamps (same figure, same bytes)."""
     metadata = {"png": {"Software": None}, "svg": {"Date": None},
                 "pdf": {"CreationDate": None, "Producer": None}}[fmt]
-
-    def write(fh) -> None:
-        with _style():
-            fig.savefig(fh, format=fmt, dpi=dpi, metadata=metadata)
-    write_atomic(path, write, suffix="." + fmt)
+    buf = io.BytesIO()
+    with _style():
+        fig.savefig(buf, format=fmt, dpi=dpi, metadata=metadata)
+    return buf.getvalue()
 
 
 def _wrap(fig, title: str, fontsize: float) -> str:

@@ -204,3 +204,21 @@ def render(evaluations: Sequence, fmt: str, *, per_query: bool = False, summary:
     if FORMATS[fmt].table:
         return render_table(evaluations, fmt)
     raise ValueError(fmt)
+
+
+def complete_notes(ev, settings) -> list[str]:
+    """What -c did with the queries of the qrels the run has no results for, in words."""
+    def queries(n: int) -> str:
+        return f"{n} quer{'y' if n == 1 else 'ies'} of the qrels"
+
+    v10 = settings.trec_version >= 10
+    placeholder = ev.added_by_complete if v10 else 0
+    zero = ev.num_averaged - (len(ev.qids) if v10 else int(ev.in_run.sum()))
+    notes = []
+    if zero:
+        what = "without results" if settings.query is None else "not evaluated (-D)"
+        notes.append(f"{ev.path}: {queries(zero)} {what}, averaged in as 0 (-c)")
+    if placeholder:
+        notes.append(f"{ev.path}: {queries(placeholder)} without results, evaluated on "
+                     "trec_eval 10.0's placeholder document (-c)")
+    return notes

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from smarteval.measures import all_measures
+from smarteval.measures import all_measures, nicknames
 
 
 def measure_rows(version: int | None = None) -> list[tuple[str, str, str]]:
@@ -33,3 +33,10 @@ def render_measures(fmt: str, version: int | None = None) -> str:
         else:
             out.append(f"{label:<28}  {help_}")
     return "\n".join(out) + "\n"
+
+
+def render_nicknames(version: int) -> str:
+    """One line per nickname (official, all_trec, set): its name and the measures it stands
+    for under trec_eval ``version``."""
+    return "".join(f"{name}: {' '.join(members)}\n"
+                   for name, members in nicknames(version).items())

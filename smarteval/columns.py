@@ -85,18 +85,9 @@ class Qrels:
         return len(self.docnos)
 
     @cached_property
-    def vocab(self) -> np.ndarray:
-        """The distinct judged docnos, sorted (shared by every run evaluated against them)."""
-        return np.unique(self.docnos)
-
-    @cached_property
-    def vocab_code(self) -> np.ndarray:
-        """(m,) index of each judgement's docno in :attr:`vocab`."""
-        return np.searchsorted(self.vocab, self.docnos)
-
-    @cached_property
     def lookup_tables(self) -> dict:
-        """Hash tables over :attr:`vocab`, one per docno width, built by the ranking stage."""
+        """The distinct judged docnos and hash tables over them, built and kept here by the
+        ranking stage (shared by every run evaluated against these qrels)."""
         return {}
 
 
@@ -274,3 +265,14 @@ def segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """
     p = prefix(values)
     return p[offsets[1:]] - p[offsets[:-1]]
+
+
+def distinct(values: np.ndarray) -> np.ndarray:
+    """The sorted distinct values (``np.unique`` without its import of ``numpy.ma``)."""
+    out = np.sort(values)
+    if len(out) < 2:
+        return out
+    keep = np.empty(len(out), dtype=bool)
+    keep[0] = True
+    np.not_equal(out[1:], out[:-1], out=keep[1:])
+    return out[keep]

@@ -180,7 +180,10 @@ class Ranker:
 
 
 def _shares_a_query(run: Run, qrels: Qrels) -> bool:
-    return bool(np.isin(run.qids, qrels.qids).any()) if len(run.qids) else False
+    if not len(run.qids) or not len(qrels.qids):
+        return False
+    at = np.minimum(np.searchsorted(qrels.qids, run.qids), len(qrels.qids) - 1)
+    return bool((qrels.qids[at] == run.qids).any())
 
 
 def rankings(qrels, runs, settings: Settings | None = None, *, frozen=None,

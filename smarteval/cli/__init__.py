@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import importlib
+import os
 
-import click
+# smarteval does no linear algebra: a single BLAS thread keeps numpy's start-up from
+# spinning up (and busy-waiting) one thread per core, unless the user chose otherwise.
+# Set before anything imports numpy.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from smarteval import __version__
-from smarteval.cli.options import CONTEXT
+import click  # noqa: E402
+
+from smarteval import __version__  # noqa: E402
+from smarteval.cli.options import CONTEXT  # noqa: E402
 
 
 class LazyGroup(click.Group):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from smarteval.columns import Ranked
+from smarteval.columns import Ranked, distinct
 from smarteval.measures.segments import positions
 
 
@@ -198,7 +198,7 @@ def _table_gains(r: Ranked, pairs: tuple) -> Gains:
     lo = np.zeros(len(kinds))
     hi = np.zeros(len(kinds))
     # walk position and gain of each level's counted entry, per table (-1: none)
-    present = np.unique(levels)
+    present = distinct(levels)
     walk_pos = np.full((len(kinds), len(present)), -1, dtype=np.int64)
     walk_gain = np.zeros((len(kinds), len(present)))
     top_gain = np.zeros(len(kinds))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from smarteval.columns import prefix, segment_sum  # noqa: F401  (defined once, with the columns)
+from smarteval.columns import distinct, prefix, segment_sum  # noqa: F401  (defined once, with the columns)
 
 
 def in_top(values: np.ndarray, offsets: np.ndarray, k) -> np.ndarray:
@@ -30,7 +30,7 @@ def _width_buckets(lengths: np.ndarray):
     widths = np.left_shift(1, bits)
     widths = np.where(widths < ln, widths * 2, widths)   # guard against log2 rounding
     out = []
-    for w in np.unique(widths):
+    for w in distinct(widths):
         out.append((int(w), nonempty[widths == w]))
     return out
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from smarteval.columns import Qrels, Run
+from smarteval.columns import Qrels, Run, distinct
 from smarteval.errors import InputError
 from smarteval.read.keys import sort_key_words
 from smarteval.read.plain import line_texts
@@ -88,7 +88,7 @@ def _run_repeats(run: Run, settings: Settings, run_q: np.ndarray, ranked: np.nda
     if len(pairs) == 0:
         return []
     if settings.max_docs is not None:
-        pos = _positions_in_query(run, settings, qcode, np.unique(qcode[pairs[:, 0]]))
+        pos = _positions_in_query(run, settings, qcode, distinct(qcode[pairs[:, 0]]))
         a, b = pos[pairs[:, 0]], pos[pairs[:, 1]]
         # two rows of one docno and one score share a position: the second takes the next
         later = np.maximum(a, b) + (a == b)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from smarteval.columns import NONPOOL, PLACEHOLDER, UNJUDGED, Qrels, Ranked, Run
+from smarteval.columns import NONPOOL, PLACEHOLDER, UNJUDGED, Qrels, Ranked, Run, distinct
 from smarteval.ranking.checks import check_ranked_queries
 from smarteval.read.keys import docno_hash, sort_key_words
 from smarteval.settings import Settings
@@ -36,7 +36,8 @@ def evaluated_queries(run: Run, qrels: Qrels, settings: Settings) -> np.ndarray:
     ``settings.query`` (trec_eval's ``-D LEVEL.QUERY``) keeps that query only, if it is
     one of them.
     """
-    qids = qrels.qids if settings.complete else np.intersect1d(run.qids, qrels.qids)
+    qids = qrels.qids if settings.complete else np.intersect1d(run.qids, qrels.qids,
+                                                               assume_unique=True)
     if settings.query is not None:
         qids = qids[qids == settings.query]
     return qids
@@ -173,7 +174,7 @@ def _rank_order(key, docnos, qindex, offsets, settings: Settings):
     higher = same_q & (key[1:] > key[:-1])
     order = None
     if higher.any():
-        bad_q = np.unique(qindex[1:][higher])
+        bad_q = distinct(qindex[1:][higher])
         sel = concat_ranges(offsets[:-1][bad_q], np.diff(offsets)[bad_q])
         sub = np.lexsort((-key[sel], qindex[sel]))    # stable: ties keep file order for now
         order = np.arange(n, dtype=np.int64)
@@ -205,10 +206,41 @@ def _rank_order(key, docnos, qindex, offsets, settings: Settings):
     return perm if order is None else order[perm]
 
 
+def _judged_vocab(qrels: Qrels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct judged docnos (in hash order), each judgement's index among them, and
+    the judgements sorted by (query, that index).
+
+    Found by sorting 64-bit docno hashes, not the docnos themselves; should two docnos
+    share a hash, by sorting the docnos. Kept on the qrels for every run.
+    """
+    tables = qrels.lookup_tables
+    if "vocab" not in tables:
+        docnos = qrels.docnos
+        h = docno_hash(docnos, docnos.dtype.itemsize)
+        order = np.argsort(h)
+        hs, ds = h[order], docnos[order]
+        same = hs[1:] == hs[:-1]
+        if (same & (ds[1:] != ds[:-1])).any():
+            vocab, code = np.unique(docnos, return_inverse=True)
+        else:
+            new = np.ones(len(order), dtype=bool)
+            new[1:] = ~same
+            vocab = ds[new]
+            code = np.empty(len(order), dtype=np.int64)
+            code[order] = np.cumsum(new) - 1
+        # the judgements of each query in the order of their codes, for the lookup
+        query = np.repeat(np.arange(qrels.num_queries, dtype=np.int64), np.diff(qrels.offsets))
+        by_code = np.argsort(query * max(len(vocab), 1) + code)    # keys are distinct
+        tables["vocab"] = (vocab, code, by_code)
+    return tables["vocab"]
+
+
 def _vocab_table(vocab: np.ndarray, width: int):
     """A direct-address table from docno hash to index in ``vocab`` (judged docnos).
 
-    Slots holding two judged docnos are marked -2 and resolved by binary search.
+    Slots holding two judged docnos are marked -2 and resolved by binary search. When
+    two judged docnos share the whole hash at this width (``exact`` False), lookups
+    compare the docnos themselves instead.
     """
     if vocab.dtype.itemsize > width:
         # a judged docno longer than any retrieved one can never match
@@ -224,7 +256,9 @@ def _vocab_table(vocab: np.ndarray, width: int):
     table[slot] = np.arange(len(vocab))
     table[uniq[counts > 1]] = -2
     order = np.argsort(vh)
-    return vocab_w, vh, table, mask, order, vh[order]
+    real = np.sort(vh[vocab_w != b""])          # b"": too long to match at this width
+    exact = not (real[1:] == real[:-1]).any()
+    return vocab_w, vh, table, mask, order, vh[order], exact
 
 
 def _vocab_codes(qrels: Qrels, docnos: np.ndarray, hashes=None) -> np.ndarray:
@@ -237,8 +271,12 @@ def _vocab_codes(qrels: Qrels, docnos: np.ndarray, hashes=None) -> np.ndarray:
     width = docnos.dtype.itemsize
     tables = qrels.lookup_tables
     if width not in tables:
-        tables[width] = _vocab_table(qrels.vocab, width)
-    vocab_w, vh, table, mask, order, vh_sorted = tables[width]
+        tables[width] = _vocab_table(_judged_vocab(qrels)[0], width)
+    vocab_w, vh, table, mask, order, vh_sorted, exact = tables[width]
+    if not exact:
+        by_bytes = np.argsort(vocab_w)
+        at = np.minimum(np.searchsorted(vocab_w[by_bytes], docnos), len(by_bytes) - 1)
+        return np.where(vocab_w[by_bytes][at] == docnos, by_bytes[at], -1).astype(np.int32)
     h = hashes if hashes is not None else docno_hash(docnos, width)
     cand = table[np.bitwise_and(h, mask).view(np.int64)]
     shared = np.flatnonzero(cand == -2)
@@ -254,13 +292,23 @@ def _vocab_codes(qrels: Qrels, docnos: np.ndarray, hashes=None) -> np.ndarray:
     return codes
 
 
+#: Runs with at most this many rows per judgement join the qrels on (query, docno hash)
+#: keys; longer runs look docnos up in a table of the judged docnos, built once.
+KEY_JOIN_ROWS = 8
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
 def _lookup(qrels: Qrels, qrels_q: np.ndarray, docnos: np.ndarray, qindex: np.ndarray,
             hashes=None):
     """Each row's grade in its query's qrels: the grade, NONPOOL or UNJUDGED."""
     rel = np.full(len(docnos), NONPOOL, dtype=np.int64)
     if len(docnos) == 0 or len(qrels.docnos) == 0:
         return rel
-    vocab = qrels.vocab
+    if len(docnos) <= KEY_JOIN_ROWS * len(qrels.docnos):
+        keys = _judgement_keys(qrels, docnos.dtype.itemsize)
+        if keys is not None:
+            return _lookup_by_key(qrels, keys, qrels_q, docnos, qindex, hashes, rel)
+    vocab, vocab_code, by_code = _judged_vocab(qrels)
     code = _vocab_codes(qrels, docnos, hashes)
     found = code >= 0
     nv = len(vocab)
@@ -268,11 +316,10 @@ def _lookup(qrels: Qrels, qrels_q: np.ndarray, docnos: np.ndarray, qindex: np.nd
     eval_of_qrels_query = np.full(qrels.num_queries, -1, dtype=np.int64)
     ok = qrels_q >= 0
     eval_of_qrels_query[qrels_q[ok]] = np.flatnonzero(ok)
-    qq = np.repeat(eval_of_qrels_query, np.diff(qrels.offsets))
+    qq = np.repeat(eval_of_qrels_query, np.diff(qrels.offsets))[by_code]
     qkeep = qq >= 0
-    qcode = qrels.vocab_code[qkeep]
-    qkeys = qq[qkeep] * nv + qcode
-    qgrades = qrels.grades[qkeep]
+    qkeys = qq[qkeep] * nv + vocab_code[by_code][qkeep]
+    qgrades = qrels.grades[by_code][qkeep]
     keys = qindex[found].astype(np.int64) * nv + code[found]
     at = np.searchsorted(qkeys, keys)
     np.minimum(at, max(len(qkeys) - 1, 0), out=at)
@@ -280,6 +327,49 @@ def _lookup(qrels: Qrels, qrels_q: np.ndarray, docnos: np.ndarray, qindex: np.nd
     g = np.where(hit, qgrades[at] if len(qkeys) else NONPOOL, NONPOOL)
     g = np.where(hit & (g < 0), UNJUDGED, g)
     rel[found] = g
+    return rel
+
+
+def _judgement_keys(qrels: Qrels, width: int):
+    """Every judgement's key, hash(docno at ``width`` bytes) + query x a constant, sorted
+    (with the judgement of each); None when two keys collide. Kept on the qrels."""
+    tables = qrels.lookup_tables
+    name = ("keys", width)
+    if name not in tables:
+        docnos = qrels.docnos
+        rows = np.arange(len(docnos), dtype=np.int64)
+        if docnos.dtype.itemsize > width:
+            # a judged docno longer than every retrieved one can never match
+            rows = rows[np.char.str_len(docnos) <= width]
+        query = np.repeat(np.arange(qrels.num_queries, dtype=np.uint64),
+                          np.diff(qrels.offsets))[rows]
+        with np.errstate(over="ignore"):
+            key = docno_hash(docnos[rows].astype(f"S{width}"), width) + query * _MIX
+        order = np.argsort(key)
+        key = key[order]
+        tables[name] = None if (key[1:] == key[:-1]).any() else (key, rows[order])
+    return tables[name]
+
+
+def _lookup_by_key(qrels: Qrels, keys, qrels_q, docnos, qindex, hashes, rel):
+    """:func:`_lookup` by binary search of (query, docno hash) keys, confirmed byte for
+    byte: for runs not much longer than the qrels."""
+    sorted_keys, judgement = keys
+    query = qrels_q[qindex]                  # the qrels' index of each row's query, or -1
+    width = docnos.dtype.itemsize
+    h = hashes if hashes is not None else docno_hash(docnos, width)
+    with np.errstate(over="ignore"):
+        key = h + np.maximum(query, 0).astype(np.uint64) * _MIX
+    if len(sorted_keys) == 0:
+        return rel
+    at = np.minimum(np.searchsorted(sorted_keys, key), len(sorted_keys) - 1)
+    hit = np.flatnonzero((sorted_keys[at] == key) & (query >= 0))
+    row = judgement[at[hit]]
+    same = (qrels.docnos[row] == docnos[hit]) & (
+        np.searchsorted(qrels.offsets, row, side="right") - 1 == query[hit])
+    hit, row = hit[same], row[same]
+    g = qrels.grades[row]
+    rel[hit] = np.where(g < 0, UNJUDGED, g)
     return rel
 
 

@@ -13,13 +13,13 @@ from __future__ import annotations
 import os
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from smarteval.columns import distinct
 from smarteval.errors import InputError
 from smarteval.read.source import open_binary
 
@@ -195,7 +195,7 @@ def parse_decimal(buf: bytearray, start: np.ndarray, end: np.ndarray):
     kk = w - 1 - dotcol
     vals = np.empty(n)
     bad = n
-    for k in np.unique(kk[ok]).tolist():
+    for k in distinct(kk[ok]).tolist():
         idx = np.flatnonzero(ok & (kk == k))
         v, b = _decimal_k(a, buf, mat[idx], k, start[idx], length[idx])
         vals[idx] = v
@@ -648,6 +648,8 @@ def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int = 1) -> RunCols
         size = 0 if path == "-" else os.path.getsize(path)
     except OSError:
         size = 0
+    if 0 < size <= chunk_bytes // 2:                  # one chunk of plain text: no thread
+        workers = 0
     with open_binary(path) as f:
         raw = getattr(f, "fileobj", None) or getattr(f, "_fp", None) or f
         if workers <= 0:                              # everything in the calling thread
@@ -656,6 +658,7 @@ def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int = 1) -> RunCols
                 m = ch.m
                 add(work(ch), m)
         else:
+            from concurrent.futures import ThreadPoolExecutor
             with ThreadPoolExecutor(max_workers=workers) as ex:
                 pending = []
                 for ch in iter_chunks(f, chunk_bytes, get_buffer):

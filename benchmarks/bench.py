@@ -12,6 +12,7 @@ script is counted), and the ratio of each tool to smarteval::
     python benchmarks/bench.py --sizes 7M --tools smarteval,pytrec_eval -r 3
     python benchmarks/bench.py --phases --sizes 7M      # smarteval's phases in-process
     python benchmarks/bench.py --smoke                  # tiny data, 1 run each (CI)
+    python benchmarks/bench.py --memory                 # peak RSS on odd inputs, bounded?
 
 Tools (those not installed are skipped):
 
@@ -426,6 +427,62 @@ def phases(data, repeat: int) -> str:
 
 
 # ---------------------------------------------------------------------------
+# Peak memory on inputs whose shape, not size, costs memory
+# ---------------------------------------------------------------------------
+
+#: Peak RSS allowed on the inputs below: the interpreter and numpy, plus a constant
+#: factor of the input's size, whatever the lengths of its ids and lines.
+MEMORY_BASE_MIB = 150
+MEMORY_FACTOR = 16
+
+
+def _long_docno_run(path: str) -> None:
+    """15,000 lines (~0.5 MB) in 15 queries, one docno of 20,000 bytes."""
+    lines = [f"{401 + q} Q0 FT9{q:02d}-{d:05d} {d + 1} {1000 - d}.5 tag\n"
+             for q in range(15) for d in range(1000)]
+    lines[5000] = f"406 Q0 {'L' * 20000} 1 9999.5 tag\n"
+    with open(path, "w") as fh:
+        fh.writelines(lines)
+
+
+def _long_line_run(path: str) -> None:
+    """One run line, then a line of 30 million spaces."""
+    with open(path, "w") as fh:
+        fh.write("401 Q0 FT911-01 1 1.0 tag\n" + " " * 30_000_000 + "\n")
+
+
+MEMORY_INPUTS = {"long-docno": _long_docno_run, "long-line": _long_line_run}
+
+
+def memory(log=print) -> int:
+    """Peak RSS of ``smarteval evaluate`` on each input of MEMORY_INPUTS, against the bound
+    MEMORY_BASE_MIB + MEMORY_FACTOR x input size; 1 when one is over it."""
+    tmp = tempfile.mkdtemp(prefix="smarteval_memory_")
+    qrels = os.path.join(tmp, "qrels")
+    with open(qrels, "w") as fh:
+        fh.writelines(f"{401 + q} 0 FT9{q:02d}-{d:05d} {d % 3}\n"
+                      for q in range(15) for d in range(0, 1000, 7))
+    rows, over = [], 0
+    for name, make in MEMORY_INPUTS.items():
+        run = os.path.join(tmp, f"{name}.run")
+        make(run)
+        size = os.path.getsize(run) / 2**20
+        r = run_once(TOOLS["smarteval"]["cmd"](qrels, run))
+        bound = MEMORY_BASE_MIB + MEMORY_FACTOR * size
+        ok = r["rc"] == 0 and r["rss_mib"] <= bound
+        over += not ok
+        rows.append([name, f"{size:.1f}", f"{r['rss_mib']:.0f}", f"{r['wall']:.2f}",
+                     f"{bound:.0f}", "ok" if ok else ("OVER" if r["rc"] == 0
+                                                       else f"failed: {r['error'][:50]}")])
+    shutil.rmtree(tmp, ignore_errors=True)
+    head = ["input", "MiB", "peak RSS MiB", "wall s", "bound MiB", ""]
+    w = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
+    for row in [head, *rows]:
+        log("  ".join(str(x).ljust(n) for x, n in zip(row, w)))
+    return 1 if over else 0
+
+
+# ---------------------------------------------------------------------------
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -440,6 +497,9 @@ def main(argv=None) -> int:
     ap.add_argument("--phases", action="store_true", help="also time smarteval's phases")
     ap.add_argument("--smoke", action="store_true",
                     help="tiny generated data, one run per tool; fails if smarteval fails")
+    ap.add_argument("--memory", action="store_true",
+                    help="peak RSS on a run with one 20,000-byte docno and on a 30 MB line "
+                         "of spaces, against a bound (exit 1 when over it)")
     ap.add_argument("--json", help="write the rows here")
     ap.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     ap.add_argument("--phases-worker", nargs=2, help=argparse.SUPPRESS)
@@ -450,6 +510,8 @@ def main(argv=None) -> int:
     if a.phases_worker:
         phases_worker(*a.phases_worker)
         return 0
+    if a.memory:
+        return memory()
 
     if a.smoke:
         if a.tools == default_tools:               # quick tools only, unless asked

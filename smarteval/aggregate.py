@@ -45,6 +45,21 @@ def averaged_over(ranked) -> int:
     return ranked.num_queries
 
 
+def empty_ranking(out: Output) -> bool:
+    """Whether ``-c`` scores a query without results on its empty ranking: the SMART
+    measures, which are not trec_eval's and so follow none of its ``-c`` rules."""
+    return out.measure.family == "smart"
+
+
+def without_placeholders(ranked):
+    """``ranked`` without trec_eval 10.0's ``-c`` placeholder documents: each query
+    without results is an empty ranking again."""
+    in_run = np.asarray(ranked.in_run, dtype=bool)
+    if in_run.all():
+        return ranked
+    return ranked.subset(in_run[ranked.qindex])
+
+
 def complete_values(out: Output, values: np.ndarray, ranked) -> np.ndarray:
     """``values`` with trec_eval's ``-c`` rule for the queries without results.
 
@@ -52,11 +67,21 @@ def complete_values(out: Output, values: np.ndarray, ranked) -> np.ndarray:
     is what they add to the averages. 10.0 evaluates them on its placeholder ranking
     (already in ``ranked``), then resets the outputs named in :data:`RESET_BY_10` and
     ``unj*`` to 0 (''): ``utility`` and ``relstring`` but not ``utility_1,-1,0,0`` or
-    ``relstring_5``, which keep the placeholder's value (-1, '-').
+    ``relstring_5``, which keep the placeholder's value (-1, '-'). The SMART measures
+    (:func:`empty_ranking`) score such a query on its empty ranking, whatever the
+    version: E is 1 there, and norm_recall places every relevant document as
+    ``--unranked`` says.
     """
     missing = ~np.asarray(ranked.in_run, dtype=bool)
     if (not ranked.settings.complete or not missing.any()
             or out.measure.average in ("tag", "count")):      # runid, num_q: not averaged
+        return values
+    if empty_ranking(out):
+        if ranked.settings.trec_version < 10:                # no rows: already empty
+            return values
+        values = values.copy()
+        values[missing] = out.compute(without_placeholders(ranked),
+                                      ties=ranked.settings.ties)[missing]
         return values
     if ranked.settings.trec_version >= 10 and not (
             out.name in RESET_BY_10 or out.name.startswith("unj")):
@@ -72,7 +97,8 @@ def summarize(out: Output, values: np.ndarray, ranked, *, average: str = "macro"
     ``average`` is ``macro`` (trec_eval's: each query counts once), ``median``, or
     ``micro`` (pool the counts of every query first; only for measures that are a
     ratio of counts, whose entry gives a ``micro`` function). Under ``-c`` a macro
-    average divides by every query of the qrels (:func:`averaged_over`) and num_rel's
+    average divides by every query of the qrels (:func:`averaged_over`; a SMART measure
+    adds the value of every one, :func:`complete_values`) and num_rel's
     summary is trec_eval's recount of the qrels lines with a grade above 0, whatever
     ``-l`` (:attr:`~smarteval.columns.Qrels.num_positive_lines`).
     """
@@ -84,7 +110,7 @@ def summarize(out: Output, values: np.ndarray, ranked, *, average: str = "macro"
         return averaged_over(ranked)
     if m.average == "none":
         return None
-    acc = accumulated(ranked)
+    acc = np.ones(n_q, dtype=bool) if empty_ranking(out) else accumulated(ranked)
     if m.average == "sum":
         if (m.name == "num_rel" and out.rel_level is None and ranked.settings.complete
                 and ranked.qrels_positive_lines is not None):
@@ -96,7 +122,9 @@ def summarize(out: Output, values: np.ndarray, ranked, *, average: str = "macro"
         if m.micro is None:
             raise UsageError(f"{out.name} is not a ratio of counts, so it has no micro "
                              "average; use --average macro or median")
-        r = ranked if out.rel_level is None else ranked.at_level(out.rel_level)
+        r = without_placeholders(ranked) if empty_ranking(out) and ranked.settings.complete \
+            else ranked
+        r = r if out.rel_level is None else r.at_level(out.rel_level)
         num, den = (m.micro(r) if m.params == "none" else m.micro(r, out.param))
         tot = float(np.sum(den))
         return float(np.sum(num)) / tot if tot else 0.0

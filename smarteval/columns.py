@@ -32,7 +32,9 @@ class Run:
     offsets: np.ndarray   # (Q+1,) int64
     docnos: np.ndarray    # (n,) bytes (numpy 'S')
     scores: np.ndarray    # (n,) float64
-    lines: np.ndarray     # (n,) int64, 1-based physical line numbers
+    #: (n,) 1-based physical line numbers; None when no docno repeats in a query (the
+    #: only use of a run's line numbers after reading is to name a repeat)
+    lines: np.ndarray | None
     tag: str              # run tag of the last line (trec_eval's runid)
     docno_hash: np.ndarray | None = None  # (n,) uint64 hash of each docno, when computed
     #: (k, 2) int64 rows ``[first, again]`` of a docno listed twice in one query (see

@@ -195,9 +195,11 @@ def rankings(qrels, runs, settings: Settings | None = None, *, frozen=None,
     """
     ranker = Ranker(as_qrels(qrels), settings or Settings(), frozen, frozen_depth,
                     require_common)
-    for run in check_runs(runs):
-        run = as_run(run)
-        yield RunInfo(run.path, run.tag), ranker(run)
+    for given in check_runs(runs):
+        run = as_run(given)
+        info, ranked = RunInfo(run.path, run.tag), ranker(run)
+        del run                 # the ranking keeps what is needed: free the rest
+        yield info, ranked
 
 
 @dataclass
@@ -210,7 +212,9 @@ class Job:
 
     def evaluate(self, run) -> Evaluation:
         run = as_run(run)
+        info = RunInfo(run.path, run.tag)
         ranked = self.ranker(run)
+        del run                 # the ranking keeps what the measures need: free the rest
         settings = self.ranker.settings
         outputs = [o for rq in self.requests for o in rq.outputs()]
         per_query = {}
@@ -219,8 +223,7 @@ class Job:
             values = complete_values(out, out.compute(ranked, ties=settings.ties), ranked)
             per_query[out.name] = values
             summary[out.name] = summarize(out, values, ranked, average=settings.average)
-        info = RunInfo(run.path, run.tag)
-        return Evaluation(name=run.tag, path=run.path, tag=run.tag, qids=ranked.qids,
+        return Evaluation(name=info.tag, path=info.path, tag=info.tag, qids=ranked.qids,
                           in_run=ranked.in_run, outputs=outputs, per_query=per_query,
                           summary=summary, ranked=ranked if self.keep_ranked else None,
                           run_info=info, averaged_over=averaged_over(ranked))

@@ -1,16 +1,15 @@
-"""A progress bar on standard error for long work, shown only when standard error is a terminal."""
+"""The progress bar of long work: on standard error when it is a terminal, after a second."""
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Sequence
 from typing import Any
 
-#: A run of more than this many lines is long work.
-LONG_LINES = 1_000_000
-#: This many runs at once are long work whatever their size ("several runs").
-SEVERAL_RUNS = 3
+#: Seconds of work before the bar appears: work done sooner shows nothing.
+DELAY = 1.0
 #: Bytes of a typical run line (a TREC run line is 35-60 bytes; MS MARCO-like runs ~40).
 BYTES_PER_LINE = 40
 #: How much smaller a compressed run file is than its text, roughly.
@@ -29,35 +28,57 @@ def estimated_lines(path: str) -> int:
     return size * factor // BYTES_PER_LINE
 
 
-def is_long(paths: Sequence[str]) -> bool:
-    """Several runs, or one of more than a million lines (by its size): worth a progress bar."""
-    return len(paths) >= SEVERAL_RUNS or any(estimated_lines(p) > LONG_LINES for p in paths)
-
-
 class Progress:
-    """Steps of work weighted by the runs' sizes; a click progress bar, or nothing at all."""
+    """Steps of work weighted by the runs' sizes: a click progress bar on a terminal, shown
+    once the work has taken ``delay`` seconds (from a timer thread), or nothing at all.
 
-    def __init__(self, paths: Sequence[str], label: str, stream=None, force: bool | None = None):
-        stream = stream if stream is not None else sys.stderr
-        shown = force if force is not None else (_is_terminal(stream) and is_long(paths))
+    ``force`` True shows it whatever the stream (False: never).
+    """
+
+    def __init__(self, paths: Sequence[str], label: str, stream=None, force: bool | None = None,
+                 delay: float = DELAY):
+        self._stream = stream if stream is not None else sys.stderr
+        self._eligible = force if force is not None else _is_terminal(self._stream)
         self._weights = {p: max(estimated_lines(p), 1) for p in paths}
+        self._label = label
+        self._delay = delay
         self._bar: Any = None
         self._current = ""
-        if shown:
-            import click
-            # each run is read, then evaluated: two steps weighted by its size
-            self._bar = click.progressbar(length=2 * sum(self._weights.values()), label=label,
-                                          file=stream, show_eta=True, show_percent=True,
-                                          item_show_func=lambda _: self._current)
+        self._done = 0
+        self._closed = False
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
 
     def __enter__(self) -> Progress:
-        if self._bar is not None:
-            self._bar.__enter__()
+        if self._eligible:
+            if self._delay <= 0:
+                self._appear()
+            else:
+                self._timer = threading.Timer(self._delay, self._appear)
+                self._timer.daemon = True
+                self._timer.start()
         return self
 
+    def _appear(self) -> None:
+        with self._lock:
+            if self._closed or self._bar is not None:
+                return
+            import click
+            # each run is read, then evaluated: two steps weighted by its size
+            self._bar = click.progressbar(length=2 * sum(self._weights.values()),
+                                          label=self._label, file=self._stream,
+                                          show_eta=True, show_percent=True,
+                                          item_show_func=lambda _: self._current)
+            self._bar.__enter__()
+            self._bar.update(self._done)
+
     def __exit__(self, *exc) -> None:
-        if self._bar is not None:
-            self._bar.__exit__(*exc)
+        if self._timer is not None:
+            self._timer.cancel()
+        with self._lock:
+            self._closed = True
+            if self._bar is not None:
+                self._bar.__exit__(*exc)
 
     @property
     def shown(self) -> bool:
@@ -65,14 +86,18 @@ class Progress:
 
     def doing(self, what: str) -> None:
         """Name the step under way (shown beside the bar)."""
-        self._current = what
-        if self._bar is not None:
-            self._bar.update(0)
+        with self._lock:
+            self._current = what
+            if self._bar is not None:
+                self._bar.update(0)
 
     def done(self, path: str) -> None:
         """One step of run ``path`` finished (reading it, or evaluating it)."""
-        if self._bar is not None:
-            self._bar.update(self._weights.get(path, 1))
+        step = self._weights.get(path, 1)
+        with self._lock:
+            self._done += step
+            if self._bar is not None:
+                self._bar.update(step)
 
 
 def _is_terminal(stream) -> bool:

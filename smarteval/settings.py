@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass
 
 from smarteval.errors import UsageError
@@ -15,6 +17,10 @@ TIES = ("docno", "random", "average")
 UNRANKED = ("expected", "worst")
 #: How per-query values are averaged.
 AVERAGES = ("macro", "micro", "median")
+#: The largest and smallest counts and levels (a C long: trec_eval reads -M, -N, -l and
+#: cut-offs with atol, which saturates here; smarteval takes a larger number as this one).
+LONG_MAX = 2**63 - 1
+LONG_MIN = -(2**63)
 
 
 @dataclass(frozen=True)
@@ -45,14 +51,64 @@ class Settings:
     query: str | None = None             # -D LEVEL.QUERY: evaluate this query only
 
     def __post_init__(self) -> None:
+        for name, flag in (("complete", self.complete), ("judged_only", self.judged_only)):
+            if not isinstance(flag, bool):
+                raise UsageError(f"{name} must be True or False, not {flag!r}")
+        for name, value, optional in (("rel_level", self.rel_level, False),
+                                      ("max_docs", self.max_docs, True),
+                                      ("num_docs", self.num_docs, True),
+                                      ("seed", self.seed, True),
+                                      ("trec_version", self.trec_version, False)):
+            if optional and value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise UsageError(f"{name} must be a whole number, not {value!r}")
+            object.__setattr__(self, name, int(value))
+        # as trec_eval's atol: a level, -M and N beyond a C long are that long's bounds
+        object.__setattr__(self, "rel_level", min(max(self.rel_level, LONG_MIN), LONG_MAX))
+        for name in ("max_docs", "num_docs"):
+            value = getattr(self, name)
+            if value is not None and value > LONG_MAX:
+                object.__setattr__(self, name, LONG_MAX)
         if self.trec_version not in TREC_VERSIONS:
             raise UsageError(f"--trec-version must be 9 or 10, not {self.trec_version!r}")
-        for name, value, allowed in (("--ties", self.ties, TIES),
-                                     ("--unranked", self.unranked, UNRANKED),
-                                     ("--average", self.average, AVERAGES)):
-            if value not in allowed:
-                raise UsageError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
+        for name, choice, allowed in (("--ties", self.ties, TIES),
+                                      ("--unranked", self.unranked, UNRANKED),
+                                      ("--average", self.average, AVERAGES)):
+            if choice not in allowed:
+                raise UsageError(f"{name} must be one of {', '.join(allowed)}, not {choice!r}")
         if self.num_docs is not None and self.num_docs < 1:
             raise UsageError(f"-N/--num-docs must be at least 1, not {self.num_docs}")
         if self.max_docs is not None and self.max_docs < 0:
             raise UsageError(f"-M/--max-docs must not be negative, not {self.max_docs}")
+        if self.seed is not None and self.seed < 0:
+            raise UsageError(f"--seed must be 0 or more, not {self.seed}")
+        G = self.target_generality
+        if G is not None:
+            if isinstance(G, bool) or not isinstance(G, numbers.Real):
+                raise UsageError(f"--target-generality must be a number, not {G!r}")
+            if not (math.isfinite(G) and 0 < G < 1000):     # NaN too
+                raise UsageError(f"--target-generality must lie between 0 and 1000, not {G:g}")
+        if self.query is not None and not isinstance(self.query, str):
+            raise UsageError(f"query must be a query id (a string), not {self.query!r}")
+
+
+def distinct_names(names: list[str]) -> list[str]:
+    """``names`` with each name that comes again made distinct: ``r``, ``r#2``, ``r#3``.
+
+    No two runs print under one name (the same file given twice, say).
+    """
+    taken = set(names)
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        k = seen.get(name, 0) + 1
+        seen[name] = k
+        if k > 1:
+            while f"{name}#{k}" in taken:
+                k += 1
+            seen[name] = k
+            taken.add(f"{name}#{k}")
+            name = f"{name}#{k}"
+        out.append(name)
+    return out

@@ -51,6 +51,23 @@ CASES = [
     ("run given as qrels", RUN, RUN, [], 1,
      "Error: qrels.txt:1: qrels line has 6 fields, not 4 (this looks like a run file)\n"
      "    301 Q0 D1 1 2.5 tag\n" + QRELS_EXPECTED + "\n"),
+    ("prels given as qrels (5 fields)", "301 D1 1 mtc 0.5\n", RUN, [], 1,
+     "Error: qrels.txt:1: qrels line has 5 fields, not 4 (this looks like a prels file: "
+     "QUERY DOCNO REL METHOD PROB)\n    301 D1 1 mtc 0.5\n" + QRELS_EXPECTED + "\n"),
+    ("grade past a C long", "301 0 D1 99999999999999999999\n", RUN, [], 1,
+     "Error: qrels.txt:1: relevance '99999999999999999999' is out of range: a grade lies "
+     "between -9223372036854775808 and 9223372036854775807\n"
+     "    301 0 D1 99999999999999999999\n" + QRELS_EXPECTED + "\n"),
+    ("negative grade past a C long", "301 0 D1 1\n301 0 D2 -9223372036854775809\n", RUN, [], 1,
+     "Error: qrels.txt:2: relevance '-9223372036854775809' is out of range: a grade lies "
+     "between -9223372036854775808 and 9223372036854775807\n"
+     "    301 0 D2 -9223372036854775809\n" + QRELS_EXPECTED + "\n"),
+    ("score with an underscore", QRELS, "301 Q0 D1 1 1_000 tag\n301 Q0 D2 2 2 tag\n", [],
+     1, "Error: run.txt:1: score '1_000' is not a number\n    301 Q0 D1 1 1_000 tag\n"
+     + RUN_EXPECTED + "\n"),
+    ("score in hexadecimal", QRELS, "301 Q0 D1 1 0x10 tag\n", [], 1,
+     "Error: run.txt:1: score '0x10' is not a number\n    301 Q0 D1 1 0x10 tag\n"
+     + RUN_EXPECTED + "\n"),
     ("first query judged only below 0", "301 0 D1 -1\n302 0 D1 1\n",
      RUN + "302 Q0 D1 1 1 tag\n", [], 1,
      "Error: qrels.txt: query 301 is judged only with negative grades and is the first query"
@@ -73,10 +90,20 @@ CASES = [
      "  ndgc (did you mean ndcg, Rndcg?)\n  'smarteval measures' lists them all\n"),
     ("bad measure parameters", QRELS, RUN, ["-m", "P.five"], 2,
      "Error: bad parameters in measure 'P.five': expected positive integers, e.g. P.5,10\n"),
+    ("empty measure", QRELS, RUN, ["-m", ""], 2,
+     "Error: measure '' is empty (trec_eval refuses it too): name a measure, e.g. -m map\n"),
+    ("blank measure", QRELS, RUN, ["-m", "map", "-m", " "], 2,
+     "Error: measure ' ' is empty (trec_eval refuses it too): name a measure, e.g. -m map\n"),
+    ("a 10.0 measure under 9.0.8", QRELS, RUN, ["-m", "rbp"], 2,
+     "Error: unknown measure:\n  rbp (a measure of trec_eval 10.0 only: give --trec-version "
+     "10)\n  'smarteval measures' lists them all\n"),
+    ("a directory as the qrels", QRELS, RUN, ["."], 1,
+     "Error: .: is a directory, not a file\n"),
 ]
 
 
-@pytest.mark.parametrize("name,qrels,run,args,status,message", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("name,qrels,run,args,status,message", CASES,
+                         ids=[(c.values if hasattr(c, "values") else c)[0] for c in CASES])
 def test_bad_input(tmp_path, monkeypatch, name, qrels, run, args, status, message):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "qrels.txt").write_bytes(qrels.encode())
@@ -123,3 +150,19 @@ def test_bad_usage_exits_2(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(main, ["evaluate", "-f", "xml", "a", "b"])
     assert result.exit_code == 2
+
+
+def test_out_of_memory_names_the_file(tmp_path, monkeypatch):
+    """A file too large to read in memory is one message naming it, not a traceback."""
+    from smarteval.read import plain
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "run.txt").write_text(RUN)
+    monkeypatch.setattr(plain, "_read_run_file", exhausted)
+    result = CliRunner().invoke(main, ["evaluate", "qrels.txt", "run.txt"])
+    assert result.exit_code == 1
+    assert result.stderr == ("Error: run.txt: out of memory while reading it (a very long "
+                             "document id or line takes memory on every line)\n")

@@ -37,7 +37,7 @@ def files(tmp_path_factory):
 
 #: every command that prints, as arguments (files relative to the fixture's directory)
 PRINTING = {
-    "evaluate": ["evaluate", "-q", "-m", "all_trec", "qrels", "a.run", "b.run"],
+    "evaluate": ["evaluate", "-f", "trec", "-q", "-m", "all_trec", "qrels", "a.run", "b.run"],
     "measures": ["measures"],
     "measures --nicknames": ["measures", "--nicknames"],
     "curve": ["curve", "qrels", "a.run", "b.run"],

@@ -47,6 +47,7 @@ def invoke(args, **kw):
 def files(tmp_path):
     (tmp_path / "qrels.txt").write_text(QRELS)
     (tmp_path / "run.txt").write_text(RUN)
+    (tmp_path / "run2.txt").write_text(RUN.replace(" tag", " other"))
     return tmp_path
 
 
@@ -269,7 +270,7 @@ WRITERS = {
                                 d / "run.txt"],
     "curve": lambda d, out: ["curve", "-f", "tsv", "-o", out, d / "qrels.txt", d / "run.txt"],
     "compare": lambda d, out: ["compare", "-f", "tsv", "-o", out, d / "qrels.txt",
-                               d / "run.txt", d / "run.txt"],
+                               d / "run.txt", d / "run2.txt"],
     "plot": lambda d, out: ["plot", "-o", out, d / "qrels.txt", d / "run.txt"],
 }
 
@@ -386,11 +387,14 @@ def test_run_sharing_no_query_with_the_qrels(files, command):
 
 # =========================================================================== table formats
 
-@pytest.mark.xfail(strict=True, reason="evaluate: the table formats (smart, markdown, latex) "
-                   "silently ignore -q/--per-query and -n/--no-summary")
-@pytest.mark.parametrize("fmt", ["smart", "markdown"])
-def test_per_query_flag_is_not_silently_ignored(files, fmt):
-    res = invoke(["evaluate", "-f", fmt, "-q", "-m", "map", files / "qrels.txt",
+@pytest.mark.parametrize("fmt", ["smart", "markdown", "latex"])
+@pytest.mark.parametrize("flags", [["-q"], ["-n"], ["-q", "-n"]])
+def test_per_query_flag_is_not_silently_ignored(files, fmt, flags):
+    """The tables print averages only: -q and -n are refused with them, not ignored."""
+    res = invoke(["evaluate", "-f", fmt, *flags, "-m", "map", files / "qrels.txt",
                   files / "run.txt"])
-    # either each query's value is printed, or the combination is refused
-    assert res.exit_code == 2 or "0.2500" in res.stdout        # query 3's AP
+    named = " and ".join({"-q": "-q/--per-query", "-n": "-n/--no-summary"}[f] for f in flags)
+    assert res.exit_code == 2
+    assert res.stderr == (f"Error: {named}: the {fmt} table prints the averages only; "
+                          "per-query values are printed by -f trec, tsv, csv and json\n")
+    assert res.stdout == ""

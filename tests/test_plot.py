@@ -68,7 +68,17 @@ def test_cluster_curves_with_the_full_search(tmp_path):
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert "dense (full search)" in labels
     assert any(label.startswith("bm25 (ceiling ") for label in labels)
-    assert "past the ceiling joined to the full search" in ax.get_title().replace("\n", " ")
+    assert "joined to the full search past the ceiling" in ax.get_title().replace("\n", " ")
+    # Keen Fig. 25: the curve past the ceiling is drawn apart, open markers, thin
+    assert "past the ceiling: joined to the full search" in labels
+    ceilings = [float(label.split("ceiling ")[1].rstrip(")")) for label in labels
+                if "(ceiling " in label]
+    dashed = [line for line in ax.get_lines() if line.get_markerfacecolor() == "white"
+              and len(line.get_xdata())]
+    assert len(dashed) == len(ceilings) == 2
+    for line, ceiling in zip(dashed, ceilings):
+        x = np.asarray(line.get_xdata())
+        assert x[0] <= ceiling + 0.005 < x[1] and x[-1] == 1.0     # from the ceiling on
 
 
 @needs_mpl
@@ -321,6 +331,20 @@ def test_fallout_axis_is_logarithmic_and_adjusted_is_labelled():
     assert ax.get_yscale() == "log" and ax.get_ylabel() == "Fallout"
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert any(label.startswith("best possible (fallout 0 up to recall ") for label in labels)
+    # a log axis has no 0: a run's zeros are left off and said in its label, and the
+    # axis reaches down to every point drawn, the best possible curve's too
+    low, _ = ax.get_ylim()
+    for line in ax.get_lines():
+        y = np.asarray(line.get_ydata(), dtype=float)
+        assert (y[np.isfinite(y)] > 0).all() and (y >= low).all(), line.get_label()
+    # both first documents relevant: recall 2/5 with fallout 0 after one document
+    r = make_ranked([[1, 1, 0], [1, 0]], [[1, 1, 1], [1, 1]], num_docs=50)
+    from smarteval.plot import data as P
+    from smarteval.plot import draw as W
+    fo = P.fallout_data([r], ["run"], P.CurveOptions(average="micro"))
+    fig = W.pr_figure(fo.curves, fo.names, examined=False)
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert labels == ["run (fallout 0 up to recall 0.40)"]
     fig = figure(QRELS, RUNS[:1], Settings(num_docs=4000, target_generality=23.16),
                  PlotOptions(method="adjusted"))
     assert fig.axes[0].get_ylabel() == "Precision adjusted to generality 23.16"

@@ -1,4 +1,4 @@
-"""The progress bar: on a terminal and for long work only; silent in pipes and for short work."""
+"""The progress bar: on a terminal once the work takes a second; silent in pipes, short work."""
 
 from __future__ import annotations
 
@@ -26,20 +26,15 @@ def big_file(tmp_path, name: str, lines: int) -> str:
     return str(path)
 
 
-def test_what_counts_as_long(tmp_path):
-    small = RUNS[0]
-    assert not P.is_long([small])
-    assert not P.is_long([small, small])
-    assert P.is_long([small, small, small])                      # several runs
-    assert P.is_long([big_file(tmp_path, "big.run", 1_100_000)])  # over a million lines
-    assert not P.is_long([big_file(tmp_path, "mid.run", 900_000)])
-    assert P.is_long([big_file(tmp_path, "big.run.gz", 300_000)])  # compressed: ~1.5M lines
-    assert not P.is_long(["-"]) and P.estimated_lines("missing.run") == 0
+def test_estimated_lines(tmp_path):
+    assert P.estimated_lines(big_file(tmp_path, "big.run", 1_100_000)) == 1_100_000
+    assert P.estimated_lines(big_file(tmp_path, "big.run.gz", 300_000)) == 1_500_000
+    assert P.estimated_lines("-") == 0 and P.estimated_lines("missing.run") == 0
 
 
-def test_bar_on_a_terminal_for_long_work():
+def test_bar_on_a_terminal_once_the_work_takes_long():
     term = Terminal()
-    with P.Progress(RUNS, "smarteval", stream=term) as bar:
+    with P.Progress(RUNS, "smarteval", stream=term, delay=0) as bar:
         assert bar.shown
         for r in RUNS:
             bar.doing(f"reading {r}")
@@ -50,18 +45,24 @@ def test_bar_on_a_terminal_for_long_work():
     assert "smarteval" in out and "100%" in out
 
 
-def test_silent_when_not_a_terminal_or_short():
+def test_work_done_before_the_delay_shows_nothing():
+    term = Terminal()
+    with P.Progress(RUNS, "smarteval", stream=term, delay=3600) as bar:
+        for r in RUNS:
+            bar.doing(f"reading {r}")
+            bar.done(r)
+            bar.done(r)
+        assert not bar.shown
+    assert term.getvalue() == ""
+
+
+def test_silent_when_not_a_terminal():
     pipe = io.StringIO()
-    with P.Progress(RUNS, "smarteval", stream=pipe) as bar:
+    with P.Progress(RUNS, "smarteval", stream=pipe, delay=0) as bar:
         assert not bar.shown
         bar.doing("reading")
         bar.done(RUNS[0])
     assert pipe.getvalue() == ""
-    term = Terminal()
-    with P.Progress(RUNS[:1], "smarteval", stream=term) as bar:
-        assert not bar.shown
-        bar.done(RUNS[0])
-    assert term.getvalue() == ""
 
 
 def test_evaluate_writes_nothing_to_a_non_terminal_stderr():

@@ -80,6 +80,68 @@ def test_micro_f_is_f_of_the_pooled_counts():
     assert float(vals[("all", "E")]) == pytest.approx(1 - 16 / 93)
 
 
+def test_each_parameter_set_of_a_smart_measure_is_printed():
+    # F, E, F_alpha, wnorm_recall and jw_avg are not trec_eval's: every distinct set of
+    # parameters asked for is printed, in the order asked; a set asked twice, once.
+    # Q268 (ranks 1,2,4,6,13 of 14, R = 5): F = 2·5/(5+14), F.0.5 = 1.25·5/(.25·5+14),
+    # F.2,10 = 5·4/(4·5+10)
+    out = run("evaluate", data("q268.qrels"), data("q268.run"), "-N", 200, "-f", "tsv",
+              "-m", "F", "-m", "F.0.5", "-m", "F.2,10", "-m", "F.1", "-m", "E.2,10",
+              "-m", "jw_avg.5", "-m", "jw_avg.10", "-m", "F_alpha.0.2", "-m", "F_alpha",
+              "-m", "wnorm_recall", "-m", "wnorm_recall.1=3")
+    vals = tsv(out)
+    names = [name for (q, name) in vals if q == "all"]
+    assert names == ["wnorm_recall", "wnorm_recall_1=3", "F", "F_0.5", "F_2,10", "E_2,10",
+                     "F_alpha_0.2", "F_alpha", "jw_avg_5", "jw_avg_10"]
+    assert float(vals[("all", "F")]) == pytest.approx(10 / 19)
+    assert float(vals[("all", "F_0.5")]) == pytest.approx(6.25 / 15.25)
+    assert float(vals[("all", "F_2,10")]) == pytest.approx(20 / 30)
+    assert float(vals[("all", "E_2,10")]) == pytest.approx(1 / 3)
+    assert out.stderr_bytes in (None, b"")
+    # trec_eval's own measures keep trec_eval's rule: the first parameters given
+    out = run("evaluate", data("q268.qrels"), data("q268.run"), "-f", "tsv",
+              "-m", "set_F.0.5", "-m", "set_F.2")
+    assert [name for (q, name) in tsv(out) if q == "all"] == ["set_F_0.5"]
+
+
+def _complete_files(tmp_path):
+    # query 1: relevant a at rank 1 of 2; query 2: 2 relevant and no results (-c adds it)
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n2 0 x 1\n2 0 y 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 9 f\n1 Q0 b 2 8 f\n")
+    return tmp_path / "q", tmp_path / "r"
+
+
+@pytest.mark.parametrize("version", ["9", "10"])
+def test_complete_scores_smart_measures_on_the_empty_ranking(tmp_path, version):
+    # -c: trec_eval's measures follow trec_eval's rule for a query without results; the
+    # SMART measures score its empty ranking (N = 20, R = 2, both placed at the expected
+    # ranks 7 and 14): E 1, norm_recall 1 - (21 - 3)/(2·18) = .5, rank_first 7
+    q, r = _complete_files(tmp_path)
+    out = run("evaluate", q, r, "-c", "-N", 20, "-f", "tsv", "-q", "--trec-version",
+              version, "-m", "map", "-m", "E", "-m", "norm_recall", "-m", "rank_first")
+    vals = tsv(out)
+    assert vals[("2", "map")] == "0.0"
+    assert float(vals[("2", "E")]) == 1.0
+    assert float(vals[("2", "norm_recall")]) == 0.5
+    assert float(vals[("2", "rank_first")]) == 7.0
+    assert float(vals[("all", "E")]) == pytest.approx((1 / 3 + 1) / 2)
+    assert float(vals[("all", "norm_recall")]) == pytest.approx(0.75)
+    what = "averaged in as 0 (-c)" if version == "9" else \
+        "evaluated on trec_eval 10.0's placeholder document (-c)"
+    assert f"1 query of the qrels without results, {what}; the SMART measures score " \
+        "their empty ranking" in out.stderr
+    # micro F pools the empty ranking's counts: 2·1 / ((1 + 2) + (2 + 0))
+    vals = tsv(run("evaluate", q, r, "-c", "-f", "tsv", "--average", "micro",
+                   "--trec-version", version, "-m", "F"))
+    assert float(vals[("all", "F")]) == pytest.approx(2 / 5)
+    # the curves see the empty ranking too (no placeholder document at rank 1): query
+    # 2's first point is 1/7 (not 1/7.67), held to recall 0 by the constant left end
+    out = run("curve", q, r, "-c", "-N", 20, "--trec-version", version, "--levels", "0,1",
+              "-f", "tsv")
+    assert out.exit_code == 0, out.output
+    assert float(out.output.splitlines()[1].split("\t")[2]) == pytest.approx((1 + 1 / 7) / 2)
+
+
 def test_ties_average_refusal_and_value(tmp_path):
     out = run("evaluate", data("q268.qrels"), data("q268.run"), "-m", "bpref",
               "--ties", "average")

@@ -175,7 +175,9 @@ def cluster_case(draw):
     clusters = [[q[0][i] for i in draw(st.lists(st.integers(0, max(len(q[0]) - 1, 0)),
                                                  unique=True, max_size=len(q[0])))]
                 if q[0] else [] for q in qs]
-    return qs, clusters
+    # the full search may lack a query (it then counts as an empty full search)
+    in_full = draw(st.lists(st.booleans(), min_size=len(qs), max_size=len(qs)))
+    return qs, clusters, in_full
 
 
 @SETTINGS
@@ -183,12 +185,15 @@ def cluster_case(draw):
        st.sampled_from(["extrapolate", "join", "none"]), st.sampled_from([None, "N"]),
        st.sampled_from(["expected", "worst"]), st.sampled_from(["macro", "median"]))
 def test_cluster_curve(case, step, left, end, with_n, how, average):
-    qs, clusters = case
+    qs, clusters, in_full = case
     N = None
     if with_n:
         N = max(len(q[0]) + len(q[1]) for q in qs) + 3
     kw = {} if N is None else {"num_docs": N, "unranked": how}
-    full = make_ranked([q[0] for q in qs], [q[1] for q in qs], **kw)
+    keep = [i for i in range(len(qs)) if in_full[i]]
+    full = make_ranked([qs[i][0] for i in keep], [qs[i][1] for i in keep],
+                       qids=[f"q{i:03d}" for i in keep], **kw)
+    qs = [q if in_full[i] else ([], *q[1:]) for i, q in enumerate(qs)]
     cl = make_ranked(clusters, [q[1] for q in qs], **kw)
     levels = [0.0, 0.1, 0.25, 1 / 3, 0.5, 0.7, 0.75, 1.0]
     curve = precision_curve(cl, levels, method="cluster", step=step, left=left, end=end,
@@ -421,7 +426,41 @@ def test_matched_cut_offs(c, sizes, average, with_n):
         want_r, want_p = agg(rec), agg(prec)
     assert got.recall == pytest.approx(want_r, rel=1e-12, abs=1e-15)
     assert got.precision == pytest.approx(want_p, rel=1e-12, abs=1e-15)
+    assert got.examined == pytest.approx(np.median(sizes) if average == "median"
+                                         else np.mean(sizes), rel=1e-12)
     assert got.queries == len(qs)
+
+
+@SETTINGS
+@given(collection(), st.data(), st.sampled_from(["macro", "micro", "median"]))
+def test_set_sizes_and_the_set_systems_own_pair(c, data, average):
+    """Keen part 7 from another run: each query's set size is what that run retrieved for
+    it (0 where it lacks the query), and its own pair is everything it retrieved."""
+    from smarteval.curves.matched import matched, own_point, set_sizes
+    r, qs, level, how, N = c
+    sets = [data.draw(st.one_of(st.none(), st.lists(st.sampled_from(GRADES), max_size=12)))
+            for _ in qs]
+    keep = [i for i, s in enumerate(sets) if s is not None]
+    other = make_ranked([sets[i] for i in keep], [qs[i][1] for i in keep], rel_level=level,
+                        qids=[f"q{i:03d}" for i in keep], num_docs=N, unranked=how)
+    sizes = set_sizes(r, other)
+    assert list(sizes) == [len(s) if s is not None else 0 for s in sets]
+    got = matched(r, sizes, average)
+    cells = [O.matched(q[0], q[1], n, N, how, level) for q, n in zip(qs, sizes)]
+    own = own_point(r, other, average)
+    found = [O.top(s, len(s), level) if s is not None else 0 for s in sets]
+    Rs = [O.num_rel(q[1], level) for q in qs]
+    for point, pairs in ((got, cells), (own, list(zip(found, sizes)))):
+        rec = [float(a / R) if R else 0.0 for (a, _), R in zip(pairs, Rs)]
+        prec = [float(a / n) if n else 0.0 for a, n in pairs]
+        if average == "micro":
+            want_r = float(sum(a for a, _ in pairs) / sum(Rs)) if sum(Rs) else 0.0
+            want_p = float(sum(a for a, _ in pairs) / sum(sizes)) if sum(sizes) else 0.0
+        else:
+            agg = np.median if average == "median" else np.mean
+            want_r, want_p = agg(rec), agg(prec)
+        assert point.recall == pytest.approx(want_r, rel=1e-12, abs=1e-15)
+        assert point.precision == pytest.approx(want_p, rel=1e-12, abs=1e-15)
 
 
 @SETTINGS
@@ -444,6 +483,8 @@ def test_stopping_rule_curve(c, average):
             want_p = agg([O.cnr_prec(q[0], q[1], n, level) for q in qs])
         assert curve.recall[k] == pytest.approx(want_r, rel=1e-12, abs=1e-15)
         assert curve.value[k] == pytest.approx(want_p, rel=1e-12, abs=1e-15)
+        agg = np.median if average == "median" else np.mean
+        assert curve.examined[k] == pytest.approx(agg([e for _, e in cells]), rel=1e-12)
 
 
 MICRO = [n for n, m in all_measures().items() if m.micro is not None]

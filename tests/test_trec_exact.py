@@ -477,3 +477,26 @@ def test_measures_at_low_levels_and_odd_gains_match_oracle(qrels, run, level, ju
                 want = expected(out, q, ctx)
                 assert close(g, want, ORACLES[out.measure.name].rtol), (out.name, qid, g, want,
                                                                          q)
+
+
+def test_gain_measures_past_a_fractional_ideal_ranking(tmp_path):
+    """G adds a cost of 1 a rank past the ideal ranking; with fractional ideal gains
+    (total 3.7) it adds them one by one as trec_eval's loop does. Printed by trec_eval
+    9.0.8 on the same files."""
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 2\n1 0 c 0\n2 0 a 1\n")
+    (tmp_path / "r").write_text(
+        "1 Q0 x 1 9 r\n1 Q0 y 2 8 r\n1 Q0 c 3 7 r\n1 Q0 z 4 6 r\n1 Q0 a 5 5 r\n"
+        "1 Q0 w 6 4 r\n1 Q0 b 7 3 r\n2 Q0 q 1 3 r\n2 Q0 a 2 2 r\n")
+    from click.testing import CliRunner
+
+    from smarteval.cli import main
+    res = CliRunner().invoke(main, ["evaluate", "-f", "trec", "-q", "-m", "G.1=0.3,2=2.7",
+                                    "-m", "ndcg_rel.1=0.3,2=2.7", "-m", "Rndcg.1=0.3,2=2.7",
+                                    str(tmp_path / "q"), str(tmp_path / "r")])
+    assert res.exit_code == 0, res.output
+    assert res.stdout == (
+        "G_1=0.3,2=2.7         \t1\t0.3758\nndcg_rel_1=0.3,2=2.7  \t1\t0.0430\n"
+        "Rndcg_1=0.3,2=2.7     \t1\t0.1882\nG_1=0.3,2=2.7         \t2\t0.5298\n"
+        "ndcg_rel_1=0.3,2=2.7  \t2\t0.6309\nRndcg_1=0.3,2=2.7     \t2\t0.0000\n"
+        "G_1=0.3,2=2.7         \tall\t0.4528\nndcg_rel_1=0.3,2=2.7  \tall\t0.3370\n"
+        "Rndcg_1=0.3,2=2.7     \tall\t0.0941\n")

@@ -6,13 +6,19 @@ import click
 
 from smarteval.cli.options import (
     CONTEXT,
+    input_path,
+    note,
     output_options,
+    repeated_notes,
     reports_errors,
+    same_file,
     settings_from,
     trec_options,
 )
+from smarteval.errors import UsageError
 from smarteval.output import write_bytes, write_text
 from smarteval.render.formats import choices, is_table
+from smarteval.stats.report import MAX_DEPTH, MAX_SAMPLES
 from smarteval.stats.significance import CORRECTIONS
 
 FORMATS = choices(trec=False)
@@ -23,9 +29,9 @@ _TEST_HELP = ("Significance test, repeatable or comma-separated: t (paired t-tes
 
 
 @click.command("compare", context_settings=CONTEXT)
-@click.argument("qrels", type=click.Path(dir_okay=False))
-@click.argument("baseline", type=click.Path(dir_okay=False))
-@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("qrels", type=input_path())
+@click.argument("baseline", type=input_path())
+@click.argument("runs", nargs=-1, required=True, type=input_path())
 @trec_options(measure_help="Measure to compare, trec_eval style (map, P.10, ndcg_cut.10) or "
                            "ir_measures style (AP, P@10, nDCG@10). Repeatable. Default: map.")
 @click.option("-t", "--test", "tests", multiple=True, metavar="TEST", help=_TEST_HELP)
@@ -37,12 +43,14 @@ _TEST_HELP = ("Significance test, repeatable or comma-separated: t (paired t-tes
               help="Significance level the adjusted p-values are held to.")
 @click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=0.95, show_default=True, help="Level of the confidence intervals.")
-@click.option("--samples", type=click.IntRange(min=1), default=10000, show_default=True,
+@click.option("--samples", type=int, default=10000, show_default=True,
               metavar="N",
               help="Random sign assignments of the randomization test (exact when 2^queries "
-                   "<= N), bootstrap resamples, and simulations of P(CS) (at least 10000).")
-@click.option("--seed", type=int, default=0, show_default=True,
-              help="Seed of every random choice: resampling, --select tie splits, simulation.")
+                   "<= N), bootstrap resamples, and simulations of P(CS) (at least 10000); "
+                   f"at most {MAX_SAMPLES}.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Seed of every random choice: resampling, --select tie splits, simulation "
+                   "(0 or more).")
 @click.option("--tie-tolerance", type=click.FloatRange(min=0), default=0.0, show_default=True,
               metavar="X",
               help="Differences of at most X count as equal: merit counts, sign and Wilcoxon "
@@ -59,8 +67,8 @@ _TEST_HELP = ("Significance test, repeatable or comma-separated: t (paired t-tes
 @click.option("--select-measure", default="jw_prob", show_default=True, metavar="MEASURE",
               help="Cut-off measure (jw_prob, P, recall...) whose best run on a query wins "
                    "that query's point at each cut-off.")
-@click.option("--depth", type=click.IntRange(min=1), default=200, show_default=True,
-              metavar="D", help="--select scores the cut-offs 1..D.")
+@click.option("--depth", type=int, default=200, show_default=True,
+              metavar="D", help=f"--select scores the cut-offs 1..D (at most {MAX_DEPTH}).")
 @click.option("--theta", type=click.FloatRange(min=1), default=1.5, show_default=True,
               help="--select: the ratio p_best/p_second for which the probability of correct "
                    "selection is given.")
@@ -84,25 +92,41 @@ def compare(qrels, baseline, runs, measures, complete, rel_level, max_docs, judg
     --select picks the best of all the runs (Joiner & Werner); --tau compares the
     runs' document orderings.
     """
+    from smarteval.progress import Progress
     from smarteval.render.compare import render_report
     from smarteval.stats.report import compare_runs
 
     settings = settings_from(complete=complete, rel_level=rel_level, max_docs=max_docs,
                              judged_only=judged_only, num_docs=num_docs,
                              trec_version=trec_version)
-    rep = compare_runs(qrels, baseline, runs, measures, settings, tests=tests,
-                       correction=correction, alpha=alpha, confidence=confidence,
-                       samples=samples, seed=seed, tolerance=tie_tolerance,
-                       select=select_measure if select else None, depth=depth, theta=theta,
-                       tau=tau)
+    if any(same_file(baseline, run) for run in runs):
+        raise UsageError(f"the baseline {baseline} is also given as a run: a run compared "
+                         "with itself differs on no query")
+    for text in repeated_notes(runs):
+        note(f"smarteval: {text}")
+    paths = [baseline, *runs]
+    with Progress(paths, "smarteval") as bar:   # only on a terminal, only for long work
+        pending = iter(paths)
+
+        def finished(_info) -> None:            # runs finish in the order given
+            path = next(pending)
+            bar.done(path)                      # its reading and its evaluation
+            bar.done(path)
+
+        bar.doing("evaluating")
+        rep = compare_runs(qrels, baseline, runs, measures, settings, tests=tests,
+                           correction=correction, alpha=alpha, confidence=confidence,
+                           samples=samples, seed=seed, tolerance=tie_tolerance,
+                           select=select_measure if select else None, depth=depth,
+                           theta=theta, tau=tau, on_run=finished)
     if plot:
         import os
 
         from smarteval.plot.compare import magnitude_images
         for path, data in magnitude_images(rep, plot):
             write_bytes(data, path, suffix=os.path.splitext(path)[1])
-            click.echo(f"smarteval: wrote {path}", err=True)
+            note(f"smarteval: wrote {path}")
     write_text(render_report(rep, fmt, show_magnitudes=magnitudes, header=not no_header), output)
     if not is_table(fmt):
         for n in rep.notes:
-            click.echo(f"smarteval: {n}", err=True)
+            note(f"smarteval: {n}")

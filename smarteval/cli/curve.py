@@ -12,6 +12,8 @@ from smarteval.cli.options import (
     cutoffs_from_option,
     evaluation_flags,
     given_options,
+    input_path,
+    note,
     output_options,
     reports_errors,
     seed_option,
@@ -20,6 +22,7 @@ from smarteval.cli.options import (
     ties_option,
     trec_version_option,
     unranked_option,
+    unused_notes,
 )
 from smarteval.curves import METHOD_HELP
 from smarteval.errors import UsageError
@@ -32,8 +35,8 @@ _LEVELS_HELP = ("Levels: recall levels (precision levels for --method precision)
 
 
 @click.command(context_settings=CONTEXT)
-@click.argument("qrels", type=click.Path(dir_okay=False, allow_dash=False))
-@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("qrels", type=input_path())
+@click.argument("runs", nargs=-1, required=True, type=input_path(allow_dash=True))
 @curve_options(method_help=METHOD_HELP, levels_help=_LEVELS_HELP,
                step_help="quasi, cluster: which point of each vertical step (Keen Fig. 15). "
                          "Default: highest.",
@@ -46,7 +49,8 @@ _LEVELS_HELP = ("Levels: recall levels (precision levels for --method precision)
 @cutoffs_from_option()
 @evaluation_flags(
     metavar=None,
-    complete_help="Average over every query of the qrels; queries without results count.",
+    complete_help="Average over every query of the qrels; a query without results is an "
+                  "empty ranking.",
     max_docs_help="Evaluate only the first M documents of each query.",
     judged_help="Drop documents without a judgement before evaluating.",
     num_docs_help="Documents in the collection: places the unretrieved relevant documents "
@@ -73,6 +77,8 @@ def curve(ctx, qrels, runs, method, levels, step, left, average, full, cluster_e
     from smarteval.output import write_text
 
     settings = settings_from(**options)
+    for text in unused_notes(settings):         # --seed without --ties random
+        note(f"smarteval: {text}")
     if cutoffs_from is not None:
         from smarteval.curves import run_points
         from smarteval.render.curves import render_points

@@ -8,20 +8,26 @@ from smarteval.cli.options import (
     CONTEXT,
     average_option,
     debug_option,
+    input_path,
+    note,
     output_options,
+    repeated_notes,
     reports_errors,
     seed_option,
     settings_from,
+    target_generality_option,
     ties_option,
     trec_eval_version_option,
     trec_options,
     unranked_option,
+    unused_notes,
 )
+from smarteval.errors import UsageError
 
 
 @click.command(context_settings=CONTEXT)
-@click.argument("qrels", type=click.Path(dir_okay=False, allow_dash=False))
-@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("qrels", type=input_path())
+@click.argument("runs", nargs=-1, required=True, type=input_path(allow_dash=True))
 @trec_options()
 @click.option("-q", "--per-query", is_flag=True, help="Also print each query's values.")
 @click.option("-n", "--no-summary", is_flag=True, help="Leave out the summary (all) values.")
@@ -30,10 +36,10 @@ from smarteval.cli.options import (
 @ties_option()
 @seed_option()
 @unranked_option()
-@click.option("--target-generality", type=float, default=None,
-              help="Target generality for adj_prec.")
+@target_generality_option(help="adj_prec: the generality G (relevant documents per "
+                               "thousand) precision is adjusted to.")
 @average_option()
-@click.option("--frozen", type=click.Path(dir_okay=False), default=None, metavar="RUN",
+@click.option("--frozen", type=input_path(), default=None, metavar="RUN",
               help="Feedback evaluation on the residual collection: the first "
                    "--frozen-depth documents of this initial RUN are taken out of every "
                    "run, the qrels and N.")
@@ -57,19 +63,27 @@ def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth,
     from smarteval.output import write_text
     from smarteval.progress import Progress
     from smarteval.read import read_qrels
-    from smarteval.render.evaluation import complete_notes, render
+    from smarteval.render.evaluation import complete_notes, relevance_notes, render
     from smarteval.render.formats import is_table
+    from smarteval.settings import distinct_names
 
     settings = settings_from(**options)
     runs = check_runs(runs)
+    if is_table(fmt) and (per_query or no_summary):
+        flags = " and ".join(f for f, given in (("-q/--per-query", per_query),
+                                                 ("-n/--no-summary", no_summary)) if given)
+        raise UsageError(f"{flags}: the {fmt} table prints the averages only; per-query "
+                         "values are printed by -f trec, tsv, csv and json")
     requests = parse_measures(list(measures), settings.trec_version,
-                              on_note=lambda note: click.echo(f"smarteval: {note}", err=True))
+                              on_note=lambda text: note(f"smarteval: {text}"))
     if not requests:
         requests, dropped = default_requests(table=is_table(fmt), num_docs=settings.num_docs,
                                              ties=settings.ties, version=settings.trec_version)
         if dropped:
-            click.echo("smarteval: --ties average: left out " + ", ".join(dropped)
-                       + " (no exact average over tied orders)", err=True)
+            note("smarteval: --ties average: left out " + ", ".join(dropped)
+                 + " (no exact average over tied orders)")
+    for text in unused_notes(settings, requests) + repeated_notes(runs):
+        note(f"smarteval: {text}")
     qrels_data = read_qrels(qrels)              # read once, whatever the number of runs
     with Progress(runs, "smarteval") as bar:    # only on a terminal, only for long work
         pending = iter(runs)
@@ -83,9 +97,13 @@ def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth,
         evaluations = run_evaluation(qrels_data, runs, requests, settings, frozen=frozen,
                                      frozen_depth=frozen_depth, on_run=finished, jobs=jobs,
                                      keep_ranked=False)
+    for ev, name in zip(evaluations, distinct_names([ev.name for ev in evaluations])):
+        ev.name = name
     if settings.complete:
         for ev in evaluations:
-            for note in complete_notes(ev, settings):
-                click.echo(f"smarteval: {note}", err=True)
+            for text in complete_notes(ev, settings):
+                note(f"smarteval: {text}")
+    for text in relevance_notes(qrels_data, evaluations, requests, settings):
+        note(f"smarteval: {text}")
     write_text(render(evaluations, fmt, per_query=per_query, summary=not no_summary,
                       trec_version=settings.trec_version, header=not no_header), output)

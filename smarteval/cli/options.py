@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import os
+import signal
+import sys
+import threading
+import warnings
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
 
-from smarteval.errors import SmartevalError
+from smarteval.errors import SmartevalError, UsageError
 from smarteval.settings import AVERAGES, TIES, TREC_VERSIONS, UNRANKED, Settings
 
 CONTEXT: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -24,19 +29,123 @@ class CliError(click.ClickException):
         self.exit_code = exit_code  # type: ignore[misc]  # click declares it on the class
 
     def show(self, file=None) -> None:
-        click.echo(f"Error: {self.format_message()}", err=True)
+        note(f"Error: {self.format_message()}")
+
+
+def note(text: str) -> None:
+    """One line (or a few) on standard error, ids and paths in the bytes they were read as."""
+    from smarteval.output import encode
+    click.echo(encode(text), err=True)
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) or SIGTERM, raised where the program was, so that every cleanup runs."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+_MAIN_PID = os.getpid()
+
+
+def _on_signal(signum, frame) -> None:
+    if os.getpid() != _MAIN_PID:
+        # a worker process of -j: it stops without a word; the main process reports
+        os._exit(128 + signum)
+    multiprocessing = sys.modules.get("multiprocessing")
+    if multiprocessing is not None:         # SIGTERM reaches this process only
+        for child in multiprocessing.active_children():
+            child.terminate()
+    raise Interrupted(signum)
+
+
+def _handle_signals() -> dict:
+    """Ctrl-C and SIGTERM raise :class:`Interrupted` (main thread only); the old handlers."""
+    global _MAIN_PID
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    _MAIN_PID = os.getpid()
+    return {sig: signal.signal(sig, _on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A library's warning as one line of its own words (no file, line or source)."""
+    note(f"smarteval: warning: {str(message).strip().splitlines()[0]}")
+
+
+#: the parameters of the commands that name files read, and what each is
+INPUTS = {"qrels": "the qrels", "runs": "a run", "baseline": "the baseline run",
+          "frozen": "the --frozen run", "full": "the --full run",
+          "cutoffs_from": "the --cutoffs-from run", "results": "a results file"}
+#: the parameters that name files written, and their option
+OUTPUTS = {"output": "-o", "plot": "--plot"}
+
+
+def _given_paths(kwargs: dict, names) -> Iterator[tuple[str, str]]:
+    for name in names:
+        value = kwargs.get(name)
+        for path in value if isinstance(value, (tuple, list)) else (value,):
+            if isinstance(path, str) and path != "-":
+                yield name, path
+
+
+def same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file (the same path, a link to it, a hard link)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def check_paths(kwargs: dict) -> None:
+    """Before any work: no output names an input file (exit 2), every output can be
+    written (its directory exists and is writable; exit 1)."""
+    from smarteval.output import check_writable, target
+    outputs = list(_given_paths(kwargs, OUTPUTS))
+    inputs = list(_given_paths(kwargs, INPUTS))
+    for name, out in outputs:
+        if target(out).kind != "file":
+            continue                    # /dev/null, a FIFO, standard output: not replaced
+        for kind, path in inputs:
+            if same_file(out, path):
+                also = "" if path == out else f" ({path})"
+                raise UsageError(f"{OUTPUTS[name]} {out}: this file is {INPUTS[kind]}{also}, "
+                                 "and smarteval never writes over its input: give another "
+                                 "output file")
+    for _, out in outputs:
+        check_writable(out)
 
 
 def reports_errors(func):
-    """Turn smarteval's exceptions into click errors with their exit status (the one place)."""
+    """Turn smarteval's exceptions into click errors with their exit status (the one place).
+
+    Also the checks every command shares before any work (:func:`check_paths`); Ctrl-C
+    and SIGTERM become one line and exit 130 and 143, after every cleanup (no temporary
+    file is left); a library's warning becomes one line.
+    """
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
+        previous = _handle_signals()
         try:
-            return func(*args, **kwargs)
+            with warnings.catch_warnings():
+                # floating-point warnings of numpy: the measures return NaN where trec_eval
+                # does, on purpose; other warnings are worded in one line
+                warnings.simplefilter("ignore", RuntimeWarning)
+                warnings.showwarning = _show_warning
+                check_paths(kwargs)
+                return func(*args, **kwargs)
         except SmartevalError as exc:
             raise CliError(str(exc), exc.exit_code) from None
         except MemoryError:
             raise CliError("out of memory", 1) from None
+        except KeyboardInterrupt as exc:
+            signum = getattr(exc, "signum", signal.SIGINT)
+            raise CliError("interrupted" if signum == signal.SIGINT else "terminated",
+                           128 + signum) from None
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
     return wrapper
 
 
@@ -130,8 +239,10 @@ def debug_option() -> Decorator:
 
 
 def evaluation_flags(*, metavar: str | None = "N",
-                     complete_help: str = "Average over every query of the qrels; queries "
-                                          "without results count as 0.",
+                     complete_help: str = "Average over every query of the qrels: one "
+                                          "without results scores 0 on trec_eval's measures "
+                                          "(10.0: its placeholder document's values) and its "
+                                          "empty ranking on the SMART measures.",
                      max_docs_help: str = "Evaluate only the first N documents of each query.",
                      judged_help: str = "Drop retrieved documents without a judgement before "
                                         "evaluating.",
@@ -169,7 +280,32 @@ def ties_option(choices=TIES, help: str | None = None) -> Decorator:
 
 
 def seed_option() -> Decorator:
-    return click.option("--seed", type=int, default=None, help="Seed for --ties random.")
+    return click.option("--seed", type=click.IntRange(min=0), default=None,
+                        help="Seed for --ties random (0 or more).")
+
+
+def input_path(*, allow_dash: bool = False) -> click.Path:
+    """The type of an input file argument: every check is the reader's, so that a missing,
+    unreadable or directory input is one message and exit 1 in every command."""
+    return click.Path(dir_okay=True, readable=False, allow_dash=allow_dash)
+
+
+#: The most levels --levels may ask for (a count, or a list).
+MAX_LEVELS = 10_000
+
+
+def _levels_bounded(ctx: click.Context, param, value: str | None) -> str | None:
+    """--levels asking for more than :data:`MAX_LEVELS` levels is refused before any work."""
+    if value is None:
+        return value
+    items = [x for x in value.replace(" ", "").split(",") if x]
+    count = len(items)
+    if count == 1 and items[0].isdigit():
+        count = int(items[0])
+    if count > MAX_LEVELS:
+        raise click.BadParameter(f"{value if len(value) <= 20 else value[:20] + '...'}: at most "
+                                 f"{MAX_LEVELS} levels", ctx, param)
+    return value
 
 
 def unranked_option(help: str = "Ranks given to relevant documents the run did not retrieve "
@@ -239,7 +375,8 @@ def curve_options(*, method_default: str = "quasi",
     options: dict[str, Decorator] = {
         "method": click.option("--method", type=click.Choice(list(METHODS)),
                                default=method_default, show_default=True, help=method_help),
-        "levels": click.option("--levels", default=None, metavar="LEVELS", help=levels_help),
+        "levels": click.option("--levels", default=None, metavar="LEVELS", help=levels_help,
+                               callback=_levels_bounded),
         "step": click.option("--step", type=click.Choice(list(STEPS)), default=None,
                              help=step_help),
         "left": click.option("--left", type=click.Choice(list(LEFTS)), default=None,
@@ -249,6 +386,38 @@ def curve_options(*, method_default: str = "quasi",
     if sorted(order) != sorted(options):
         raise ValueError(f"curve_options: order must list each of {', '.join(options)}")
     return group(*(options[name] for name in order))
+
+
+def unused_notes(settings: Settings, requests=None) -> list[str]:
+    """What the user asked for that changes nothing, in words (for standard error).
+
+    ``requests`` are the measures evaluated, when the command evaluates measures.
+    """
+    notes = []
+    if settings.seed is not None and settings.ties != "random":
+        notes.append(f"--seed {settings.seed} has no effect without --ties random "
+                     f"(--ties {settings.ties})")
+    if requests is not None and settings.target_generality is not None \
+            and not any(rq.measure.name == "adj_prec" for rq in requests):
+        notes.append("--target-generality has no effect: only adj_prec reads it, and it "
+                     "is not asked for (-m adj_prec.K)")
+    return notes
+
+
+def repeated_notes(paths, what: str = "run") -> list[str]:
+    """A note for each file given more than once among ``paths``."""
+    notes = []
+    seen: list[str] = []
+    for path in paths:
+        if not isinstance(path, str) or path == "-":
+            continue
+        if any(same_file(path, other) for other in seen):
+            if path not in notes:
+                notes.append(path)
+            continue
+        seen.append(path)
+    return [f"{path}: this {what} is given more than once (each is evaluated, under "
+            "distinct names)" for path in notes]
 
 
 def given_options(ctx: click.Context) -> frozenset[str]:
@@ -263,7 +432,7 @@ def cluster_options(prefix: str = "") -> Decorator:
     (Keen 4D). The choices are :mod:`smarteval.curves`' own."""
     from smarteval.curves import CLUSTER_ENDS
     return group(
-        click.option("--full", type=click.Path(dir_okay=False), default=None, metavar="RUN",
+        click.option("--full", type=input_path(), default=None, metavar="RUN",
                      help=f"{prefix}--method cluster: the full search of the same queries, "
                           "whose last relevant document's precision ends each cluster curve "
                           "(Keen Fig. 25)."),
@@ -285,5 +454,5 @@ def cutoffs_from_option(help: str = "Keen part 7: cut each run, query by query, 
                                     "of the set this RUN (a Boolean system's, say) retrieved, "
                                     "and print one precision-recall pair per run, that RUN's "
                                     "own first.") -> Decorator:
-    return click.option("--cutoffs-from", type=click.Path(dir_okay=False), default=None,
+    return click.option("--cutoffs-from", type=input_path(), default=None,
                         metavar="RUN", help=help)

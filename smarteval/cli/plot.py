@@ -10,6 +10,8 @@ from smarteval.cli.options import (
     curve_options,
     cutoffs_from_option,
     given_options,
+    input_path,
+    note,
     reports_errors,
     seed_option,
     settings_from,
@@ -17,6 +19,7 @@ from smarteval.cli.options import (
     ties_option,
     trec_options,
     unranked_option,
+    unused_notes,
 )
 from smarteval.curves import METHOD_HELP
 from smarteval.plot import KINDS
@@ -31,8 +34,8 @@ _KIND_HELP = ("What to draw: pr (precision against recall, one line per run), pr
               "28b; needs -N).")
 
 @click.command("plot", context_settings=CONTEXT)
-@click.argument("qrels", type=click.Path(dir_okay=False))
-@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("qrels", type=input_path())
+@click.argument("runs", nargs=-1, required=True, type=input_path(allow_dash=True))
 @click.option("-k", "--kind", type=click.Choice(KINDS), default="pr", show_default=True,
               help=_KIND_HELP)
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
@@ -122,6 +125,8 @@ def plot(ctx, qrels, runs, output, dpi, complete, rel_level, max_docs, judged_on
                              judged_only=judged_only, num_docs=num_docs,
                              trec_version=trec_version, unranked=unranked, ties=ties, seed=seed,
                              target_generality=target_generality)
+    for text in unused_notes(settings):         # --seed without --ties random
+        note(f"smarteval: {text}")
     data = image(output, qrels, runs, settings, PlotOptions(**options), given=given_options(ctx),
                  dpi=dpi)
     write_bytes(data, output, suffix=os.path.splitext(output)[1])

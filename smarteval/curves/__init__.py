@@ -31,7 +31,11 @@ placement among L+1..N; ``worst``: N-m+j) and precision 0 otherwise, as trec_eva
   query with nothing relevant found is all extrapolation, from that point),
   ``join`` straight on to the full search's next point and along its curve, ``none``
   nothing (the query is left out past its ceiling: Keen's first solution). The full
-  search is ``--full RUN``; the averaged ceiling is reported.
+  search is ``--full RUN`` (a query it lacks is an empty full search); the averaged
+  ceiling is reported. Keen's two other suggestions, the unfound relevant documents at
+  random ranks between the cluster search's last document and N or at the worst ranks,
+  are the quasi curve of the cluster run with ``-N`` and ``--unranked expected`` or
+  ``worst``.
 * ``pseudo`` — recall and precision averaged over queries at every document cut-off
   n = 1..D (D = N when N is known, else the longest list), the averaged points joined by
   straight lines and read at the levels, with the number of documents examined there.
@@ -155,7 +159,7 @@ __all__ = ["LEVELS", "CUTOFF_LEVELS", "STOP_LEVELS", "METHODS", "METHOD", "METHO
            "METHOD_HELP", "STEPS", "LEFTS", "CLUSTER_ENDS", "AVERAGES", "Method", "Curve",
            "Point", "RunCurves", "RunPoints", "parse_levels", "check_options",
            "method_levels", "relevant_points", "step_precision", "first_best",
-           "precision_curve", "run_curves", "run_points"]
+           "precision_curve", "curve_rankings", "run_curves", "run_points"]
 
 
 def check_options(method: str = "quasi", step: str | None = "highest", left: str | None = None,
@@ -255,6 +259,16 @@ def precision_curve(r: Ranked, levels: str | Sequence[float] | None = None, *,
 
 # --------------------------------------------------------------------------- runs
 
+def curve_rankings(qrels, runs, settings: Settings):
+    """Each run's (info, ranking) by the one evaluation path, as the curves see it: a
+    query without results under ``-c`` is an empty ranking (never trec_eval 10.0's
+    placeholder document)."""
+    from smarteval.aggregate import without_placeholders
+    from smarteval.evaluation import rankings
+    for info, ranked in rankings(qrels, runs, settings):
+        yield info, without_placeholders(ranked)
+
+
 @dataclass(frozen=True, eq=False)
 class RunCurves:
     """One curve per run, with the runs' display names and query counts."""
@@ -276,7 +290,7 @@ def run_curves(qrels, runs, settings: Settings | None = None,
     qrels is an input error, as in every command. ``full`` is the full-search run (a
     path or read) of the cluster method; its own quasi curve comes back too.
     """
-    from smarteval.evaluation import rankings, run_names
+    from smarteval.evaluation import run_names
     settings = settings or Settings()
     method, step, _, average = check_options(method, step, left, average, full=full, end=end,
                                              generality=settings.target_generality)
@@ -284,12 +298,12 @@ def run_curves(qrels, runs, settings: Settings | None = None,
     full_ranked = full_curve = None
     full_name = ""
     if full is not None:
-        ((info, full_ranked),) = rankings(qrels, [full], settings)
+        ((info, full_ranked),) = curve_rankings(qrels, [full], settings)
         full_name = run_names([info])[0]
         full_curve = precision_curve(full_ranked, lv, method="quasi", step=step, left=left,
                                      average=average)
     curves, queries, infos = [], [], []
-    for info, ranked in rankings(qrels, runs, settings):
+    for info, ranked in curve_rankings(qrels, runs, settings):
         curves.append(precision_curve(ranked, lv, method=method, step=step, left=left,
                                       average=average, full=full_ranked, end=end))
         queries.append(ranked.num_queries)
@@ -315,14 +329,14 @@ def run_points(qrels, runs, cutoffs_from, settings: Settings | None = None,
     ``other``'s own pair is taken over the queries of the first run.
     """
     from smarteval.curves.matched import matched, own_point, set_sizes
-    from smarteval.evaluation import rankings, run_names
+    from smarteval.evaluation import run_names
     settings = settings or Settings()
     if average not in AVERAGES:
         raise UsageError(f"--average must be one of {', '.join(AVERAGES)}, not {average!r}")
-    ((oinfo, other),) = rankings(qrels, [cutoffs_from], settings)
+    ((oinfo, other),) = curve_rankings(qrels, [cutoffs_from], settings)
     points, infos = [], []
     own = None
-    for info, ranked in rankings(qrels, runs, settings):
+    for info, ranked in curve_rankings(qrels, runs, settings):
         points.append(matched(ranked, set_sizes(ranked, other), average))
         if own is None:
             own = own_point(ranked, other, average)

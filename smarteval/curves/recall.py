@@ -171,7 +171,8 @@ def cluster_points(r: Ranked, full: Ranked, step: str, end: str):
     The cluster search's own points (its retrieved relevant documents, i = 1..a; those
     it did not retrieve have no rank) and past them, by ``end``: ``extrapolate`` one
     point at recall 1 with the precision of the full search's last point, ``join`` the
-    full search's points a+1..R, ``none`` nothing.
+    full search's points a+1..R, ``none`` nothing. A query missing from ``full`` takes
+    the points of an empty full search.
     """
     pc = relevant_points(r, place=False)
     yc = step_precision(pc, step)
@@ -183,11 +184,16 @@ def cluster_points(r: Ranked, full: Ranked, step: str, end: str):
     yf = step_precision(pf, step)
     fq = _aligned(r, full)
     fstart = np.where(fq >= 0, pf.offsets[np.maximum(fq, 0)], 0)
+    # a query the full search has no results for is its empty ranking: every relevant
+    # document placed by --unranked when N is known, unreachable (precision 0) otherwise
+    pe = relevant_points(r.subset(np.zeros(len(r.rel), dtype=bool)))
+    ye = step_precision(pe, step)
 
     def full_y(qs, ii):                 # the full search's chosen precision of point ii
         ok = fq[qs] >= 0
         idx = np.minimum(fstart[qs] + ii - 1, max(len(yf) - 1, 0))
-        return np.where(ok, yf[idx] if len(yf) else 0.0, 0.0)
+        eidx = np.minimum(pe.offsets[qs] + ii - 1, max(len(ye) - 1, 0))
+        return np.where(ok, yf[idx] if len(yf) else 0.0, ye[eidx] if len(ye) else 0.0)
 
     missing = np.maximum(R - a, 0)
     if end == "extrapolate":

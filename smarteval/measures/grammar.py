@@ -15,6 +15,12 @@ rules, checked against 9.0.8 and 10.0:
 * ``rbp`` and ``rbp_resid`` (10.0) read ``p=<number>`` among their ``rel=gain`` pairs
   (``rbp.p=0.95``); the other pairs' names are grades.
 
+The SMART measures that take one set of parameters (``F``, ``E``, ``F_alpha``,
+``wnorm_recall``, ``jw_avg``: :func:`each_set`) are not trec_eval's: each distinct set
+asked for is printed, in the order of ``-m`` (``-m F -m F.0.5 -m F.2,10`` prints ``F``,
+``F_0.5`` and ``F_2,10``); the same set asked for twice is printed once, under its first
+name.
+
 ir_measures names (``AP``, ``P@10``, ``nDCG(gains={0:0,1:1,2:3})@10``, ``RBP(rel=1,p=0.5)``)
 are read with ir_measures' own syntax and compute what ir_measures 0.4.3 computes for
 them (:data:`IR_NAMES`, the provider each maps onto noted there). Such a measure is
@@ -50,6 +56,7 @@ import numpy as np
 from smarteval.columns import UNJUDGED, Ranked
 from smarteval.errors import UsageError
 from smarteval.measures.registry import REGISTRY, Measure
+from smarteval.settings import LONG_MAX
 
 
 @dataclass(frozen=True)
@@ -461,7 +468,8 @@ def _read(m: Measure, raw: str) -> tuple:
         items = raw.split(",")
         if not all(_CUTOFF.match(x) for x in items):
             raise ValueError
-        cuts = [int(x.split(".")[0]) for x in items]   # trec_eval's atol: "23.4" is 23
+        # trec_eval's atol: "23.4" is 23, and a number past a C long is that long's largest
+        cuts = [min(int(x.split(".")[0]), LONG_MAX) for x in items]
         if min(cuts) <= 0:
             raise ValueError
         return _distinct(cuts)
@@ -481,7 +489,12 @@ def _read(m: Measure, raw: str) -> tuple:
                 raise ValueError
         return tuple(pairs)
     if shape == "int":
-        return (int(float(raw)),)
+        # trec_eval's atof, then a C long: past a long's range (and NaN) x86-64 gives the
+        # smallest long, so relstring.1e20 is relstring of nothing, as in trec_eval
+        if "_" in raw:
+            raise ValueError
+        v = float(raw)
+        return (int(v) if -(2.0 ** 63) <= v < 2.0 ** 63 else -LONG_MAX - 1,)
     raise ValueError
 
 
@@ -525,6 +538,26 @@ def _trec_request(m: Measure, asked: list[_Asked]) -> tuple[Request, list[tuple[
         if note:
             notes.append((a.index, note))
     return request, notes
+
+
+def each_set(m: Measure) -> bool:
+    """Whether every distinct parameter set of ``m`` asked for is its own request: the
+    SMART measures that take one set of parameters (not a list of cut-offs)."""
+    return m.family == "smart" and m.params in ("floats", "gains", "int")
+
+
+def _set_requests(m: Measure, asked: list[_Asked]) -> list[Request]:
+    """One request per distinct parameter set of ``m`` (:func:`each_set`), in the order
+    asked; a plain name or a nickname asks for the default set."""
+    requests: list[Request] = []
+    seen: set[tuple] = set()
+    for a in asked:
+        params = m.default if a.raw is None else _parse_params(m, a.raw, a.spec)
+        if tuple(params) in seen:
+            continue
+        seen.add(tuple(params))
+        requests.append(Request(m, tuple(params), a.raw))
+    return requests
 
 
 def _ignored(m: Measure, a: _Asked, first: _Asked, params: tuple) -> str | None:
@@ -597,6 +630,10 @@ def parse_measures(specs: Sequence[str], version: int = 9,
     asked: dict[str, list[_Asked]] = {}
     ir: dict[str, Request] = {}
     problems: list[tuple[str, str | None]] = []
+    for group in specs:
+        if not group.strip():
+            raise UsageError(f"measure {group!r} is empty (trec_eval refuses it too): name a "
+                             "measure, e.g. -m map")
     for i, spec in enumerate(s for group in specs for s in _split_specs(group)):
         name, dot, raw = spec.partition(".")
         if dot and raw == "" and (name in available or name in nick):
@@ -624,7 +661,9 @@ def parse_measures(specs: Sequence[str], version: int = 9,
     requests = Requests()
     notes: list[tuple[int, str]] = []
     for name in REGISTRY:
-        if name in asked:
+        if name in asked and each_set(available[name]):
+            requests.extend(_set_requests(available[name], asked[name]))
+        elif name in asked:
             request, more = _trec_request(available[name], asked[name])
             requests.append(request)
             notes += more
@@ -636,6 +675,10 @@ def parse_measures(specs: Sequence[str], version: int = 9,
     return requests
 
 
+#: How messages name the trec_eval versions.
+_VERSION_TEXT = {9: "9.0.8", 10: "10.0"}
+
+
 def _problems(problems: list[tuple[str, str | None]], available, nick) -> UsageError:
     names = list(available) + list(nick) + list(IR_NAMES)
     lines = []
@@ -643,8 +686,14 @@ def _problems(problems: list[tuple[str, str | None]], available, nick) -> UsageE
         if why is not None:
             lines.append(f"  {spec}: {why}")
             continue
-        close = difflib.get_close_matches(spec.partition(".")[0].split("@")[0].split("(")[0],
-                                          names, n=3)
+        base = spec.partition(".")[0].split("@")[0].split("(")[0]
+        if base in REGISTRY:                 # a measure of the other trec_eval version
+            other = sorted(REGISTRY[base].versions)
+            lines.append(f"  {spec} (a measure of trec_eval "
+                         f"{' and '.join(_VERSION_TEXT[v] for v in other)} only: give "
+                         f"--trec-version {other[0]})")
+            continue
+        close = difflib.get_close_matches(base, names, n=3)
         lines.append(f"  {spec}" + (f" (did you mean {', '.join(close)}?)" if close else ""))
     unknown = sum(why is None for _, why in problems)
     if unknown == len(problems):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from smarteval.columns import NONPOOL, UNJUDGED, Ranked
-from smarteval.measures.gains import dcg_terms, gains_of, log2_table
+from smarteval.measures.gains import dcg_terms, gains_of, log2_table, sparse_dcg_terms
 from smarteval.measures.registry import measure
 from smarteval.measures.segments import (
     in_top,
@@ -401,11 +401,38 @@ def eleven_pt_avg(r: Ranked, levels: tuple) -> np.ndarray:
 @measure("binG")
 def bin_g(r: Ranked) -> np.ndarray:
     """Binary G: each relevant document worth 1/log2(2 + non-relevant before it), over num_rel."""
-    nonrel_before = r.rank - r.rel_so_far
-    table = log2_table(int(nonrel_before.max()) + 2 if len(nonrel_before) else 2)
-    terms = np.where(r.is_rel, 1.0 / table[np.maximum(nonrel_before, 0) + 2], 0.0)
-    s = seg_sum(terms, r.offsets)
+    rows = np.flatnonzero(r.is_rel)                 # only relevant rows add a term
+    q = np.searchsorted(r.offsets, rows, side="right") - 1
+    offsets = prefix(np.bincount(q, minlength=r.num_queries))
+    # the non-relevant rows before a relevant one: its rank less the relevant so far
+    nonrel_before = rows - r.offsets[q] - (np.arange(len(rows)) - offsets[q])
+    table = log2_table(int(nonrel_before.max()) + 2 if len(rows) else 2)
+    s = seg_sum(1.0 / table[nonrel_before + 2], offsets)
     return np.where(r.num_rel_ret > 0, safe_div(s, r.num_rel), 0.0)
+
+
+def _sparse_gains(r: Ranked, pairs: tuple):
+    """The rows with a non-zero gain, in rank order: (gains, query, rank, offsets into them
+    per query). Every gain measure adds only these: adding 0.0 never changes a sum."""
+    gain = gains_of(r, pairs).row
+    rows = np.flatnonzero(gain)
+    q = np.searchsorted(r.offsets, rows, side="right") - 1
+    return gain[rows], q, rows - r.offsets[q] + 1, prefix(np.bincount(q, minlength=r.num_queries))
+
+
+def _running_at(running: np.ndarray, rank: np.ndarray, offsets: np.ndarray,
+                q: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """A running sum over sparse rows (``rank`` and per-query ``offsets``), read at
+    ``depth`` of query ``q``: its value at the last of the query's rows ranked at or above
+    ``depth``, 0 before the first."""
+    top = int(max(rank.max() if len(rank) else 0, depth.max() if len(depth) else 0)) + 1
+    key = np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets)) * top + rank
+    upto = np.searchsorted(key, q.astype(np.int64) * top + np.minimum(depth, top - 1),
+                           side="right")
+    out = np.zeros(len(q))
+    has = upto > offsets[q]
+    out[has] = running[upto[has] - 1]
+    return out
 
 
 def _ideal_dcg_run(g) -> np.ndarray:
@@ -423,18 +450,31 @@ def g_measure(r: Ranked, pairs: tuple) -> np.ndarray:
     (NaN below 0, -inf at 0, which gains below 0 can reach). 0 when the ideal total is 0.
     """
     g = gains_of(r, pairs)
-    gain = g.row
-    n_ideal = g.num_ideal
-    inside = r.rank <= n_ideal[r.qindex]
-    ideal_here = np.zeros(len(gain))
-    ideal_here[inside] = g.ideal[g.ideal_offsets[:-1][r.qindex[inside]] + r.rank[inside] - 1]
-    cost = np.maximum(ideal_here, 1.0)
-    sum_cost = seg_cumsum(cost, r.offsets)
-    sum_results = seg_cumsum(gain, r.offsets)
+    gain, q, rank, offsets = _sparse_gains(r, pairs)
+    n_ideal = g.num_ideal[q]
+    # costs so far: the ideal gains (at least 1 each) to min(rank, ideal length), read
+    # from the running ideal costs, then 1 a rank past the ideal ranking's end
+    ideal_cost = seg_cumsum(np.maximum(g.ideal, 1.0), g.ideal_offsets)
+    within = np.minimum(rank, n_ideal)
+    sum_cost = np.zeros(len(rank))
+    has = within > 0
+    sum_cost[has] = ideal_cost[g.ideal_offsets[q[has]] + within[has] - 1]
+    past = np.maximum(rank - n_ideal, 0)
+    if (past > 0).any() and not np.array_equal(np.floor(sum_cost[past > 0]), sum_cost[past > 0]):
+        # a fractional ideal total: add the ones one by one, as the C loop does
+        cost = np.ones(len(r.rel))
+        inside = positions(r.offsets) <= g.num_ideal[r.qindex]
+        idx = r.qindex[inside]
+        cost[inside] = np.maximum(g.ideal[g.ideal_offsets[idx] + positions(r.offsets)[inside]
+                                          - 1], 1.0)
+        sum_cost = seg_cumsum(cost, r.offsets)[r.offsets[q] + rank - 1]
+    else:
+        sum_cost = sum_cost + past
+    sum_results = seg_cumsum(gain, offsets)
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(gain != 0, gain / np.log2(2.0 + sum_cost - sum_results), 0.0)
+        terms = gain / np.log2(2.0 + sum_cost - sum_results)
     total_ideal = seg_sum(g.ideal, g.ideal_offsets)
-    return safe_div(seg_sum(terms, r.offsets), total_ideal)
+    return safe_div(seg_sum(terms, offsets), total_ideal)
 
 
 @measure("dcg", params="gains", default=(), orders=True, versions=(10,))
@@ -492,22 +532,23 @@ def ndcg_rel(r: Ranked, pairs: tuple) -> np.ndarray:
     terms and then 0, as trec_eval).
     """
     g = gains_of(r, pairs)
-    gain = g.row
-    dcg_run = seg_cumsum(dcg_terms(gain, r.offsets), r.offsets)
+    terms, rank, offsets = sparse_dcg_terms(r, pairs)
+    q = np.repeat(np.arange(r.num_queries), np.diff(offsets))
+    gain = g.row[r.offsets[q] + rank - 1]
+    dcg_run = seg_cumsum(terms, offsets)
     idcg_run = _ideal_dcg_run(g)
     n_pos = g.num_ideal
     # ideal dcg at each retrieved rank: the ideal prefix up to min(rank, ideal length)
-    depth = np.minimum(r.rank, n_pos[r.qindex])
-    idx = g.ideal_offsets[:-1][r.qindex] + depth - 1
-    idcg_at = np.zeros(len(gain))
+    depth = np.minimum(rank, n_pos[q])
+    idcg_at = np.zeros(len(rank))
     has = depth > 0
-    idcg_at[has] = idcg_run[idx[has]]
+    idcg_at[has] = idcg_run[g.ideal_offsets[q[has]] + depth[has] - 1]
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(gain > 0, dcg_run / idcg_at, 0.0)
-        s = seg_sum(terms, r.offsets)
-        n_rel_ret = segment_sum(gain > 0, r.offsets)
-        s = s + (n_pos - n_rel_ret) * _last(dcg_run, r.offsets) / _last(idcg_run,
-                                                                      g.ideal_offsets)
+        positive = gain > 0
+        s = seg_sum(np.where(positive, dcg_run / idcg_at, 0.0), offsets)
+        n_rel_ret = segment_sum(positive, offsets)
+        s = s + (n_pos - n_rel_ret) * _last(dcg_run, offsets) / _last(idcg_run,
+                                                                    g.ideal_offsets)
         return np.where(s > 0, s / n_pos, 0.0)
 
 
@@ -531,7 +572,8 @@ def r_ndcg(r: Ranked, pairs: tuple) -> np.ndarray:
     ndcg's (quirks included).
     """
     g = gains_of(r, pairs)
-    dcg_run = seg_cumsum(dcg_terms(g.row, r.offsets), r.offsets)
+    terms, rank, offsets = sparse_dcg_terms(r, pairs)
+    dcg_run = seg_cumsum(terms, offsets)
     idcg_run = _ideal_dcg_run(g)
     n_pos = g.num_ideal                                          # P per query
     # the ideal gain changes after depth d = 1..P (always after the last)
@@ -542,16 +584,14 @@ def r_ndcg(r: Ranked, pairs: tuple) -> np.ndarray:
     change = last.copy()
     change[~last] = g.ideal[at[~last] + 1] != g.ideal[at[~last]]
     run_depth = np.minimum(d, r.num_ret[ev_q])
-    dcg_d = np.zeros(len(d))
-    has = run_depth > 0
-    dcg_d[has] = dcg_run[r.offsets[:-1][ev_q[has]] + run_depth[has] - 1]
+    dcg_d = _running_at(dcg_run, rank, offsets, ev_q, run_depth)
     vals = np.where(change, dcg_d / idcg_run[at], 0.0)         # ideal DCG > 0 there
     s = seg_sum(vals, g.ideal_offsets)
     count = segment_sum(change, g.ideal_offsets).astype(np.float64)
     # the final point at num_ret, when documents remain after depth P + 1
     final = (r.num_ret > n_pos + 1) & (n_pos > 0)
     final_idcg = _last(idcg_run, g.ideal_offsets)
-    add = np.where(final, _last(dcg_run, r.offsets) / np.where(final, final_idcg, 1.0), 0.0)
+    add = np.where(final, _last(dcg_run, offsets) / np.where(final, final_idcg, 1.0), 0.0)
     s = s + add
     count = count + final
     with np.errstate(divide="ignore", invalid="ignore"):

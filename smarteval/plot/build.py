@@ -1,7 +1,7 @@
 """One call from a kind of plot, the qrels and the runs to a figure or an image file.
 
 :func:`figure` checks the options (before any file is read), ranks the runs by the one
-evaluation path (:func:`smarteval.evaluation.rankings`, or
+evaluation path (:func:`smarteval.curves.curve_rankings`, or
 :func:`~smarteval.evaluation.evaluate` for ``diff``), computes the numbers with
 :mod:`smarteval.plot.data` and draws them with :mod:`smarteval.plot.draw`;
 :func:`image` gives the figure as the bytes of an image file (written by
@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from smarteval.curves import curve_rankings
 from smarteval.errors import UsageError
-from smarteval.evaluation import as_qrels, check_runs, rankings, run_names
+from smarteval.evaluation import as_qrels, check_runs, run_names
 from smarteval.plot import KINDS, draw
 from smarteval.plot import data as D
 from smarteval.settings import Settings
@@ -121,7 +122,7 @@ def _check(opts: PlotOptions, runs: list, given: Collection[str], settings: Sett
 
 def _one(qrels, run, settings: Settings):
     """A single extra run (the full search, the set-retrieval run) ranked, and its name."""
-    ((info, ranked),) = rankings(qrels, [run], settings)
+    ((info, ranked),) = curve_rankings(qrels, [run], settings)
     return ranked, run_names([info])[0]
 
 
@@ -147,7 +148,7 @@ def figure(qrels, runs, settings: Settings | None = None, options: PlotOptions |
         return draw.diff_figure(d.mag, d.name_a, d.name_b, d.measure, equal=d.equal,
                                 title=titled(d.title), **kw)
     infos, ranked = [], []
-    for info, r in rankings(qrels, runs, settings):
+    for info, r in curve_rankings(qrels, runs, settings):
         infos.append(info)
         ranked.append(r)
     names = run_names(infos)

@@ -49,10 +49,10 @@ def curve_method(curve: Curve) -> str:
     if curve.method == "quasi":
         method += f" ({curve.step} point of each step, left end {curve.left})"
     elif curve.method == "cluster":
-        end = {"extrapolate": "extrapolated to the full search's last point",
-               "join": "joined to the full search", "none": "left out"}[curve.end]
+        end = {"extrapolate": "extrapolated", "join": "joined to the full search",
+               "none": "left out"}[curve.end]
         method += (f", Quasi-Cranfield ({curve.step} point of each step, left end "
-                   f"{curve.left}; past the ceiling {end})")
+                   f"{curve.left}; {end} past the ceiling)")
     elif m is not None and (curve.method != "pseudo" and m.title == "Pseudo-Cranfield"):
         method += {"points": " over relevance points", "fallout": " fallout",
                    "adjusted": f" precision adjusted to generality {curve.generality:g}"

@@ -183,11 +183,11 @@ def _pr_axes(ax, xlabel: str = "Recall", ylabel: str = "Precision", unit: bool =
 
 def _fallout_axis(ax) -> None:
     """A logarithmic y axis for fallout, which spans decades (Keen Fig. 30: .003 to .02
-    in the first five documents, 1 at the end of the collection); zeros are left off."""
+    in the first five documents, 1 at the end of the collection); zeros are left off
+    (:func:`_without_zeros`), the best possible curve included."""
     from matplotlib.ticker import FuncFormatter, LogLocator
-    ys = np.concatenate([line.get_ydata() for line in ax.get_lines()
-                         if len(line.get_ydata()) and line.get_label() != "best possible"
-                         and not line.get_label().startswith("best possible (")]
+    ys = np.concatenate([np.asarray(line.get_ydata(), dtype=np.float64)
+                         for line in ax.get_lines() if len(line.get_ydata())]
                         or [np.ones(1)])
     ys = ys[np.isfinite(ys) & (ys > 0)]
     low = float(ys.min()) if len(ys) else 1e-3
@@ -196,6 +196,15 @@ def _fallout_axis(ax) -> None:
     ax.set_ylim(10 ** np.floor(np.log10(low) - 0.05), min(1.0, high) * 1.3)
     ax.yaxis.set_major_locator(LogLocator(base=10))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+
+
+def _without_zeros(x: np.ndarray, y: np.ndarray, ok: np.ndarray, label: str):
+    """A fallout curve's points without its zeros, which a logarithmic axis cannot show,
+    and its label saying how far it holds fallout 0 (Keen Fig. 28b's curves start there)."""
+    zero = x[ok & (y == 0)]
+    if len(zero):
+        label = f"{label} (fallout 0 up to recall {zero.max():.2f})"
+    return ok & (y > 0), label
 
 
 #: Up to this many runs, cut-off curves carry their documents examined by default.
@@ -233,13 +242,22 @@ def pr_figure(curves: Sequence, names: Sequence[str], *, best=None,
             label = name
             if curve.ceiling is not None:
                 label += f" (ceiling {curve.ceiling:.2f})"
-            ax.plot(x[ok], y[ok], label=label, **_look(i))
+            if curve.method == "fallout":
+                ok, label = _without_zeros(x, y, ok, label)
+            if curve.ceiling is not None and np.isfinite(curve.ceiling):
+                _cluster_line(ax, x[ok], y[ok], curve.ceiling, label, i)
+            else:
+                ax.plot(x[ok], y[ok], label=label, **_look(i))
             texts, what = _labels_of(curve)
             if examined and texts is not None:
                 note = what
+                previous = None
                 for xi, yi, ti in zip(x[ok], y[ok], np.asarray(texts, dtype=object)[ok],
                                       strict=True):
-                    labels.append((xi, yi, ti, COLOURS[i % len(COLOURS)]))
+                    # levels reached at one cut-off (the first document) say it once
+                    if ti != previous:
+                        labels.append((xi, yi, ti, COLOURS[i % len(COLOURS)]))
+                    previous = ti
             if curve.ceiling is not None and np.isfinite(curve.ceiling):
                 ax.axvline(curve.ceiling, ymin=0.0, ymax=1.0, color=COLOURS[i % len(COLOURS)],
                            linewidth=0.9, linestyle=(0, (1, 1.5)), alpha=0.9)
@@ -250,17 +268,24 @@ def pr_figure(curves: Sequence, names: Sequence[str], *, best=None,
                     marker="none", label=f"{full_name} (full search)")
             ax.plot([], [], color="#555555", linewidth=0.9, linestyle=(0, (1, 1.5)),
                     label="recall ceiling of the cluster search")
+            if any(c.ceiling is not None and c.end != "none" for c in curves):
+                what = "joined to the full search" if curves[0].end == "join" else \
+                    "extrapolated"
+                ax.plot([], [], color="#555555", linewidth=1.0, linestyle=(0, (2, 1.5)),
+                        marker="o", markerfacecolor="white", markersize=3.5,
+                        label=f"past the ceiling: {what}")
         if best is not None:
             x, y = curve_xy(best)
             ok = np.isfinite(x) & np.isfinite(y)
             label = "best possible"
             if best.method == "fallout":
-                # on a log axis fallout 0 does not show: say how far the best curve holds it
-                zero = x[ok & (y == 0)]
-                if len(zero):
-                    label = f"best possible (fallout 0 up to recall {zero.max():.2f})"
-                ok &= y > 0
-            ax.plot(x[ok], y[ok], color="black", linestyle=":", linewidth=1.4, label=label)
+                ok, label = _without_zeros(x, y, ok, label)
+            # a curve of one point (Rocchio's, where the best ranking never stops short
+            # of recall 1) is drawn as that point
+            single = len({(float(a), float(b)) for a, b in zip(x[ok], y[ok])}) == 1
+            ax.plot(x[ok], y[ok], color="black", linestyle=":", linewidth=1.4, label=label,
+                    marker="o" if single else "none", markerfacecolor="white", markersize=6,
+                    clip_on=not single, zorder=4)
         if points is not None:
             for i, p in enumerate(points):
                 ax.plot([p.recall], [p.precision], linestyle="none", marker=_look(i)["marker"],
@@ -283,6 +308,23 @@ def pr_figure(curves: Sequence, names: Sequence[str], *, best=None,
     return fig
 
 
+def _cluster_line(ax, x: np.ndarray, y: np.ndarray, ceiling: float, label: str,
+                  i: int) -> None:
+    """A cluster search's averaged curve: solid up to its recall ceiling, where the
+    queries' own points carry it, then thin, dashed and with open markers where
+    extrapolation or the full search does (Keen Fig. 25's "result" and "extrapolation")."""
+    look = _look(i)
+    inside = x <= ceiling + 1e-12
+    ax.plot(x[inside], y[inside], label=label, **look)
+    # the line past the ceiling starts at the last point below it
+    at = max(int(inside.sum()) - 1, 0)
+    if at < len(x) - 1 or not inside.any():
+        ax.plot(x[at:], y[at:], color=look["color"], linewidth=1.0,
+                linestyle=(0, (2, 1.5)), marker=look["marker"], markerfacecolor="white",
+                markersize=3.5, markevery=list(range(1 if inside.any() else 0,
+                                                     len(x) - at)))
+
+
 def characteristic_figure(curves: Sequence, names: Sequence[str], *, best=None,
                           num_docs: int | None = None, title: str | None = None,
                           size: tuple[float, float] = (5.0, 3.8)):
@@ -290,20 +332,26 @@ def characteristic_figure(curves: Sequence, names: Sequence[str], *, best=None,
     relevance points found against the documents examined, one line per run.
 
     ``curves`` are :func:`smarteval.curves.cutoffs.characteristic` at every cut-off; with
-    ``num_docs`` (N) a top axis gives the cut-off ratio n/N, Keen's x axis.
+    ``num_docs`` (N) a top axis gives the cut-off ratio n/N, Keen's x axis. Every curve
+    starts at the origin (nothing examined, nothing found).
     """
     fig = _new_figure(size)
+    right = max(float(np.max(c.levels)) for c in curves)
     with _style():
         ax = fig.add_subplot()
         for i, (curve, name) in enumerate(zip(curves, names, strict=True)):
-            x, y = np.asarray(curve.levels), np.asarray(curve.value)
+            x = np.concatenate(([0.0], np.asarray(curve.levels, dtype=np.float64)))
+            y = np.concatenate(([0.0], np.asarray(curve.value, dtype=np.float64)))
             look = _look(i)
+            shown = int(np.searchsorted(x, right, side="right"))
+            # about ten markers over the part shown, each run's at other cut-offs
+            every = max(1, shown // 10)
+            marks = list(range(every * (i + 1) // (len(curves) + 1) or every, shown, every))
             ax.plot(x, y, label=name, color=look["color"], linestyle=look["linestyle"],
-                    marker=look["marker"], markevery=max(1, len(x) // 10), markersize=3.5)
+                    marker=look["marker"], markevery=marks, markersize=3.5)
         if best is not None:
-            ax.plot(best.levels, best.value, color="black", linestyle=":", linewidth=1.4,
-                    label="best possible")
-        right = max(float(np.max(c.levels)) for c in curves)
+            ax.plot(np.concatenate(([0.0], best.levels)), np.concatenate(([0.0], best.value)),
+                    color="black", linestyle=":", linewidth=1.4, label="best possible")
         ax.set_xlim(0, right)
         ax.set_ylim(0, 1.02)
         ax.set_yticks(np.linspace(0, 1, 6))

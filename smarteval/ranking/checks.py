@@ -96,8 +96,10 @@ def _run_repeats(run: Run, settings: Settings, run_q: np.ndarray, ranked: np.nda
         if len(pairs) == 0:
             return []
     at = evaluated_of[qcode[pairs[:, 0]]]
-    i = int(np.argmin(at * (1 << 40) + run.lines[pairs[:, 1]]))
-    first, again = int(run.lines[pairs[i, 0]]), int(run.lines[pairs[i, 1]])
+    # a run with repeats keeps its line numbers (else, rows counted from 1)
+    lines = run.lines if run.lines is not None else np.arange(1, len(run.docnos) + 1)
+    i = int(np.argmin(at * (1 << 40) + lines[pairs[:, 1]]))
+    first, again = int(lines[pairs[i, 0]]), int(lines[pairs[i, 1]])
     doc = run.docnos[pairs[i, 0]].decode("utf-8", "replace")
     return [(int(at[i]), _twice(run.path, first, again,
                                 f"document {doc} appears again in query "
@@ -123,8 +125,9 @@ def _positions_in_query(run: Run, settings: Settings, qcode: np.ndarray,
     """
     pos = np.zeros(len(run.scores), dtype=np.int64)
     rows = np.flatnonzero(np.isin(qcode, queries))
-    key = run.scores[rows].astype(np.float32) if settings.trec_version < 10 \
-        else run.scores[rows]
+    with np.errstate(over="ignore"):       # beyond float32: inf, as C's (float) cast
+        key = run.scores[rows].astype(np.float32) if settings.trec_version < 10 \
+            else run.scores[rows]
     words = sort_key_words(run.docnos[rows])
     q = qcode[rows]
     order = np.lexsort(tuple(~w for w in reversed(words)) + (-key, q))

@@ -24,6 +24,12 @@ def concat_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return np.arange(total, dtype=np.int64) + shift
 
 
+def index_dtype(n: int):
+    """The narrowest integer type that indexes ``n`` rows (a permutation of 7 million rows
+    in int32 is half the memory)."""
+    return np.int32 if n < 2**31 else np.int64
+
+
 def offsets_from_counts(counts: np.ndarray) -> np.ndarray:
     out = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(counts, out=out[1:])
@@ -40,7 +46,19 @@ def evaluated_queries(run: Run, qrels: Qrels, settings: Settings) -> np.ndarray:
                                                                assume_unique=True)
     if settings.query is not None:
         qids = qids[qids == settings.query]
-    return qids
+    return in_byte_order(qids)
+
+
+def in_byte_order(qids: np.ndarray) -> np.ndarray:
+    """``qids`` ordered by their bytes, as trec_eval's strcmp orders them.
+
+    Ids are text, a byte that is not UTF-8 kept as a lone surrogate; the text order is
+    the bytes' order unless such an id sits among ids with characters above U+007F.
+    """
+    if len(qids) < 2 or qids.dtype.kind != "U" or int(qids.view(np.uint32).max()) < 0x80:
+        return qids
+    raw = np.char.encode(qids, "utf-8", "surrogateescape")
+    return qids if (raw[1:] > raw[:-1]).all() else qids[np.argsort(raw, kind="stable")]
 
 
 def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
@@ -84,7 +102,8 @@ def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
     if settings.complete and settings.trec_version >= 10 and not has_run.all():
         counts, offsets, scores, docnos, hashes = _with_placeholders(
             ~has_run, counts, offsets, scores, docnos, hashes)
-    key = scores.astype(np.float32) if settings.trec_version < 10 else scores
+    with np.errstate(over="ignore"):           # beyond float32: inf, as C's (float) cast
+        key = scores.astype(np.float32) if settings.trec_version < 10 else scores
     qindex = np.repeat(np.arange(len(qids), dtype=np.int32), counts)
 
     # grades are looked up in file order (the lookup does not care), so that only the
@@ -177,7 +196,7 @@ def _rank_order(key, docnos, qindex, offsets, settings: Settings):
         bad_q = distinct(qindex[1:][higher])
         sel = concat_ranges(offsets[:-1][bad_q], np.diff(offsets)[bad_q])
         sub = np.lexsort((-key[sel], qindex[sel]))    # stable: ties keep file order for now
-        order = np.arange(n, dtype=np.int64)
+        order = np.arange(n, dtype=index_dtype(n))
         order[sel] = sel[sub]
         key, docnos = key[order], docnos[order]
     tied = same_q & (key[1:] == key[:-1])
@@ -201,7 +220,7 @@ def _rank_order(key, docnos, qindex, offsets, settings: Settings):
         words = sort_key_words(d)
         # docno descending: ascending on the complemented big-endian words
         sub = np.lexsort(tuple(~w for w in reversed(words)) + (group,))
-    perm = np.arange(n, dtype=np.int64)
+    perm = np.arange(n, dtype=index_dtype(n))
     perm[rows] = rows[sub]
     return perm if order is None else order[perm]
 
@@ -300,8 +319,11 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 def _lookup(qrels: Qrels, qrels_q: np.ndarray, docnos: np.ndarray, qindex: np.ndarray,
             hashes=None):
-    """Each row's grade in its query's qrels: the grade, NONPOOL or UNJUDGED."""
-    rel = np.full(len(docnos), NONPOOL, dtype=np.int64)
+    """Each row's grade in its query's qrels: the grade, NONPOOL or UNJUDGED (int32 when
+    every grade fits, as nearly always; int64 otherwise)."""
+    grades = qrels.grades
+    narrow = not len(grades) or (int(grades.min()) > -2**31 and int(grades.max()) < 2**31)
+    rel = np.full(len(docnos), NONPOOL, dtype=np.int32 if narrow else np.int64)
     if len(docnos) == 0 or len(qrels.docnos) == 0:
         return rel
     if len(docnos) <= KEY_JOIN_ROWS * len(qrels.docnos):
@@ -347,14 +369,26 @@ def _judgement_keys(qrels: Qrels, width: int):
             key = docno_hash(docnos[rows].astype(f"S{width}"), width) + query * _MIX
         order = np.argsort(key)
         key = key[order]
-        tables[name] = None if (key[1:] == key[:-1]).any() else (key, rows[order])
+        if (key[1:] == key[:-1]).any():
+            tables[name] = None
+        else:
+            # a direct-address table on the keys' low bits: the judgement's place among
+            # the sorted keys, -2 where two keys share a slot (binary search then)
+            bits = max(10, int(np.ceil(np.log2(max(len(key), 1)))) + 2)
+            mask = np.uint64((1 << bits) - 1)
+            slot = (key & mask).astype(np.int64)
+            table = np.full(1 << bits, -1, dtype=np.int32)
+            table[slot] = np.arange(len(key), dtype=np.int32)
+            table[np.bincount(slot, minlength=1 << bits) > 1] = -2
+            tables[name] = (key, rows[order], table, mask)
     return tables[name]
 
 
 def _lookup_by_key(qrels: Qrels, keys, qrels_q, docnos, qindex, hashes, rel):
-    """:func:`_lookup` by binary search of (query, docno hash) keys, confirmed byte for
-    byte: for runs not much longer than the qrels."""
-    sorted_keys, judgement = keys
+    """:func:`_lookup` through (query, docno hash) keys: a direct-address table on their
+    low bits (binary search where two share a slot), every match confirmed byte for byte.
+    """
+    sorted_keys, judgement, table, mask = keys
     query = qrels_q[qindex]                  # the qrels' index of each row's query, or -1
     width = docnos.dtype.itemsize
     h = hashes if hashes is not None else docno_hash(docnos, width)
@@ -362,9 +396,14 @@ def _lookup_by_key(qrels: Qrels, keys, qrels_q, docnos, qindex, hashes, rel):
         key = h + np.maximum(query, 0).astype(np.uint64) * _MIX
     if len(sorted_keys) == 0:
         return rel
-    at = np.minimum(np.searchsorted(sorted_keys, key), len(sorted_keys) - 1)
-    hit = np.flatnonzero((sorted_keys[at] == key) & (query >= 0))
-    row = judgement[at[hit]]
+    at = table[(key & mask).astype(np.int64)]
+    shared = np.flatnonzero(at == -2)
+    if len(shared):
+        at[shared] = np.minimum(np.searchsorted(sorted_keys, key[shared]), len(sorted_keys) - 1)
+    hit = np.flatnonzero(at >= 0)
+    hit = hit[(sorted_keys[at[hit]] == key[hit]) & (query[hit] >= 0)]
+    at = at[hit]
+    row = judgement[at]
     same = (qrels.docnos[row] == docnos[hit]) & (
         np.searchsorted(qrels.offsets, row, side="right") - 1 == query[hit])
     hit, row = hit[same], row[same]
@@ -374,7 +413,15 @@ def _lookup_by_key(qrels: Qrels, keys, qrels_q, docnos, qindex, hashes, rel):
 
 
 def _ideal(qrels: Qrels, qrels_q: np.ndarray):
-    """Per evaluated query: its judged (>= 0) grades, descending."""
+    """Per evaluated query: its judged (>= 0) grades, descending (kept on the qrels for the
+    next run that evaluates the same queries)."""
+    name = ("ideal", qrels_q.tobytes())
+    if name not in qrels.lookup_tables:
+        qrels.lookup_tables[name] = _ideal_grades(qrels, qrels_q)
+    return qrels.lookup_tables[name]
+
+
+def _ideal_grades(qrels: Qrels, qrels_q: np.ndarray):
     has = qrels_q >= 0
     starts = np.where(has, qrels.offsets[:-1][np.maximum(qrels_q, 0)], 0)
     counts = np.where(has, np.diff(qrels.offsets)[np.maximum(qrels_q, 0)], 0)

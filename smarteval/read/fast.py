@@ -257,8 +257,12 @@ def _decimal_k(a, buf, mat, k, start, length):
 
 def _parse_slow(buf, start, length):
     """numpy's own bytes->float cast on an 'S' gather (C, ~60 ns a value); accepts
-    what float() accepts (exponents, inf, nan, surrounding whitespace excluded)."""
+    what float() accepts (exponents, inf, nan, surrounding whitespace excluded) but an
+    underscore between digits (``1_000``), which no score grammar has."""
     s = gather_fixed(buf, start, length)
+    underscore = np.char.count(s, b"_") > 0
+    if underscore.any():
+        return np.zeros(len(s)), int(np.flatnonzero(underscore)[0])
     try:
         return s.astype(np.float64), -1
     except ValueError:
@@ -648,7 +652,7 @@ def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int = 1) -> RunCols
         size = 0 if path == "-" else os.path.getsize(path)
     except OSError:
         size = 0
-    if 0 < size <= chunk_bytes // 2:                  # one chunk of plain text: no thread
+    if 0 < size <= chunk_bytes:                       # one chunk of plain text: no thread
         workers = 0
     with open_binary(path) as f:
         raw = getattr(f, "fileobj", None) or getattr(f, "_fp", None) or f

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 
@@ -32,6 +33,7 @@ class _Lines:
         """
         self.data = data
         self.exact = exact
+        self._padded: bytearray | None = None
         self.name = name
         if data.startswith(b"\xef\xbb\xbf"):
             data = b"   " + data[3:]  # keep byte offsets (and so line text) stable
@@ -78,6 +80,12 @@ class _Lines:
                line_base: int):
         b = self.buf[lo:hi]
         ws = b <= 32                       # space, tab, CR, LF and other controls
+        clean = self._clean_chunk(b, np.flatnonzero(ws), nfields)
+        if clean is not None:
+            starts, ends = clean
+            nlines = len(starts)
+            return (starts + lo, ends + lo,
+                    np.arange(line_base + 1, line_base + nlines + 1, dtype=np.int64), nlines)
         nlpos = np.flatnonzero(b == 10)
         if len(nlpos) == 0 or nlpos[-1] != len(b) - 1:
             nlpos = np.append(nlpos, len(b))   # last line without a newline
@@ -111,11 +119,33 @@ class _Lines:
                            f"not {nfields}")
                 if kind == "qrels" and ntok[i] == 6:
                     problem += " (this looks like a run file)"
+                elif kind == "qrels" and ntok[i] == 5:
+                    problem += " (this looks like a prels file: QUERY DOCNO REL METHOD PROB)"
             raise InputError(self.name, line_base + i + 1, problem,
                              text=self.line_text_at(lo, nlpos, i), expected=expected)
         rows = np.flatnonzero(use)
         idx = first[rows][:, None] + np.arange(nfields)
         return (tstart[idx] + lo, tend[idx] + lo, rows + line_base + 1, nlines)
+
+    @staticmethod
+    def _clean_chunk(b: np.ndarray, sep: np.ndarray, nfields: int):
+        """Field bounds when every line is ``nfields`` fields, one space or tab apart,
+        ending in LF (no blank, comment or CRLF line): the separators' positions then
+        reshape to (lines, nfields). None otherwise (the general path below)."""
+        if len(sep) == 0 or len(sep) % nfields or b[-1] != 10 or b[0] <= 32:
+            return None
+        at = sep.reshape(-1, nfields)
+        kinds = b[sep].reshape(-1, nfields)
+        if not (kinds[:, -1] == 10).all() or not ((kinds[:, :-1] == 32)
+                                                   | (kinds[:, :-1] == 9)).all():
+            return None
+        starts = np.empty_like(at)
+        starts[0, 0] = 0
+        starts[1:, 0] = at[:-1, -1] + 1
+        starts[:, 1:] = at[:, :-1] + 1
+        if not (at > starts).all() or (b[starts[:, 0]] == ord("#")).any():
+            return None                    # an empty field (two separators), or a comment
+        return starts, at
 
     def line_text_at(self, lo: int, nlpos: np.ndarray, i: int) -> str:
         start = lo + (int(nlpos[i - 1]) + 1 if i > 0 else 0)
@@ -131,8 +161,14 @@ class _Lines:
         return _clean(self.data[start:end if end >= 0 else len(self.data)])
 
     def field(self, j: int) -> np.ndarray:
-        """Field ``j`` of every usable line as a fixed-width bytes array."""
-        return gather(self.buf, self.starts[:, j], self.ends[:, j])
+        """Field ``j`` of every usable line as a fixed-width bytes array (NUL-padded to
+        whole 8-byte words)."""
+        from smarteval.read.fast import PAD, gather_fixed
+        if self._padded is None:
+            self._padded = bytearray(self.data)
+            self._padded.extend(bytes(PAD + 8))
+        start = self.starts[:, j]
+        return gather_fixed(self._padded, start, self.ends[:, j] - start)
 
     def error(self, row: int, problem: str, expected: str, extra: str | None = None):
         line = int(self.lines[row])
@@ -203,13 +239,50 @@ def _group_queries(qid_bytes: np.ndarray):
     return uniq, codes, len(heads) == len(uniq) and bool(np.all(np.diff(inv) > 0))
 
 
-def _decode_ids(uniq: np.ndarray) -> np.ndarray:
-    return np.array([u.decode("utf-8", errors="replace") for u in uniq.tolist()], dtype=str) \
-        if len(uniq) else np.zeros(0, dtype=str)
+#: How ids (query ids, run tags) are decoded: UTF-8, and a byte that is not UTF-8 as a lone
+#: surrogate, so that two ids are equal exactly when their bytes are, and the writer gives
+#: them back byte for byte (:mod:`smarteval.output`).
+ID_ERRORS = "surrogateescape"
+
+
+def _decode_ids(uniq: np.ndarray, codes: np.ndarray, grouped: bool):
+    """The distinct ids as text, sorted, with the rows' codes into them (and whether the
+    rows are still grouped in that order).
+
+    ``uniq`` is in byte order; so is its text when every id is UTF-8. An id that is not
+    can sort elsewhere as text (its bytes are lone surrogates), and the text order is
+    the one the ranking stage matches ids in: the codes then follow it.
+    """
+    if not len(uniq):
+        return np.zeros(0, dtype=str), codes, grouped
+    try:
+        return np.char.decode(uniq, "utf-8"), codes, grouped
+    except UnicodeDecodeError:
+        pass
+    text = np.char.decode(uniq, "utf-8", ID_ERRORS)
+    if bool((text[1:] > text[:-1]).all()):
+        return text, codes, grouped
+    order = np.argsort(text, kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return text[order], rank[codes], False
 
 
 # --------------------------------------------------------------------------- runs
 
+def _naming_the_file_out_of_memory(read):
+    """``read`` with running out of memory reported as a problem of the file it reads."""
+    @functools.wraps(read)
+    def reading(path, *, data: bytes | None = None):
+        try:
+            return read(path, data=data)
+        except MemoryError:
+            raise InputError(display(str(path)), None, "out of memory while reading it (a very "
+                             "long document id or line takes memory on every line)") from None
+    return reading
+
+
+@_naming_the_file_out_of_memory
 def read_run(path: str | os.PathLike, *, data: bytes | None = None) -> Run:
     """Read a TREC run: ``QID Q0 DOCNO RANK SCORE TAG`` per line.
 
@@ -222,14 +295,16 @@ def read_run(path: str | os.PathLike, *, data: bytes | None = None) -> Run:
     name = display(str(path))
     if data is None and name == "<stdin>":
         # spooled to a file, so the fast reader can take it and the plain one re-read it
+        # (removed whatever happens, Ctrl-C and SIGTERM included)
         import shutil
         import tempfile
-        with tempfile.NamedTemporaryFile(prefix="smarteval-stdin-", delete=False) as tmp:
-            shutil.copyfileobj(sys.stdin.buffer, tmp, 1 << 20)
+        fd, spool = tempfile.mkstemp(prefix="smarteval-stdin-")
         try:
-            return _read_run_file(tmp.name, name)
+            with os.fdopen(fd, "wb") as tmp:
+                shutil.copyfileobj(sys.stdin.buffer, tmp, 1 << 20)
+            return _read_run_file(spool, name)
         finally:
-            os.unlink(tmp.name)
+            os.unlink(spool)
     if data is None:
         return _read_run_file(str(path), name)
     return _read_run_data(read_bytes(name, data=data), name)
@@ -250,9 +325,11 @@ def _read_run_data(data: bytes, name: str) -> Run:
     score_bytes = lines.field(4)
     scores = _parse_scores(score_bytes, lines)
     # trec_eval reports the run tag of the last line it read
-    tag = gather(lines.buf, lines.starts[-1:, 5], lines.ends[-1:, 5])[0].decode("utf-8", "replace")
+    tag = gather(lines.buf, lines.starts[-1:, 5], lines.ends[-1:, 5])[0].decode("utf-8",
+                                                                               ID_ERRORS)
     del score_bytes
     uniq, codes, grouped = _group_queries(qid_bytes)
+    qids, codes, grouped = _decode_ids(uniq, codes, grouped)
     line_no = lines.lines
     if not grouped:
         order = np.argsort(codes, kind="stable")
@@ -262,7 +339,7 @@ def _read_run_data(data: bytes, name: str) -> Run:
         line_no = line_no[order]
     offsets = np.zeros(len(uniq) + 1, dtype=np.int64)
     np.cumsum(np.bincount(codes, minlength=len(uniq)), out=offsets[1:])
-    return Run(path=name, qids=_decode_ids(uniq), offsets=offsets, docnos=docnos,
+    return Run(path=name, qids=qids, offsets=offsets, docnos=docnos,
                scores=scores, lines=line_no, tag=tag,
                repeated=repeated_rows(codes, docnos))
 
@@ -278,16 +355,15 @@ def _read_run_fast(path: str, name: str) -> Run | None:
         cols = fastrun.read_run(path, chunk_bytes=4 << 20, workers=1)  # one parser thread
     except (InputError, *CORRUPT):
         return None
-    if len(cols.docnos) == 0 or not np.isfinite(cols.scores).all():
-        return None
+    if len(cols.docnos) == 0 or not np.isfinite(cols.scores).all() or "\ufffd" in cols.tag:
+        return None                 # (a tag that may not be UTF-8: the plain reader keeps it)
     docnos = _narrow(cols.docnos)
-    lines = cols.lines.astype(np.int32) if len(cols.lines) < 2**31 - 1 else cols.lines
     del cols.docnos, cols.lines
-    hashes = docno_hash(docnos, docnos.dtype.itemsize)
-    if _may_have_duplicates(hashes, cols.offsets):
+    if _may_have_duplicates(docno_hash(docnos, docnos.dtype.itemsize), cols.offsets):
         return None
+    # no docno repeats, so no line number is ever named: the lines are not kept
     return Run(path=name, qids=cols.qids, offsets=cols.offsets, docnos=docnos,
-               scores=cols.scores, lines=lines, tag=cols.tag, docno_hash=hashes)
+               scores=cols.scores, lines=None, tag=cols.tag)
 
 
 def _narrow(docnos: np.ndarray) -> np.ndarray:
@@ -312,11 +388,26 @@ def _may_have_duplicates(hashes: np.ndarray, offsets: np.ndarray) -> bool:
     return bool((key[1:] == key[:-1]).any())
 
 
+def _underscores(fields: np.ndarray) -> np.ndarray:
+    """(n,) whether each fixed-width field holds an underscore (which ``float()`` and
+    ``int()`` would skip: ``1_000`` is not a number here, as it is not for trec_eval)."""
+    width = fields.dtype.itemsize
+    if not len(fields) or not width:
+        return np.zeros(len(fields), dtype=bool)
+    return (fields.view(np.uint8).reshape(len(fields), width) == ord("_")).any(axis=1)
+
+
 def _parse_scores(score_bytes: np.ndarray, lines: _Lines) -> np.ndarray:
+    """Scores: ``[+-]`` digits with an optional fraction and exponent (what C's strtod
+    reads in full, less hexadecimal); ``inf`` and ``nan`` are refused as not finite."""
+    odd = _underscores(score_bytes)
     try:
+        if odd.any():
+            raise ValueError
         scores = score_bytes.astype(np.float64)
     except ValueError:
-        bad = _first_bad_float(score_bytes)
+        first_odd = int(np.flatnonzero(odd)[0]) if odd.any() else len(odd)
+        bad = _first_bad_float(score_bytes[:first_odd])      # first_odd when none fails
         raise lines.error(bad, f"score {score_bytes[bad].decode('utf-8', 'replace')!r} "
                           "is not a number", RUN_EXPECTED) from None
     finite = np.isfinite(scores)
@@ -342,12 +433,29 @@ def _first_bad_float(values: np.ndarray) -> int:
             float(values[i])
         except ValueError:
             return i
-    return lo
+    return len(values)
 
 
 def query_docno_order(codes: np.ndarray, docnos: np.ndarray):
-    """The docno words and the permutation sorting rows by (query, docno bytes)."""
+    """The docno words and the permutation sorting rows by (query, docno bytes), stable.
+
+    Qrels are nearly always written query by query with docnos ascending: then the rows
+    only need their query blocks put in order (or nothing), without a full sort.
+    """
     keys = sort_key_words(docnos)
+    n = len(codes)
+    if n > 1:
+        change = codes[1:] != codes[:-1]
+        if np.count_nonzero(change) + 1 == int(codes.max()) + 1:     # each query one block
+            down = np.zeros(n - 1, dtype=bool)
+            equal = np.ones(n - 1, dtype=bool)
+            for w in keys:
+                down |= equal & (w[1:] < w[:-1])
+                equal &= w[1:] == w[:-1]
+            if not (down & ~change).any():
+                if not (codes[1:] < codes[:-1]).any():
+                    return keys, np.arange(n, dtype=np.int64)
+                return keys, np.argsort(codes, kind="stable")
     return keys, np.lexsort(tuple(reversed(keys)) + (codes,))
 
 
@@ -367,6 +475,7 @@ def repeated_rows(codes, docnos, sorted_by=None) -> np.ndarray:
 
 # --------------------------------------------------------------------------- qrels
 
+@_naming_the_file_out_of_memory
 def read_qrels(path: str | os.PathLike, *, data: bytes | None = None) -> Qrels:
     """Read TREC qrels: ``QID ITER DOCNO REL`` per line, REL an integer.
 
@@ -384,6 +493,7 @@ def read_qrels(path: str | os.PathLike, *, data: bytes | None = None) -> Qrels:
     rel_bytes = lines.field(3)
     grades = _parse_ints(rel_bytes, lines)
     uniq, codes, grouped = _group_queries(qid_bytes)
+    qids, codes, grouped = _decode_ids(uniq, codes, grouped)
     line_no = lines.lines
     # one sort serves both: duplicates end up adjacent, and the qrels need this order
     keys, order = query_docno_order(codes, docnos)
@@ -400,12 +510,38 @@ def read_qrels(path: str | os.PathLike, *, data: bytes | None = None) -> Qrels:
     codes, docnos, grades, line_no = codes[order], docnos[order], grades[order], line_no[order]
     offsets = np.zeros(len(uniq) + 1, dtype=np.int64)
     np.cumsum(np.bincount(codes, minlength=len(uniq)), out=offsets[1:])
-    return Qrels(path=name, qids=_decode_ids(uniq), offsets=offsets, docnos=docnos,
+    return Qrels(path=name, qids=qids, offsets=offsets, docnos=docnos,
                  grades=grades, lines=line_no, duplicate_grades=duplicate_grades,
                  repeated=repeated)
 
 
+def _plain_ints(rel_bytes: np.ndarray) -> np.ndarray | None:
+    """Fields that are all ``[-]digits`` (at most 18 digits) as int64, or None.
+
+    Digit by digit over the bytes, all rows at once; anything else goes the checked way.
+    """
+    n, width = len(rel_bytes), rel_bytes.dtype.itemsize
+    if n == 0 or width > 19:
+        return None
+    m = rel_bytes.view(np.uint8).reshape(n, width)
+    length = np.count_nonzero(m, axis=1)
+    first = (m[:, 0] == ord("-")).astype(np.intp)
+    value = np.zeros(n, dtype=np.int64)
+    for c in range(width):
+        active = (c >= first) & (c < length)
+        digit = m[:, c].astype(np.int64) - ord("0")
+        if ((digit < 0) | (digit > 9))[active].any():
+            return None
+        value = np.where(active, value * 10 + digit, value)
+    if (length <= first).any():
+        return None
+    return np.where(first == 1, -value, value)
+
+
 def _parse_ints(rel_bytes: np.ndarray, lines: _Lines) -> np.ndarray:
+    plain = _plain_ints(rel_bytes)
+    if plain is not None:
+        return plain
     # int() would also take "1_0": only plain digits go the quick way
     odd = np.char.count(rel_bytes, b".") + np.char.count(rel_bytes, b"_")
     if len(rel_bytes) and not odd.any():
@@ -422,7 +558,20 @@ def _parse_ints(rel_bytes: np.ndarray, lines: _Lines) -> np.ndarray:
         bad = int(np.flatnonzero(~ok)[0])
         raise lines.error(bad, f"relevance {rel_bytes[bad].decode('utf-8', 'replace')!r} "
                           "is not an integer", QRELS_EXPECTED)
-    return rel_bytes.astype(np.int64)
+    try:
+        return rel_bytes.astype(np.int64)
+    except OverflowError:
+        pass
+    # whole numbers, some past a C long (which trec_eval cannot evaluate either)
+    digits = np.char.lstrip(np.char.lstrip(rel_bytes, b"-+"), b"0")
+    count = np.char.str_len(digits)
+    limit = np.where(np.char.startswith(rel_bytes, b"-"), b"9223372036854775808",
+                     b"9223372036854775807")
+    over = (count > 19) | ((count == 19) & (digits.astype("S19") > limit))
+    bad = int(np.flatnonzero(over)[0])
+    raise lines.error(bad, f"relevance {rel_bytes[bad].decode('utf-8', 'replace')!r} is out "
+                      "of range: a grade lies between -9223372036854775808 and "
+                      "9223372036854775807", QRELS_EXPECTED)
 
 
 __all__ = ["read_run", "read_qrels", "read_bytes", "gather", "sort_key_words"]

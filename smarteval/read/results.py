@@ -9,6 +9,7 @@ import os
 
 from smarteval.errors import InputError
 from smarteval.read import read_bytes
+from smarteval.read.plain import ID_ERRORS
 
 #: What a results file should hold, for error messages.
 RESULTS_EXPECTED = ("evaluation results: trec_eval output (MEASURE QUERY VALUE) or "
@@ -23,10 +24,11 @@ def read_results(path: str) -> list[tuple[str, dict[str, float]]]:
     """
     data = read_bytes(path)
     name = "<stdin>" if path == "-" else path
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(name, None, "not UTF-8 text", expected=RESULTS_EXPECTED) from None
+    if b"\x00" in data:
+        raise InputError(name, None, "binary file (NUL byte), not evaluation results",
+                         expected=RESULTS_EXPECTED)
+    # run names and query ids keep their bytes, as the readers of runs keep them
+    text = data.decode("utf-8", ID_ERRORS)
     stripped = text.lstrip()
     if stripped.startswith("["):
         return _results_json(name, text)

@@ -32,7 +32,8 @@ def render_leaderboards(board: Leaderboards, fmt: str, *, header: bool = True) -
     order = np.lexsort((np.arange(len(runs)), ranks[:, 0]))
     lb = [[runs[i], *[f"{table[i, j]:.4f} ({int(ranks[i, j])})" for j in range(len(names))]]
           for i in order]
-    out.append(tabulate_table(lb, ["run", *names], fmt, ("left",) + ("right",) * len(names)))
+    out.append(tabulate_table(lb, ["run", *names], fmt, ("left",) + ("right",) * len(names),
+                              wrap=True))
     out += ["", "Correlation of the system orderings (tau-AP takes the first measure as "
                 "the reference; swaps: pairs of runs ordered differently)", ""]
     body = [[p.measure_a, p.measure_b, str(p.systems), fixed(p.kendall), fixed(p.spearman),

@@ -28,7 +28,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from smarteval.render.formats import FORMATS, delimited, fixed
+from smarteval.columns import distinct
+from smarteval.render.formats import FORMATS, delimited, fixed, tabulate_table
 
 
 def _trec_value(kind: str, name: str, value) -> str:
@@ -169,23 +170,19 @@ def smart_table(evaluations) -> tuple[list[str], list[list]]:
 
 
 def render_table(evaluations, fmt: str) -> str:
-    """The SMART table as plain text (``smart``), ``markdown`` or ``latex``, via tabulate."""
-    from tabulate import tabulate
+    """The SMART table as plain text (``smart``, wrapped past the terminal's width),
+    ``markdown`` or ``latex``, numbers aligned right."""
     header, rows = smart_table(evaluations)
     nq = sorted({ev.num_averaged for ev in evaluations})
     title = f"Averages over {nq[0]} queries" if len(nq) == 1 else \
         "Averages over " + ", ".join(f"{ev.name}: {ev.num_averaged}" for ev in evaluations) \
         + " queries"
     cells = [[r[0], *[fixed(v) for v in r[1:]]] for r in rows]
-    if fmt == "markdown":
-        return tabulate(cells, headers=header, tablefmt="github", disable_numparse=True) + "\n"
-    if fmt == "latex":
-        return tabulate(cells, headers=header, tablefmt="latex_booktabs",
-                        disable_numparse=True) + "\n"
+    align = ("left", *["right"] * (len(header) - 1))          # numbers to the right
+    if fmt in ("markdown", "latex"):
+        return tabulate_table(cells, header, fmt, align) + "\n"
     hdr = ["REC." if h == "" else h for h in header]
-    body = tabulate(cells, headers=hdr, tablefmt="simple", disable_numparse=True,
-                    colalign=("left", *["right"] * (len(hdr) - 1)))
-    return f"{title}\n\n{body}\n"
+    return f"{title}\n\n{tabulate_table(cells, hdr, fmt, align, wrap=True)}\n"
 
 
 def render(evaluations: Sequence, fmt: str, *, per_query: bool = False, summary: bool = True,
@@ -214,11 +211,47 @@ def complete_notes(ev, settings) -> list[str]:
     v10 = settings.trec_version >= 10
     placeholder = ev.added_by_complete if v10 else 0
     zero = ev.num_averaged - (len(ev.qids) if v10 else int(ev.in_run.sum()))
+    # the SMART measures score a query without results on its empty ranking
+    smart = "; the SMART measures score their empty ranking" \
+        if any(o.measure.family == "smart" for o in ev.outputs) else ""
     notes = []
     if zero:
         what = "without results" if settings.query is None else "not evaluated (-D)"
-        notes.append(f"{ev.path}: {queries(zero)} {what}, averaged in as 0 (-c)")
+        tail = smart if settings.query is None and not v10 else ""
+        notes.append(f"{ev.path}: {queries(zero)} {what}, averaged in as 0 (-c){tail}")
     if placeholder:
         notes.append(f"{ev.path}: {queries(placeholder)} without results, evaluated on "
-                     "trec_eval 10.0's placeholder document (-c)")
+                     f"trec_eval 10.0's placeholder document (-c){smart}")
     return notes
+
+
+#: Measures that do not look at relevance: no note when nothing is relevant.
+_NOT_RELEVANCE = ("runid", "num_q", "num_ret")
+
+
+def relevance_notes(qrels, evaluations, requests, settings) -> list[str]:
+    """A note when no judgement of the queries evaluated reaches ``-l``: every measure of
+    relevant documents is then 0, which is rarely what was meant (``-l`` above every grade).
+    """
+    if not evaluations or all(rq.rel_level is not None or rq.measure.name in _NOT_RELEVANCE
+                              for rq in requests):
+        return []
+    return nothing_relevant(qrels, [ev.qids for ev in evaluations], settings.rel_level)
+
+
+def nothing_relevant(qrels, qids, level: int) -> list[str]:
+    """The note of :func:`relevance_notes` for the queries ``qids`` (arrays of ids, one per
+    run), if no judgement of theirs has a grade of ``level`` or more; for every command
+    that evaluates at a relevance level (``curve``, ``plot``)."""
+    evaluated = distinct(np.concatenate([np.asarray(q) for q in qids])) if len(qids) \
+        else np.zeros(0, dtype=str)
+    at = np.minimum(np.searchsorted(evaluated, qrels.qids), max(len(evaluated) - 1, 0))
+    shared = evaluated[at] == qrels.qids if len(evaluated) else np.zeros(len(qrels.qids), bool)
+    rows = np.repeat(shared, np.diff(qrels.offsets))
+    grades = qrels.grades[rows]
+    if (grades >= level).any():
+        return []
+    highest = f"the highest is {int(grades.max())}" if len(grades) else "none is judged"
+    return [f"nothing is relevant at -l {level}: no judgement of the queries evaluated has a "
+            f"grade of {level} or more ({highest}), so every measure of relevant documents "
+            "is 0"]

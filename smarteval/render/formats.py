@@ -41,12 +41,49 @@ def is_table(fmt: str) -> bool:
     return FORMATS[fmt].table
 
 
+#: The width a plain-text table is wrapped at when the terminal's is unknown (a file, a pipe).
+WIDTH = 100
+
+
+def table_width() -> int:
+    """The width plain-text tables wrap at: ``COLUMNS``, the terminal's, or :data:`WIDTH`."""
+    import shutil
+    return max(shutil.get_terminal_size((WIDTH, 24)).columns, 40)
+
+
 def tabulate_table(rows: Sequence[Sequence[str]], headers: Sequence[str], fmt: str,
-                   colalign: Sequence[str] | None = None) -> str:
-    """Text cells as a table in a table format (smart, markdown, latex)."""
+                   colalign: Sequence[str] | None = None, *, wrap: bool = False,
+                   keep: int = 1, width: int | None = None) -> str:
+    """Text cells as a table in a table format (smart, markdown, latex).
+
+    With ``wrap`` (tables with a column per run or per measure, which grow with the
+    input), a ``smart`` (plain text) table wider than ``width`` (default
+    :func:`table_width`) has its columns cut into blocks that fit, one below the other,
+    each repeating the first ``keep`` columns (the row labels). Markdown and LaTeX tables
+    are never wrapped (their readers lay them out).
+    """
     from tabulate import tabulate
-    return tabulate(rows, headers=headers, tablefmt=FORMATS[fmt].tablefmt,
-                    disable_numparse=True, colalign=colalign)
+
+    def table(cols: Sequence[int]) -> str:
+        return tabulate([[row[c] for c in cols] for row in rows],
+                        headers=[headers[c] for c in cols], tablefmt=FORMATS[fmt].tablefmt,
+                        disable_numparse=True,
+                        colalign=None if colalign is None else [colalign[c] for c in cols])
+
+    def wide(cols: Sequence[int]) -> int:
+        return max((len(line) for line in table(cols).splitlines()), default=0)
+
+    every = list(range(len(headers)))
+    width = table_width() if width is None else width
+    if not wrap or fmt != "smart" or len(every) <= keep + 1 or wide(every) <= width:
+        return table(every)
+    labels = every[:keep]
+    blocks: list[list[int]] = [[]]
+    for c in every[keep:]:              # as many columns a block as fit (at least one)
+        if blocks[-1] and wide(labels + blocks[-1] + [c]) > width:
+            blocks.append([])
+        blocks[-1].append(c)
+    return "\n\n".join(table(labels + block) for block in blocks)
 
 
 def delimited(columns: Sequence[str], rows: Iterable[Sequence[str]], fmt: str,

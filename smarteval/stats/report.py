@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from smarteval.errors import InputError, UsageError
-from smarteval.settings import Settings
+from smarteval.settings import Settings, distinct_names
 from smarteval.stats.correlation import (
     LeaderboardCorrelation,
     leaderboard_correlation,
@@ -27,6 +27,38 @@ from smarteval.stats.selection import CAVEAT, select_best
 from smarteval.stats.significance import TESTS, adjust, paired_test
 
 # --------------------------------------------------------------------------- requests
+
+#: The deepest cut-off --select scores (--depth): one output a cut-off and query.
+MAX_DEPTH = 10_000
+#: The most resamples a test draws (--samples): each holds a value per query.
+MAX_SAMPLES = 1_000_000
+
+
+def check_parameters(*, alpha: float, confidence: float, samples: int, seed: int | None,
+                     tolerance: float, depth: int, theta: float) -> None:
+    """Refuse, before any work, a comparison parameter out of its range (NaN included)."""
+    def number(value) -> bool:
+        return isinstance(value, (int, float, np.integer, np.floating)) \
+            and not isinstance(value, bool) and math.isfinite(value)
+
+    def whole(value) -> bool:
+        return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+    for name, value, ok, what in (
+            ("--alpha", alpha, number(alpha) and 0 < alpha < 1, "a number between 0 and 1"),
+            ("--confidence", confidence, number(confidence) and 0 < confidence < 1,
+             "a number between 0 and 1"),
+            ("--tie-tolerance", tolerance, number(tolerance) and tolerance >= 0,
+             "a number, 0 or more"),
+            ("--theta", theta, number(theta) and theta >= 1, "a number, 1 or more"),
+            ("--samples", samples, whole(samples) and 1 <= samples <= MAX_SAMPLES,
+             f"a whole number from 1 to {MAX_SAMPLES}"),
+            ("--seed", seed, seed is None or (whole(seed) and seed >= 0),
+             "a whole number, 0 or more"),
+            ("--depth", depth, whole(depth) and 1 <= depth <= MAX_DEPTH,
+             f"a whole number from 1 to {MAX_DEPTH}")):
+        if not ok:
+            raise UsageError(f"{name} must be {what}, not {value!r}")
 
 def parse_tests(values: Iterable[str]) -> list[str]:
     """The tests named in ``--test`` values (repeated or comma-separated), each once, in order."""
@@ -107,17 +139,20 @@ def compare_runs(qrels, baseline, runs: Sequence, measures: Sequence[str] = ("ma
                  correction: str = "holm", alpha: float = 0.05, confidence: float = 0.95,
                  samples: int = 10000, seed: int | None = 0, tolerance: float = 0.0,
                  select: str | None = None, depth: int = 200, theta: float = 1.5,
-                 tau: bool = False) -> Report:
+                 tau: bool = False, on_run=None) -> Report:
     """Evaluate ``baseline`` and ``runs`` against ``qrels`` and compare each run with the baseline.
 
     ``measures`` and ``tests`` are as ``-m`` and ``--test`` give them (empty: map and t);
     ``select`` names the cut-off measure of Joiner & Werner's selection at cut-offs
     1..``depth`` (None: no selection); ``tau`` adds the rank correlation of the document
-    orderings.
+    orderings. ``on_run`` is called as each run is evaluated (progress). Runs that would
+    print under one name (the same file twice) get distinct names.
     """
     from smarteval.evaluation import as_qrels, evaluate
     from smarteval.measures import parse_measures
 
+    check_parameters(alpha=alpha, confidence=confidence, samples=samples, seed=seed,
+                     tolerance=tolerance, depth=depth, theta=theta)
     settings = settings or Settings()
     version = settings.trec_version
     test_list = parse_tests(tests or ("t",))
@@ -142,7 +177,10 @@ def compare_runs(qrels, baseline, runs: Sequence, measures: Sequence[str] = ("ma
         select_names = [o.name for o in srq.outputs()]
     q = as_qrels(qrels)
     # runs are read one at a time; their rankings are kept only for --tau
-    evs = evaluate(q, [baseline, *runs], all_requests, settings, keep_ranked=tau)
+    evs = evaluate(q, [baseline, *runs], all_requests, settings, keep_ranked=tau,
+                   on_run=on_run)
+    for ev, name in zip(evs, distinct_names([ev.name for ev in evs])):
+        ev.name = name
     rep = build_report(evs, names, tests=test_list, correction=correction, alpha=alpha,
                        confidence=confidence, samples=samples, seed=seed,
                        tolerance=tolerance, complete=settings.complete,

@@ -28,9 +28,14 @@ Tools (those not installed are skipped):
 * ``smarteval-tuned`` (only when asked) smarteval with glibc's malloc keeping freed
   memory and numpy's huge-page madvise off (environment variables)
 
-Data sets: ``msmarco-{1M,3.5M,7M}`` (one run, one qrels) and ``trec-sweep`` (20
-processes in a row, one per run file, against one qrels: the shell-loop usage; times
-are the sum, memory the max).
+Data sets: ``msmarco-{1M,3.5M,7M,14M}`` (one run, one qrels); ``trec-1run`` (the first
+TREC-sized run, 50 queries x 1,000 documents, against the ~87,000-line qrels);
+``trec-sweep`` (20 processes in a row, one per run file, against one qrels: the
+shell-loop usage; times are the sum, memory the max); ``trec-sweep-1proc`` (the 20 runs
+in one call; trec_eval, which takes one run a call, runs its 20 calls in a row); and
+``qrels-1M`` (``pool/``: a 50-query run against a pooled qrels of 1,000,000 lines, whose
+reading ``--phases`` times on its own). The columns ``time / trec_eval`` and ``RSS /
+trec_eval`` compare each tool with the trec_eval on PATH on the same data.
 
 The command lines are in TOOLS below; adapt them when smarteval's CLI changes.
 ``--phases`` imports smarteval and times read_qrels / read_run / ranking / measures /
@@ -118,6 +123,7 @@ TOOLS = {
     "trec_eval": {
         "available": lambda: shutil.which("trec_eval") is not None,
         "cmd": lambda qrels, run: [shutil.which("trec_eval") or "trec_eval", qrels, run],
+        "one_run_a_call": True,     # trec-sweep-1proc: its 20 calls in a row
     },
 }
 
@@ -233,11 +239,17 @@ def datasets(data_dir: str, sizes: list[str], sweep: bool) -> list[tuple[str, st
     sub = "trec-tiny" if sizes == ["tiny"] else "trec"
     tq = os.path.join(data_dir, sub, "qrels.txt")
     rd = os.path.join(data_dir, sub, "runs")
-    if sweep and os.path.exists(tq) and os.path.isdir(rd):
+    if os.path.exists(tq) and os.path.isdir(rd):
         runs = sorted(os.path.join(rd, f) for f in os.listdir(rd) if f.endswith(".txt"))
         if runs:
+            out.append(("trec-1run", tq, runs[:1]))       # the common case: one small run
+        if sweep and runs:
             out.append(("trec-sweep", tq, runs))          # one process per run
             out.append(("trec-sweep-1proc", tq, runs))    # one process for all runs
+    pool = os.path.join(data_dir, "pool-tiny" if sizes == ["tiny"] else "pool")
+    pq, pr = os.path.join(pool, "qrels.txt"), os.path.join(pool, "run.txt")
+    if os.path.exists(pq) and os.path.exists(pr):
+        out.append(("qrels-tiny" if sizes == ["tiny"] else "qrels-1M", pq, [pr]))
     return out
 
 
@@ -249,9 +261,12 @@ def bench(data, tools, repeat, warmup=True, log=print):
             if name.startswith("trec-sweep") and not spec.get("sweep", True):
                 continue
             if name.endswith("-1proc"):
-                if "multi" not in spec:
+                if "multi" in spec:
+                    cmds = [spec["multi"](qrels, runs)]
+                elif spec.get("one_run_a_call"):
+                    cmds = [spec["cmd"](qrels, r) for r in runs]
+                else:
                     continue
-                cmds = [spec["multi"](qrels, runs)]
             else:
                 cmds = [spec["cmd"](qrels, r) for r in runs]
             env = spec.get("env")
@@ -283,21 +298,28 @@ def bench(data, tools, repeat, warmup=True, log=print):
     return rows
 
 
-def table(rows: list[dict], baseline: str = "smarteval") -> str:
+def table(rows: list[dict], baseline: str = "smarteval", reference: str = "trec_eval") -> str:
+    """The rows, with each tool's ratios to ``baseline`` and, when it ran, to ``reference``."""
     base = {r["data"]: r for r in rows if r["tool"] == baseline and "error" not in r}
+    ref = {r["data"]: r for r in rows if r["tool"] == reference and "error" not in r}
     head = ["data", "tool", "wall s (median)", "min s", "user s", "sys s", "peak RSS MiB",
             f"time / {baseline}", f"RSS / {baseline}"]
+    head += [f"time / {reference}", f"RSS / {reference}"] if ref else []
+
+    def ratios(r: dict, to: dict | None) -> list[str]:
+        return [f"{r['wall'] / to['wall']:.2f}x" if to else "-",
+                f"{r['rss_mib'] / to['rss_mib']:.2f}x" if to else "-"]
+
     body = []
     for r in rows:
         if "error" in r:
-            body.append([r["data"], r["tool"], "failed: " + r["error"][:60],
-                         "", "", "", "", "", ""])
+            body.append([r["data"], r["tool"], "failed: " + r["error"][:60]]
+                        + [""] * (len(head) - 3))
             continue
-        b = base.get(r["data"])
         body.append([r["data"], r["tool"], f"{r['wall']:.3f}", f"{r['wall_min']:.3f}",
                      f"{r['user']:.3f}", f"{r['sys']:.3f}", f"{r['rss_mib']:.0f}",
-                     f"{r['wall'] / b['wall']:.2f}x" if b else "-",
-                     f"{r['rss_mib'] / b['rss_mib']:.2f}x" if b else "-"])
+                     *ratios(r, base.get(r["data"]))]
+                    + (ratios(r, ref.get(r["data"])) if ref else []))
     try:
         from tabulate import tabulate
         return tabulate(body, head, tablefmt="github", disable_numparse=True)
@@ -332,23 +354,28 @@ def _phase_rank(ctx):
 
 
 def _phase_measures(ctx):
-    from smarteval.aggregate import summarize
+    # as smarteval.evaluation.Job.evaluate computes them
+    from smarteval.aggregate import complete_values, summarize
     from smarteval.measures import parse_measures
+    from smarteval.settings import Settings
+    settings, r = Settings(), ctx["ranked"]
     outputs = [o for rq in parse_measures(["official"], 9) for o in rq.outputs()]
     per_query, summary = {}, {}
     for out in outputs:
-        per_query[out.name] = out.compute(ctx["ranked"])
-        summary[out.name] = summarize(out, per_query[out.name], ctx["ranked"], average="macro")
+        per_query[out.name] = complete_values(out, out.compute(r, ties=settings.ties), r)
+        summary[out.name] = summarize(out, per_query[out.name], r, average=settings.average)
     ctx["outputs"], ctx["per_query"], ctx["summary"] = outputs, per_query, summary
 
 
 def _phase_render(ctx):
-    from smarteval.api import Evaluation
+    from smarteval.aggregate import averaged_over
+    from smarteval.evaluation import Evaluation, RunInfo
     from smarteval.render.evaluation import render
-    r = ctx["ranked"]
-    ev = Evaluation(name=ctx["run"].tag, path=ctx["run"].path, tag=ctx["run"].tag, qids=r.qids,
-                    in_run=r.in_run, outputs=ctx["outputs"], per_query=ctx["per_query"],
-                    summary=ctx["summary"], ranked=r)
+    r, run = ctx["ranked"], ctx["run"]
+    ev = Evaluation(name=run.tag, path=run.path, tag=run.tag, qids=r.qids, in_run=r.in_run,
+                    outputs=ctx["outputs"], per_query=ctx["per_query"], summary=ctx["summary"],
+                    ranked=r, run_info=RunInfo(run.path, run.tag),
+                    averaged_over=averaged_over(r))
     ctx["text"] = render([ev], "trec", per_query=False, summary=True)
 
 
@@ -487,7 +514,7 @@ def memory(log=print) -> int:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=os.path.join(HERE, "data"))
-    ap.add_argument("--sizes", default="1M,3.5M,7M")
+    ap.add_argument("--sizes", default="1M,3.5M,7M,14M")
     default_tools = ",".join(t for t, s in TOOLS.items() if s.get("default", True))
     ap.add_argument("--tools", default=default_tools,
                     help=f"comma list of {', '.join(TOOLS)} (default: {default_tools})")

@@ -13,6 +13,11 @@ Writes, under ``--out`` (default ``benchmarks/data``):
   of 50 queries x 1,000 documents (TREC disks 4&5-like docnos) against one qrels with
   graded judgements (0, 1, 2), ~1,700 judged and ~90 relevant per query (``--size
   tiny`` alone writes ``trec-tiny/``: 3 runs of 10 queries x 100 documents).
+* ``pool/qrels.txt`` and ``pool/run.txt`` -- a qrels of exactly 1,000,000 lines, the
+  pools of many runs: 500 queries x 2,000 judged documents (TREC disks 4&5-like docnos,
+  grades 0, 1, 2, ~8 % relevant), and a run of 50 of its queries x 1,000 documents to
+  evaluate against it (``--size tiny`` alone writes ``pool-tiny/``: 10 x 200 judged,
+  10 x 100 retrieved).
 * with ``--messy``: ``msmarco-{SIZE}.messy.run`` -- the same rows written the hard
   way: runs of spaces and tabs, CRLF line ends, blank lines, ``#`` comment lines,
   extra fields after the sixth, a few scores in exponent notation.
@@ -20,7 +25,7 @@ Writes, under ``--out`` (default ``benchmarks/data``):
 
 Sizes: ``tiny`` (50 queries x 100 documents, for ``bench.py --smoke``), ``1M``
 (1,000 queries), ``3.5M`` (3,500 queries), ``7M`` (6,980 queries, the size of MS
-MARCO dev small).
+MARCO dev small), ``14M`` (13,960 queries, 560 MB).
 
 Everything is seeded: the same command writes byte-identical files. Text is made
 with numpy only (digits and bytes laid out in a uint8 matrix per block of lines,
@@ -42,7 +47,7 @@ import time
 
 import numpy as np
 
-SIZES = {"tiny": 50, "1M": 1000, "3.5M": 3500, "7M": 6980}
+SIZES = {"tiny": 50, "1M": 1000, "3.5M": 3500, "7M": 6980, "14M": 13960}
 MSMARCO_NUM_DOCS = 8_841_823          # passages in the MS MARCO passage collection
 MSMARCO_MAX_QID = 1_102_400           # dev qids are below this
 BLOCK = 500_000                       # lines formatted at once (bounds memory)
@@ -416,11 +421,55 @@ def write_trec(out: str, seed: int, small: bool) -> list[str]:
     return written
 
 
+def write_pool(out: str, seed: int, small: bool) -> list[str]:
+    """A pooled qrels (queries 301.. x judged documents, sorted by docno) and a run of its
+    first queries that retrieves about 40 % of each query's judged documents."""
+    rng = np.random.default_rng([seed, 2000])
+    nq, njudged, nrun, k = (10, 200, 10, 100) if small else (500, 2000, 50, 1000)
+    sub = "pool-tiny" if small else "pool"
+    coll = trec_docnos(rng, 20_000 if small else 528_155)
+    qids = np.arange(301, 301 + nq)
+    docs = np.sort(np.stack([rng.choice(len(coll), njudged, replace=False)
+                             for _ in range(nq)]), axis=1)
+    prel = rng.uniform(0.02, 0.15, nq)[:, None]
+    grade = np.where(rng.random((nq, njudged)) < prel,
+                     1 + (rng.random((nq, njudged)) < 0.3), 0)
+    os.makedirs(os.path.join(out, sub), exist_ok=True)
+    m = nq * njudged
+    qrels_path = os.path.join(out, sub, "qrels.txt")
+    with open(qrels_path, "wb") as f:
+        f.write(render([col_int(np.repeat(qids, njudged)), col_const(m, b" 0 "),
+                        col_bytes(coll[docs.ravel()]), col_const(m, b" "),
+                        col_int(grade.ravel()), col_const(m, b"\n")]))
+    rows_q, rows_d, rows_s = [], [], []
+    for i in range(nrun):
+        judged = rng.random(njudged) < 0.4
+        cand = np.union1d(docs[i][judged], rng.choice(len(coll), k, replace=False))
+        rel = np.isin(cand, docs[i][grade[i] > 0])
+        s = 1.5 * rel + rng.normal(0, 1, len(cand))
+        o = np.argsort(-s, kind="stable")[:k]
+        cand, s = cand[o], np.rint((s[o] - s[o].min()) * 3e4 + 1e4) / 1e4
+        o = np.lexsort((coll[cand], -s))
+        rows_q.append(np.full(len(o), i))
+        rows_d.append(cand[o])
+        rows_s.append(s[o])
+    rq, rd, rs = map(np.concatenate, (rows_q, rows_d, rows_s))
+    n = len(rq)
+    rank = np.concatenate([np.arange(1, len(x) + 1) for x in rows_q])
+    run_path = os.path.join(out, sub, "run.txt")
+    with open(run_path, "wb") as f:
+        f.write(render([col_int(qids[rq]), col_const(n, b" Q0 "), col_bytes(coll[rd]),
+                        col_const(n, b" "), col_int(rank), col_const(n, b" "),
+                        col_fixed(rs, 4), col_const(n, b" pooled\n")]))
+    return [qrels_path, run_path]
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "data"))
-    ap.add_argument("--size", default="7M", help="tiny, 1M, 3.5M, 7M or all (comma list)")
+    ap.add_argument("--size", default="7M",
+                    help="tiny, 1M, 3.5M, 7M, 14M or all (comma list)")
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--query-order", choices=["numeric", "bytes", "topics"], default="numeric",
                     help="order of the query groups in the run (default: numeric qid order)")
@@ -431,6 +480,7 @@ def main(argv=None) -> int:
     ap.add_argument("--compress", default="", help="comma list of gz,bz2,xz copies")
     ap.add_argument("--no-trec", action="store_true", help="skip the TREC sweep")
     ap.add_argument("--no-msmarco", action="store_true", help="skip the MS MARCO-like run")
+    ap.add_argument("--no-pool", action="store_true", help="skip the 1M-line pooled qrels")
     a = ap.parse_args(argv)
     os.makedirs(a.out, exist_ok=True)
     sizes = list(SIZES) if a.size == "all" else a.size.split(",")
@@ -446,6 +496,8 @@ def main(argv=None) -> int:
                                    a.score_style)
     if not a.no_trec:
         files += write_trec(a.out, a.seed, small=sizes == ["tiny"])
+    if not a.no_pool:
+        files += write_pool(a.out, a.seed, small=sizes == ["tiny"])
     for p in files:
         print(f"{os.path.getsize(p):>12,d}  {p}")
     print(f"done in {time.perf_counter() - t0:.1f} s", file=sys.stderr)

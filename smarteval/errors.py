@@ -23,6 +23,11 @@ class InputError(SmartevalError):
         self.extra = extra
         super().__init__(self.render())
 
+    def __reduce__(self):
+        # rebuilt from its parts, so it crosses to and from worker processes (-j, a cluster)
+        return (type(self), (self.path, self.line, self.problem, self.text, self.expected,
+                             self.extra))
+
     def render(self) -> str:
         where = f"{self.path}:{self.line}" if self.line is not None else self.path
         out = [f"{where}: {self.problem}"]
@@ -46,4 +51,8 @@ class OutputError(SmartevalError):
 
     def __init__(self, path: str, exc: OSError):
         self.path = path
+        self.exc = exc
         super().__init__(f"{path}: cannot write: {exc.strerror or exc}")
+
+    def __reduce__(self):
+        return (type(self), (self.path, self.exc))

@@ -22,10 +22,12 @@ def _values(measures=("official", "ndcg", "bpref", "relstring.30")):
     return {k: np.asarray(v).tolist() for k, v in ev.per_query.items()}
 
 
+@pytest.mark.parametrize("block", [7, 1 << 20])             # rows looked up at a time
 @pytest.mark.parametrize("key_join_rows", [-1, 10**6])    # the table, the key join
-def test_shared_hashes_fall_back_to_comparing_docnos(monkeypatch, key_join_rows):
+def test_shared_hashes_fall_back_to_comparing_docnos(monkeypatch, key_join_rows, block):
     want = _values()
     monkeypatch.setattr(join, "KEY_JOIN_ROWS", key_join_rows)
+    monkeypatch.setattr(join, "LOOKUP_BLOCK", block)
     assert _values() == want
     # every docno hashes alike: the vocabulary and every lookup table must notice
     monkeypatch.setattr(join, "docno_hash", lambda d, w: np.zeros(len(d), dtype=np.uint64))

@@ -59,11 +59,18 @@ def ideal_prefix(r: Ranked, qgain: np.ndarray, k) -> np.ndarray:
 
 # =========================================================================== normalized measures
 
+def _over_relevant(r: Ranked, values: np.ndarray) -> np.ndarray:
+    """(Q,) sum, in rank order, of ``values`` given at each query's relevant retrieved rows
+    (:attr:`~smarteval.columns.Ranked.rel_rows`): only those rows are touched."""
+    query = np.repeat(np.arange(r.num_queries), r.num_rel_ret)
+    return np.bincount(query, weights=values, minlength=r.num_queries).astype(np.float64)
+
+
 def _norm_recall(r: Ranked, o: Exact) -> np.ndarray:
     n = num_docs(r, "norm_recall").astype(np.float64)
     R = r.num_rel.astype(np.float64)
-    s = segment_sum(np.where(r.is_rel, o.rank(), 0.0), r.offsets) + \
-        unranked_rank_sum(r, "norm_recall")
+    s = _over_relevant(r, r.rel_rank.astype(np.float64) if type(o) is Exact
+                       else o.rank()[r.rel_rows]) + unranked_rank_sum(r, "norm_recall")
     ideal = R * (R + 1) / 2
     den = R * (n - R)
     val = 1.0 - safe_div(s - ideal, den)
@@ -88,8 +95,8 @@ def _norm_prec(r: Ranked, o: Exact) -> np.ndarray:
     from scipy.special import gammaln
     n = num_docs(r, "norm_prec").astype(np.float64)
     R = r.num_rel.astype(np.float64)
-    s = segment_sum(np.where(r.is_rel, o.log_rank(), 0.0), r.offsets) + \
-        unranked_log_sum(r, "norm_prec")
+    s = _over_relevant(r, np.log(r.rel_rank.astype(np.float64)) if type(o) is Exact
+                       else o.log_rank()[r.rel_rows]) + unranked_log_sum(r, "norm_prec")
     ideal = gammaln(R + 1)
     den = gammaln(n + 1) - gammaln(R + 1) - gammaln(n - R + 1)     # ln C(N, R)
     val = 1.0 - safe_div(s - ideal, den)
@@ -112,15 +119,14 @@ def norm_prec(r: Ranked, o: str = "exact") -> np.ndarray:
 
 def _rank_sums(r: Ranked, name: str):
     R = r.num_rel.astype(np.float64)
-    s = segment_sum(np.where(r.is_rel, r.rank, 0), r.offsets) + unranked_rank_sum(r, name)
+    s = _over_relevant(r, r.rel_rank.astype(np.float64)) + unranked_rank_sum(r, name)
     return R * (R + 1) / 2, s
 
 
 def _log_sums(r: Ranked, name: str):
     from scipy.special import gammaln
     R = r.num_rel.astype(np.float64)
-    s = segment_sum(np.where(r.is_rel, np.log(np.maximum(r.rank, 1)), 0.0), r.offsets) + \
-        unranked_log_sum(r, name)
+    s = _over_relevant(r, np.log(r.rel_rank.astype(np.float64))) + unranked_log_sum(r, name)
     return gammaln(R + 1), s
 
 

@@ -317,6 +317,10 @@ KEY_JOIN_ROWS = 8
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
+#: Rows looked up at a time: bounds the temporaries (hashes, slots, codes) of a long run.
+LOOKUP_BLOCK = 1 << 20
+
+
 def _lookup(qrels: Qrels, qrels_q: np.ndarray, docnos: np.ndarray, qindex: np.ndarray,
             hashes=None):
     """Each row's grade in its query's qrels: the grade, NONPOOL or UNJUDGED (int32 when
@@ -326,10 +330,21 @@ def _lookup(qrels: Qrels, qrels_q: np.ndarray, docnos: np.ndarray, qindex: np.nd
     rel = np.full(len(docnos), NONPOOL, dtype=np.int32 if narrow else np.int64)
     if len(docnos) == 0 or len(qrels.docnos) == 0:
         return rel
+    keys = None
     if len(docnos) <= KEY_JOIN_ROWS * len(qrels.docnos):
         keys = _judgement_keys(qrels, docnos.dtype.itemsize)
+    for lo in range(0, len(docnos), LOOKUP_BLOCK):
+        block = slice(lo, lo + LOOKUP_BLOCK)
+        h = None if hashes is None else hashes[block]
         if keys is not None:
-            return _lookup_by_key(qrels, keys, qrels_q, docnos, qindex, hashes, rel)
+            _lookup_by_key(qrels, keys, qrels_q, docnos[block], qindex[block], h, rel[block])
+        else:
+            _lookup_by_vocab(qrels, qrels_q, docnos[block], qindex[block], h, rel[block])
+    return rel
+
+
+def _lookup_by_vocab(qrels: Qrels, qrels_q, docnos, qindex, hashes, rel) -> None:
+    """:func:`_lookup` through the table of judged docnos, into ``rel``: for long runs."""
     vocab, vocab_code, by_code = _judged_vocab(qrels)
     code = _vocab_codes(qrels, docnos, hashes)
     found = code >= 0
@@ -349,7 +364,6 @@ def _lookup(qrels: Qrels, qrels_q: np.ndarray, docnos: np.ndarray, qindex: np.nd
     g = np.where(hit, qgrades[at] if len(qkeys) else NONPOOL, NONPOOL)
     g = np.where(hit & (g < 0), UNJUDGED, g)
     rel[found] = g
-    return rel
 
 
 def _judgement_keys(qrels: Qrels, width: int):
@@ -384,7 +398,7 @@ def _judgement_keys(qrels: Qrels, width: int):
     return tables[name]
 
 
-def _lookup_by_key(qrels: Qrels, keys, qrels_q, docnos, qindex, hashes, rel):
+def _lookup_by_key(qrels: Qrels, keys, qrels_q, docnos, qindex, hashes, rel) -> None:
     """:func:`_lookup` through (query, docno hash) keys: a direct-address table on their
     low bits (binary search where two share a slot), every match confirmed byte for byte.
     """
@@ -395,7 +409,7 @@ def _lookup_by_key(qrels: Qrels, keys, qrels_q, docnos, qindex, hashes, rel):
     with np.errstate(over="ignore"):
         key = h + np.maximum(query, 0).astype(np.uint64) * _MIX
     if len(sorted_keys) == 0:
-        return rel
+        return
     at = table[(key & mask).astype(np.int64)]
     shared = np.flatnonzero(at == -2)
     if len(shared):
@@ -409,7 +423,6 @@ def _lookup_by_key(qrels: Qrels, keys, qrels_q, docnos, qindex, hashes, rel):
     hit, row = hit[same], row[same]
     g = qrels.grades[row]
     rel[hit] = np.where(g < 0, UNJUDGED, g)
-    return rel
 
 
 def _ideal(qrels: Qrels, qrels_q: np.ndarray):

@@ -21,7 +21,7 @@ from smarteval.errors import InputError, UsageError
 from smarteval.measures.grammar import Output, Request, parse_measures
 from smarteval.ranking import rank, residual
 from smarteval.read import read_qrels, read_run
-from smarteval.settings import Settings
+from smarteval.settings import Settings, distinct_names
 
 
 @dataclass
@@ -102,7 +102,9 @@ def check_runs(runs: Sequence) -> list:
 
 
 def run_names(runs: Sequence) -> list[str]:
-    """Each run's display name: its tag, or its file name where two runs share a tag."""
+    """Each run's display name: its tag, or its file name where two runs share a tag; a
+    name that still comes again (the same file twice) gets ``#2``, ``#3`` (every command
+    names runs here, so no two print under one name)."""
     tags = Counter(r.tag for r in runs)
     bases = Counter(os.path.basename(r.path) for r in runs)
     names = []
@@ -113,7 +115,7 @@ def run_names(runs: Sequence) -> list[str]:
             names.append(os.path.basename(r.path) or r.path)
         else:                       # same tag and same file name: the path as given
             names.append(r.path)
-    return names
+    return distinct_names(names)
 
 
 @dataclass

@@ -69,3 +69,14 @@ def test_fast_reader_matches_plain_reader(tmp_path_factory, data, compress):
     assert fastrun.read_run(str(path)).lines.tolist() == plain.lines.tolist()
     assert fast.lines is None and not len(fast.repeated)
     assert fast.tag == plain.tag
+
+
+def test_mostly_whitespace_goes_to_the_plain_reader(tmp_path):
+    # a line of spaces longer than a chunk: the tokenizer hands it over rather than hold
+    # an int64 position per space; the plain reader reads the same columns
+    path = tmp_path / "run.txt"
+    path.write_bytes(b"1 Q0 d1 1 1.0 t\n" + b" " * 300_000 + b"\n1 Q0 d2 2 0.5 t\n")
+    assert _read_run_fast(str(path), str(path)) is None
+    run = read_run(str(path))
+    assert run.docnos.tolist() == [b"d1", b"d2"]
+    assert run.lines.tolist() == [1, 3]

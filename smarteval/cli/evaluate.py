@@ -65,7 +65,6 @@ def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth,
     from smarteval.read import read_qrels
     from smarteval.render.evaluation import complete_notes, relevance_notes, render
     from smarteval.render.formats import is_table
-    from smarteval.settings import distinct_names
 
     settings = settings_from(**options)
     runs = check_runs(runs)
@@ -97,8 +96,6 @@ def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth,
         evaluations = run_evaluation(qrels_data, runs, requests, settings, frozen=frozen,
                                      frozen_depth=frozen_depth, on_run=finished, jobs=jobs,
                                      keep_ranked=False)
-    for ev, name in zip(evaluations, distinct_names([ev.name for ev in evaluations])):
-        ev.name = name
     if settings.complete:
         for ev in evaluations:
             for text in complete_notes(ev, settings):

@@ -330,6 +330,13 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
     b = a[PAD:PAD + m]
     sb = _scratch(scratch, "bool", m, bool)                    # reused: no page faults
     ws = np.less_equal(b, 32, out=sb)
+    nws = int(np.count_nonzero(ws))
+    if nws > 64 * int(np.count_nonzero(b == 10)) + 4096:
+        # mostly whitespace (say, a line of millions of spaces): an int64 position per
+        # whitespace byte would take 8 bytes a byte; the plain reader, which works on
+        # token edges, takes it instead
+        return ChunkResult(0, 0, None, None, None, None, None, None,
+                           error=(0, "mostly whitespace", ""))
     pos = np.flatnonzero(ws)
     del ws
     vals = b[pos]

@@ -25,7 +25,6 @@ import os
 import re
 import stat
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
@@ -132,6 +131,7 @@ def write_atomic(path: str, write: Callable[[IO[bytes]], None], *, suffix: str =
         return
     directory = os.path.dirname(where.path)
     try:
+        import tempfile  # only when writing a file
         fd, tmp = tempfile.mkstemp(prefix=".smarteval-", suffix=suffix, dir=directory)
     except OSError as exc:
         raise OutputError(path, exc) from None

@@ -101,7 +101,7 @@ def test_full_disk_behind_an_output_file(files, tmp_path, monkeypatch, command):
         fd, path = real_mkstemp(prefix=prefix, suffix=suffix, dir=dir)
         os.close(fd)
         return os.open("/dev/full", os.O_WRONLY), path
-    monkeypatch.setattr(output.tempfile, "mkstemp", full_temporary)
+    monkeypatch.setattr(tempfile, "mkstemp", full_temporary)
     out = tmp_path / ("out.png" if "plot" in command else "out.txt")
     out.write_bytes(b"older\n")
     if command == "plot":

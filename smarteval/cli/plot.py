@@ -45,7 +45,9 @@ _KIND_HELP = ("What to draw: pr (precision against recall, one line per run), pr
                            "nDCG@10). Default: map.")
 @curve_options(
     order=("method", "average", "step", "left", "levels"), method_default="semi",
-    method_help="pr, pr-queries: the curve method, as smarteval curve. " + METHOD_HELP + " "
+    method_help="pr, pr-queries: the curve method, one of smarteval curve's (the default "
+                "here is semi, Keen's precision-recall figures; curve's is quasi). "
+                + METHOD_HELP + " "
                 "characteristic and fallout are kinds of their own; pr-queries takes semi, "
                 "quasi and cluster.",
     average_help="pr, oc, characteristic, fallout: averaging over queries (Rocchio's macro: "

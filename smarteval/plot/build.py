@@ -102,6 +102,8 @@ def _check(opts: PlotOptions, runs: list, given: Collection[str], settings: Sett
     size = parse_size(opts.size)
     if opts.kind == "diff":
         D.check_diff(opts.measures, len(runs))
+        if not opts.tolerance >= 0:                 # NaN too
+            raise UsageError(f"--tolerance must be a number of 0 or more, not {opts.tolerance}")
     check_runs(runs)
     G = settings.target_generality
     if opts.kind == "pr":

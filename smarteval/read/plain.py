@@ -527,7 +527,7 @@ def _plain_ints(rel_bytes: np.ndarray) -> np.ndarray | None:
     length = np.count_nonzero(m, axis=1)
     first = (m[:, 0] == ord("-")).astype(np.intp)
     value = np.zeros(n, dtype=np.int64)
-    for c in range(width):
+    for c in range(int(length.max())):           # most grades are one digit: one pass
         active = (c >= first) & (c < length)
         digit = m[:, c].astype(np.int64) - ord("0")
         if ((digit < 0) | (digit > 9))[active].any():

@@ -93,7 +93,6 @@ def test_full_disk_behind_an_output_file(files, tmp_path, monkeypatch, command):
     and an older file of that name is untouched."""
     if "plot" in command:
         pytest.importorskip("matplotlib")
-    from smarteval import output
 
     real_mkstemp = tempfile.mkstemp
 

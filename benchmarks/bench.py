@@ -511,6 +511,74 @@ def memory(log=print) -> int:
 
 # ---------------------------------------------------------------------------
 
+# ---------------------------------------------------------------------------
+# DataFrame and Parquet inputs (--frames): the same run in memory and as Parquet
+# ---------------------------------------------------------------------------
+
+def _parquet_beside(run: str) -> str:
+    """``run`` as a Parquet file beside it (written once, with pyarrow's CSV reader)."""
+    out = os.path.splitext(run)[0] + ".parquet"
+    if not os.path.exists(out):
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+        import pyarrow.parquet as pq
+        names = ["qid", "Q0", "docno", "rank", "score", "tag"]
+        table = pcsv.read_csv(run, read_options=pcsv.ReadOptions(column_names=names),
+                              parse_options=pcsv.ParseOptions(delimiter=" "),
+                              convert_options=pcsv.ConvertOptions(column_types={
+                                  "qid": pa.string(), "docno": pa.string()}))
+        pq.write_table(table, out)
+    return out
+
+
+def frames_worker(qrels: str, run: str, parquet: str, repeat: str) -> None:
+    """In one process: median seconds of ``smarteval.evaluate`` (official measures) on the
+    text run, on the same run as a pandas DataFrame (built before the clock starts) and
+    on the Parquet file; printed as JSON."""
+    import pandas as pd
+
+    import smarteval
+    q = smarteval.read_qrels(qrels)
+    frame = pd.read_parquet(parquet)
+    out = {}
+    for label, source in (("text file", run), ("DataFrame", frame), ("Parquet file", parquet)):
+        times = []
+        for _ in range(int(repeat)):
+            t = time.perf_counter()
+            smarteval.evaluate(q, source, ["official"])
+            times.append(time.perf_counter() - t)
+        out[label] = statistics.median(times)
+    print(json.dumps(out))
+
+
+def frames_bench(data_dir: str, sizes: list[str], repeat: int) -> str:
+    """Rows for a run given as text, as a DataFrame and as Parquet (see frames_worker),
+    and whole ``smarteval evaluate`` processes on the text and the Parquet file."""
+    lines = ["| data | input | evaluate (in-process) | / text | whole process | RSS |",
+             "|---|---|---|---|---|---|"]
+    for s in sizes:
+        run = os.path.join(data_dir, f"msmarco-{s}.run")
+        qrels = os.path.join(data_dir, f"msmarco-{s}.qrels")
+        if not (os.path.exists(run) and os.path.exists(qrels)):
+            continue
+        parquet = _parquet_beside(run)
+        got = subprocess.run(_py() + [__file__, "--frames-worker", qrels, run, parquet,
+                                      str(repeat)], check=True, capture_output=True,
+                             text=True).stdout
+        inproc = json.loads(got.strip().splitlines()[-1])
+        procs = {}
+        for label, path in (("text file", run), ("Parquet file", parquet)):
+            res = [run_series([TOOLS["smarteval"]["cmd"](qrels, path)]) for _ in range(repeat)]
+            procs[label] = (statistics.median(r["wall"] for r in res),
+                            max(r["rss_mib"] for r in res))
+        for label, secs in inproc.items():
+            wall, rss = procs.get(label, (None, None))
+            lines.append(f"| msmarco-{s} | {label} | {secs:.2f} s | "
+                         f"{secs / inproc['text file']:.2f}x | "
+                         + (f"{wall:.2f} s | {rss:.0f} MiB |" if wall is not None else " | |"))
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=os.path.join(HERE, "data"))
@@ -527,9 +595,13 @@ def main(argv=None) -> int:
     ap.add_argument("--memory", action="store_true",
                     help="peak RSS on a run with one 20,000-byte docno and on a 30 MB line "
                          "of spaces, against a bound (exit 1 when over it)")
+    ap.add_argument("--frames", action="store_true",
+                    help="time the msmarco runs given as text, a DataFrame and Parquet "
+                         "(needs pandas and pyarrow)")
     ap.add_argument("--json", help="write the rows here")
     ap.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     ap.add_argument("--phases-worker", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument("--frames-worker", nargs=4, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.worker:
         WORKERS[a.worker[0]](*a.worker[1:])
@@ -539,6 +611,12 @@ def main(argv=None) -> int:
         return 0
     if a.memory:
         return memory()
+    if a.frames_worker:
+        frames_worker(*a.frames_worker)
+        return 0
+    if a.frames:
+        print(frames_bench(a.data, a.sizes.split(","), max(1, a.repeat)))
+        return 0
 
     if a.smoke:
         if a.tools == default_tools:               # quick tools only, unless asked

@@ -2,13 +2,38 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:       # what type checkers see; at run time each name comes on first use
+    from smarteval.api import (
+        RelevanceEvaluator,
+        Results,
+        calc_aggregate,
+        compare,
+        correlate,
+        curve,
+        evaluate,
+        ir_measure,
+        iter_calc,
+    )
+    from smarteval.errors import InputError, SmartevalError, UsageError
+    from smarteval.evaluation import Evaluation
+    from smarteval.read import read_qrels, read_run
+    from smarteval.settings import Settings
 
 __version__ = "0.1.0"
 
 __all__ = [
     "__version__",
     "evaluate",
+    "compare",
+    "curve",
+    "correlate",
+    "calc_aggregate",
+    "iter_calc",
+    "ir_measure",
+    "RelevanceEvaluator",
+    "Results",
     "Evaluation",
     "Settings",
     "read_qrels",
@@ -20,7 +45,11 @@ __all__ = [
 
 # what each public name is imported from, on first use (``import smarteval`` stays cheap)
 _HOMES = {
-    "evaluate": "smarteval.api", "Evaluation": "smarteval.evaluation",
+    "evaluate": "smarteval.api", "compare": "smarteval.api", "curve": "smarteval.api",
+    "correlate": "smarteval.api", "calc_aggregate": "smarteval.api",
+    "iter_calc": "smarteval.api", "ir_measure": "smarteval.api",
+    "RelevanceEvaluator": "smarteval.api",
+    "Results": "smarteval.api", "Evaluation": "smarteval.evaluation",
     "Settings": "smarteval.settings", "read_qrels": "smarteval.read",
     "read_run": "smarteval.read", "SmartevalError": "smarteval.errors",
     "InputError": "smarteval.errors", "UsageError": "smarteval.errors",

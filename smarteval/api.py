@@ -1,32 +1,213 @@
-"""The Python API: evaluate runs against qrels and get per-query and summary values back."""
+"""The Python API: evaluate, compare, curve and correlate runs, with results as data.
+
+Everything the command line does, a notebook can do through the same library code: a
+qrels or a run may be a path (TREC text, plain or compressed; Parquet; JSON Lines), a
+pandas DataFrame (PyTerrier's or ir_measures' column names), a ``{qid: {docno: value}}``
+dict or an iterable of ir_datasets / ir_measures namedtuples. Results become tidy or wide
+DataFrames, plain dicts, or the tables the commands print. ``calc_aggregate``,
+``iter_calc`` and :class:`RelevanceEvaluator` give ir_measures' and pytrec_eval's faces.
+
+>>> import smarteval
+>>> qrels = {"q1": {"d1": 1, "d2": 0, "d3": 1}, "q2": {"d4": 1}}
+>>> run = {"q1": {"d1": 0.9, "d2": 0.8, "d3": 0.1}, "q2": {"d4": 0.5, "d5": 0.4}}
+>>> results = smarteval.evaluate(qrels, {"mine": run}, ["map", "P.2"])
+>>> results.to_dict()
+{'mine': {'map': 0.9166666666666666, 'P_2': 0.5}}
+>>> results.to_dict(per_query=True)["mine"]["q1"]
+{'map': 0.8333333333333333, 'P_2': 0.5}
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import fields, replace
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
 
 from smarteval import evaluation
 from smarteval.columns import Qrels, Run
 from smarteval.errors import UsageError
 from smarteval.evaluation import Evaluation, RunInfo, run_names
 from smarteval.measures.grammar import Request
+from smarteval.read import frames
 from smarteval.settings import Settings, distinct_names
 
-__all__ = ["Evaluation", "evaluate", "run_names"]
+if TYPE_CHECKING:
+    import pandas
+
+    from smarteval.curves import RunCurves, RunPoints
+    from smarteval.stats.report import Leaderboards, Report
+
+__all__ = ["Comparison", "Correlation", "Curves", "Evaluation", "Metric", "RelevanceEvaluator",
+           "Results", "calc_aggregate", "compare", "correlate", "curve", "evaluate",
+           "ir_measure", "iter_calc", "run_names"]
 
 _SETTING_NAMES = {f.name for f in fields(Settings)}
 
+#: What a qrels or a run may be given as: a path, read columns, a DataFrame, a dict, records.
+Source = Any
 
-def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("official",), *,
-             settings: Settings | None = None, frozen=None,
+
+def _pandas():
+    try:
+        import pandas
+    except ImportError:
+        raise UsageError("DataFrames need pandas: pip install 'smarteval[frames]'") from None
+    return pandas
+
+
+# --------------------------------------------------------------------------- results as data
+
+class Results(list):
+    """The evaluations of one call, in run order (a list of :class:`Evaluation`), with
+    their values as DataFrames and dicts.
+
+    Measures whose values are text (``runid``, ``relstring``) are left out of the frames
+    and dicts; they stay in each evaluation's ``summary`` and ``per_query``.
+    """
+
+    def rows(self, per_query: bool = False) -> Iterator[tuple[str, str, str, float]]:
+        """``(run, query, measure, value)`` rows: summary rows have query ``all``; with
+        ``per_query``, each query's rows come first, as ``evaluate -f tsv -q`` prints them."""
+        for ev in self:
+            yield from _rows(ev, per_query)
+
+    def frame(self, per_query: bool = False) -> pandas.DataFrame:
+        """The tidy DataFrame: columns ``run, query, measure, value`` (summary: query ``all``)."""
+        pd = _pandas()
+        runs, queries, names, values = _columns(self, per_query)
+        return pd.DataFrame({"run": runs, "query": queries, "measure": names,
+                             "value": values})
+
+    def wide(self) -> pandas.DataFrame:
+        """The summary values as a DataFrame: one row per run, one column per measure."""
+        pd = _pandas()
+        table = self.to_dict()
+        return pd.DataFrame.from_dict(table, orient="index").rename_axis("run")
+
+    def to_dict(self, per_query: bool = False) -> dict[str, dict[str, Any]]:
+        """``{run: {measure: value}}``, or with ``per_query`` ``{run: {qid: {measure: value}}}``
+        (pytrec_eval's shape, one level up)."""
+        out: dict[str, dict[str, Any]] = {}
+        for ev in self:
+            numeric = [o.name for o in ev.outputs if _numeric(o)]
+            if per_query:
+                cols = {n: ev.per_query[n].tolist() for n in numeric
+                        if ev.outputs[ev.names.index(n)].measure.per_query}
+                out[ev.name] = {q: {n: v[i] for n, v in cols.items()}
+                                for i, q in enumerate(ev.qids.tolist())}
+            else:
+                out[ev.name] = {n: _plain(ev.summary[n]) for n in numeric
+                                if ev.summary[n] is not None}
+        return out
+
+    def per_query(self, measure: str) -> dict[str, np.ndarray]:
+        """``{run: (Q,) values}`` of one measure (each run's ``qids`` give the queries)."""
+        return {ev.name: ev.per_query[measure] for ev in self}
+
+    def render(self, fmt: str = "smart", *, per_query: bool = False) -> str:
+        """The text ``smarteval evaluate -f FMT`` prints for these evaluations."""
+        from smarteval.render.evaluation import render
+        return render(list(self), fmt, per_query=per_query)
+
+
+def _numeric(out) -> bool:
+    return out.measure.value != "str"
+
+
+def _plain(v):
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+def _rows(ev: Evaluation, per_query: bool):
+    runs, queries, names, values = _columns([ev], per_query)
+    yield from zip(runs.tolist(), queries.tolist(), names.tolist(), values.tolist())
+
+
+def _columns(evaluations, per_query: bool):
+    """The tidy columns of ``evaluations``, built per measure (no loop over rows)."""
+    runs, queries, names, values = [], [], [], []
+    for ev in evaluations:
+        numeric = [o for o in ev.outputs if _numeric(o)]
+        if per_query:
+            nq = len(ev.qids)
+            cols = [o for o in numeric if o.measure.per_query]
+            if nq and cols:
+                block = np.column_stack([ev.per_query[o.name].astype(np.float64)
+                                         for o in cols])
+                values.append(block.ravel())
+                queries.append(np.repeat(ev.qids.astype(object), len(cols)))
+                names.append(np.tile(np.array([o.name for o in cols], dtype=object), nq))
+                runs.append(np.full(nq * len(cols), ev.name, dtype=object))
+        summary = [o for o in numeric if ev.summary[o.name] is not None]
+        values.append(np.array([float(ev.summary[o.name]) for o in summary],
+                               dtype=np.float64))
+        queries.append(np.full(len(summary), "all", dtype=object))
+        names.append(np.array([o.name for o in summary], dtype=object))
+        runs.append(np.full(len(summary), ev.name, dtype=object))
+
+    def cat(parts, dtype):
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+    return cat(runs, object), cat(queries, object), cat(names, object), \
+        cat(values, np.float64)
+
+
+# --------------------------------------------------------------------------- evaluate
+
+def _check_options(options: dict, settings: Settings | None, what: str) -> Settings:
+    unknown = sorted(set(options) - _SETTING_NAMES)
+    if unknown:
+        raise TypeError(f"{what}() got unexpected keyword arguments: {', '.join(unknown)}")
+    if settings is not None and not isinstance(settings, Settings):
+        raise UsageError(f"settings must be a Settings, not {type(settings).__name__}")
+    return replace(settings or Settings(), **options)
+
+
+def _qrels_source(qrels: Source) -> Source:
+    if isinstance(qrels, Run):
+        raise UsageError(f"qrels: {qrels.path} was read as a run (Run), not as qrels: read "
+                         "it with smarteval.read.read_qrels, or give its path")
+    return evaluation.as_qrels(qrels) if frames.is_in_memory(qrels) else qrels
+
+
+def _run_sources(runs: Source, *, eager_names: bool = False,
+                 first_tag: str | None = None) -> tuple[list, list[str | None]]:
+    """The runs (in-memory ones read, with a tag), and the name a ``{name: run}`` gave each."""
+    entries = frames.split_runs(runs)
+    given, names = [], []
+    for i, (name, src) in enumerate(entries):
+        if isinstance(src, Qrels):
+            raise UsageError(f"runs: {src.path} was read as qrels (Qrels), not as a run")
+        default = first_tag if (i == 0 and first_tag) else \
+            (f"run{i + 1}" if len(entries) > 1 else "run")
+        if frames.is_in_memory(src):
+            src = frames.run_from(src, tag=name, default_tag=default,
+                                  name=f"<run {name}>" if name else None)
+        elif name is not None and eager_names:
+            src = replace(evaluation.as_run(src), tag=name)
+        given.append(src)
+        names.append(name)
+    return given, names
+
+
+def evaluate(qrels: Source, runs: Source,
+             measures: str | Request | Iterable[str] | Sequence[Request] = ("official",), *,
+             settings: Settings | None = None, frozen: Source = None,
              frozen_depth: int | None = None, require_common: bool = True,
              on_run: Callable[[RunInfo], None] | None = None, jobs: int = 1,
-             keep_ranked: bool = True, **options) -> list[Evaluation]:
+             keep_ranked: bool = True, **options: Any) -> Results:
     """Evaluate one or more runs against qrels.
 
-    ``qrels`` and each run may be a path or an already-read :class:`~smarteval.columns.Qrels`
-    / :class:`~smarteval.columns.Run`; ``runs`` may be a single run. ``measures`` takes
+    ``qrels`` and each run may be a path (TREC text, plain or compressed, Parquet or JSON
+    Lines), an already-read :class:`~smarteval.columns.Qrels` / :class:`~smarteval.columns.Run`,
+    a pandas DataFrame (``qid, docno, score``/``label`` or ``query_id, doc_id,
+    score``/``relevance``), a ``{qid: {docno: value}}`` dict or an iterable of
+    ir_datasets / ir_measures namedtuples. ``runs`` may be a single run, a list of runs or
+    a ``{name: run}`` dict (the names become the runs' names). ``measures`` takes
     trec_eval's ``-m`` syntax (``"P.5,10"``, ``"official"``) or ir_measures names
     (``"nDCG@10"``), one string or several. Any field of
     :class:`~smarteval.settings.Settings` may be given as a keyword (``complete=True``,
@@ -42,31 +223,361 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
 
     What cannot work is refused at once with :class:`~smarteval.errors.UsageError`, before
     anything is read (a setting out of its range, ``jobs=0``, a run given as the qrels);
-    a bad file raises :class:`~smarteval.errors.InputError`, naming the file and line.
+    a bad input raises :class:`~smarteval.errors.InputError`, naming the file (or the
+    in-memory input) and the line (or row, counted from 1).
 
-    >>> ev = evaluate("qrels.txt", "bm25.run", ["map", "P.10"])[0]   # doctest: +SKIP
-    >>> ev.summary["map"], ev.per_query["P_10"]                      # doctest: +SKIP
+    The result is a list of :class:`Evaluation` (:class:`Results`), which also gives the
+    values as DataFrames (``.frame()``, ``.wide()``) and dicts (``.to_dict()``).
+
+    >>> ev = evaluate("sample_data/qrels.txt", "sample_data/bm25.run", ["map", "P.10"])[0]
+    >>> round(ev.summary["map"], 4), ev.per_query["P_10"][:3].tolist()
+    (0.1569, [0.3, 0.6, 0.0])
     """
-    unknown = sorted(set(options) - _SETTING_NAMES)
-    if unknown:
-        raise TypeError(f"evaluate() got unexpected keyword arguments: {', '.join(unknown)}")
-    if settings is not None and not isinstance(settings, Settings):
-        raise UsageError(f"settings must be a Settings, not {type(settings).__name__}")
-    settings = replace(settings or Settings(), **options)
-    if isinstance(measures, (str, Request)):
-        measures = [measures]           # one measure, not a string of one-letter names
+    settings = _check_options(options, settings, "evaluate")
+    wanted: list = [measures] if isinstance(measures, (str, Request)) else list(measures)
+    # (one measure, not a string of one-letter names)
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise UsageError(f"jobs must be a whole number, 1 or more, not {jobs!r}")
-    if isinstance(qrels, Run):
-        raise UsageError(f"qrels: {qrels.path} was read as a run (Run), not as qrels: read "
-                         "it with smarteval.read.read_qrels, or give its path")
-    given = [runs] if isinstance(runs, (str, os.PathLike, Run, Qrels)) else list(runs)
-    for run in given:
-        if isinstance(run, Qrels):
-            raise UsageError(f"runs: {run.path} was read as qrels (Qrels), not as a run")
-    results = evaluation.evaluate(qrels, given, measures, settings, frozen=frozen,
+    qrels = _qrels_source(qrels)
+    given, names = _run_sources(runs)
+    results = evaluation.evaluate(qrels, given, wanted, settings, frozen=frozen,
                                   frozen_depth=frozen_depth, require_common=require_common,
                                   on_run=on_run, jobs=jobs, keep_ranked=keep_ranked)
-    for ev, name in zip(results, distinct_names([ev.name for ev in results])):
+    chosen = [name if name is not None else ev.name for ev, name in zip(results, names)]
+    for ev, name in zip(results, distinct_names(chosen)):
         ev.name = name
-    return results
+    return Results(results)
+
+
+# --------------------------------------------------------------------------- compare
+
+@dataclass
+class Comparison:
+    """What ``compare`` found (:class:`~smarteval.stats.report.Report`), as data and text."""
+
+    report: Report
+
+    def frame(self) -> pandas.DataFrame:
+        """One row per (run, measure, test): the columns of ``compare -f tsv``."""
+        from smarteval.render.compare import COLUMNS
+        pd = _pandas()
+        return pd.DataFrame([{c: r[c] for c in COLUMNS} for r in self.report.rows],
+                            columns=list(COLUMNS))
+
+    def render(self, fmt: str = "smart", *, magnitudes: bool = False,
+               header: bool = True) -> str:
+        """The text ``smarteval compare -f FMT`` prints."""
+        from smarteval.render.compare import render_report
+        return render_report(self.report, fmt, show_magnitudes=magnitudes, header=header)
+
+    def to_markdown(self) -> str:
+        return self.render("markdown")
+
+    def to_latex(self) -> str:
+        return self.render("latex")
+
+    def to_tsv(self) -> str:
+        return self.render("tsv")
+
+    @property
+    def notes(self) -> list[str]:
+        return self.report.notes
+
+
+def compare(qrels: Source, baseline: Source, runs: Source,
+            measures: str | Sequence[str] = ("map",), *, tests: str | Sequence[str] = ("t",),
+            correction: str = "holm", alpha: float = 0.05, confidence: float = 0.95,
+            samples: int = 10000, seed: int | None = 0, tie_tolerance: float = 0.0,
+            select: str | None = None, depth: int = 200, theta: float = 1.5,
+            tau: bool = False, settings: Settings | None = None,
+            on_run: Callable[[RunInfo], None] | None = None, **options: Any) -> Comparison:
+    """Compare each run with ``baseline`` query by query, as ``smarteval compare`` does.
+
+    Inputs take every form :func:`evaluate` takes; ``tests`` (``t``, ``wilcoxon``, ``sign``,
+    ``randomization``, ``bootstrap``) and ``correction`` (``holm``, ``bonferroni``,
+    ``bh``, ``none``) as ``--test`` and ``--correction``; ``select`` names the cut-off
+    measure of Joiner & Werner's selection (``--select --select-measure``); keywords
+    that are :class:`~smarteval.settings.Settings` fields set the evaluation (``complete``,
+    ``rel_level``...).
+
+    >>> cmp = compare("sample_data/qrels.txt", "sample_data/bm25.run",
+    ...               ["sample_data/dense.run"], "map", tests="t")
+    >>> row = cmp.report.rows[0]
+    >>> row["run"], row["better"], row["worse"], round(row["p_value"], 4)
+    ('dense', 13, 2, 0.0002)
+    """
+    from smarteval.stats.report import compare_runs
+    settings = _check_options(options, settings, "compare")
+    if isinstance(measures, str):
+        measures = [measures]
+    if isinstance(tests, str):
+        tests = [tests]
+    qrels = _qrels_source(qrels)
+    (base,), _ = _run_sources([baseline] if not isinstance(baseline, Mapping)
+                              or frames.split_runs(baseline)[0][0] is None
+                              else baseline, eager_names=True, first_tag="baseline")
+    given, _ = _run_sources(runs, eager_names=True)
+    rep = compare_runs(qrels, base, given, list(measures), settings, tests=list(tests),
+                       correction=correction, alpha=alpha, confidence=confidence,
+                       samples=samples, seed=seed, tolerance=tie_tolerance, select=select,
+                       depth=depth, theta=theta, tau=tau, on_run=on_run)
+    return Comparison(rep)
+
+
+# --------------------------------------------------------------------------- curves
+
+@dataclass
+class Curves:
+    """Each run's curve (``smarteval curve``), or with ``cutoffs_from`` each run's point."""
+
+    result: RunCurves | RunPoints
+
+    def render(self, fmt: str = "smart", *, header: bool = True) -> str:
+        """The text ``smarteval curve -f FMT`` prints."""
+        from smarteval.curves import RunCurves
+        from smarteval.render.curves import render_curves, render_points
+        r = self.result
+        if isinstance(r, RunCurves):
+            return render_curves(r.curves, r.names, r.queries, fmt, header=header,
+                                 full_curve=r.full, full_name=r.full_name)
+        return render_points(r.points, r.names, r.other, r.other_name, fmt, header=header)
+
+    def frame(self) -> pandas.DataFrame:
+        """The rows of ``curve -f tsv`` as a DataFrame (one row per run and level)."""
+        return _tsv_frame(self.render("tsv"), ("run",))
+
+    def to_markdown(self) -> str:
+        return self.render("markdown")
+
+    def to_latex(self) -> str:
+        return self.render("latex")
+
+
+def _tsv_frame(text: str, names: Sequence[str]) -> pandas.DataFrame:
+    import io
+    pd = _pandas()
+    return pd.read_csv(io.StringIO(text), sep="\t", dtype={n: str for n in names},
+                       keep_default_na=False, na_values=[""])
+
+
+def curve(qrels: Source, runs: Source, levels: str | Sequence[float] | None = None, *,
+          method: str = "quasi", step: str | None = None, left: str | None = None,
+          average: str = "macro", full: Source = None, end: str | None = None,
+          cutoffs_from: Source = None, settings: Settings | None = None,
+          **options: Any) -> Curves:
+    """Each run's averaged curve at its levels, as ``smarteval curve`` computes it.
+
+    ``method`` is one of the curve methods (``quasi``, ``semi``, ``pseudo``, ``cluster``,
+    ``characteristic``, ``points``, ``fallout``, ``adjusted``, ``precision``, ``cnr``);
+    ``cutoffs_from`` (a run) gives instead each run's precision-recall pair at that
+    system's set sizes (Keen part 7).
+
+    >>> c = curve("sample_data/qrels.txt", "sample_data/bm25.run", "0.1,0.5")
+    >>> c.result.curves[0].value.round(4).tolist()
+    [0.4926, 0.0814]
+    """
+    from smarteval.curves import run_curves, run_points
+    settings = _check_options(options, settings, "curve")
+    qrels = _qrels_source(qrels)
+    given, _ = _run_sources(runs, eager_names=True)
+    if cutoffs_from is not None:
+        (other,), _ = _run_sources([cutoffs_from], first_tag="cutoffs")
+        return Curves(run_points(qrels, given, other, settings, average))
+    if full is not None:
+        (full,), _ = _run_sources([full], first_tag="full")
+    return Curves(run_curves(qrels, given, settings, levels, method=method, step=step,
+                             left=left, average=average, full=full, end=end))
+
+
+# --------------------------------------------------------------------------- correlate
+
+@dataclass
+class Correlation:
+    """How much the choice of measure changes the leaderboard (``smarteval correlate``)."""
+
+    board: Leaderboards
+
+    def render(self, fmt: str = "smart", *, header: bool = True) -> str:
+        """The text ``smarteval correlate -f FMT`` prints."""
+        from smarteval.render.correlate import render_leaderboards
+        return render_leaderboards(self.board, fmt, header=header)
+
+    def frame(self) -> pandas.DataFrame:
+        """One row per pair of measures: the columns of ``correlate -f tsv``."""
+        return _tsv_frame(self.render("tsv"), ("measure_a", "measure_b"))
+
+    def leaderboard(self) -> pandas.DataFrame:
+        """Each run's summary value under each measure (runs x measures)."""
+        pd = _pandas()
+        return pd.DataFrame(self.board.table, index=pd.Index(self.board.runs, name="run"),
+                            columns=self.board.measures)
+
+    def to_markdown(self) -> str:
+        return self.render("markdown")
+
+    def to_latex(self) -> str:
+        return self.render("latex")
+
+
+def correlate(results: str | os.PathLike | Sequence[Any], measures: str | Sequence[str] = (),
+              trec_version: int = 9) -> Correlation:
+    """Correlate the leaderboards that ``measures`` give (default: every shared measure).
+
+    ``results`` are evaluation outputs as ``smarteval correlate`` reads them (paths), or
+    evaluations (what :func:`evaluate` returns).
+
+    >>> res = evaluate("sample_data/qrels.txt", ["sample_data/bm25.run",
+    ...                "sample_data/dense.run", "sample_data/bm25_rm3.run"], ["map", "P.10"])
+    >>> correlate(res).board.pairs[0].kendall
+    1.0
+    """
+    from smarteval.stats.report import correlate_results, leaderboards
+    if isinstance(measures, str):
+        measures = [measures]
+    if isinstance(results, (str, os.PathLike)):
+        results = [results]
+    items = list(results)
+    if items and all(isinstance(r, Evaluation) for r in items):
+        systems = [(ev.name, {o.name: float(ev.summary[o.name]) for o in ev.outputs
+                              if _numeric(o) and ev.summary[o.name] is not None}, ev.path)
+                   for ev in items]
+        return Correlation(leaderboards(systems, list(measures), trec_version))
+    return Correlation(correlate_results([str(r) for r in items], list(measures),
+                                         trec_version))
+
+
+# --------------------------------------------------------------------------- ir_measures face
+
+class Metric(NamedTuple):
+    """One per-query value, as ir_measures' ``iter_calc`` gives it."""
+
+    query_id: str
+    measure: Any
+    value: float
+
+
+def _ir_measures(measures: Any) -> list[tuple[Any, str]]:
+    """Each measure as (key to return it under, name smarteval reads)."""
+    if isinstance(measures, str) or not isinstance(measures, Iterable):
+        measures = [measures]
+    out = []
+    for m in measures:
+        key = m
+        if isinstance(m, str):
+            try:
+                import ir_measures
+                key = ir_measures.parse_measure(m)
+            except Exception:           # not an ir_measures name (a trec_eval one): the string
+                key = m
+        out.append((key, "".join(str(m).split())))
+    return out
+
+
+def _output_names(specs: list[str], settings: Settings) -> list[str]:
+    from smarteval.measures.grammar import parse_measures
+    names = []
+    for spec in specs:
+        outs = [o.name for rq in parse_measures([spec], settings.trec_version)
+                for o in rq.outputs()]
+        if len(outs) != 1:
+            raise UsageError(f"{spec} gives {len(outs)} values ({', '.join(outs)}): give one "
+                             "measure with one cut-off each")
+        names.append(outs[0])
+    return names
+
+
+def _ir_evaluation(measures: Any, qrels: Source, run: Source, options: dict):
+    wanted = _ir_measures(measures)
+    settings = _check_options({"complete": True, **options}, None, "calc_aggregate")
+    specs = [spec for _, spec in wanted]
+    names = _output_names(specs, settings)
+    (ev,) = evaluate(qrels, [run], specs, settings=settings)
+    return wanted, names, ev
+
+
+def calc_aggregate(measures: Any, qrels: Source, run: Source, **options: Any) -> dict[Any, float]:
+    """ir_measures' ``calc_aggregate``: ``{measure: value}`` over every query of the qrels.
+
+    ``measures`` are ir_measures measure objects or names (``nDCG@10``, ``AP``,
+    ``P(rel=2)@10``; trec_eval names work too); the result is keyed by them as
+    ir_measures keys it. A query of the qrels without results counts 0, as in
+    ir_measures (smarteval's ``complete=True``).
+
+    >>> qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 1}}
+    >>> run = {"q1": {"d1": 0.3, "d2": 0.9}}
+    >>> {str(m): v for m, v in calc_aggregate(["AP", "P@1"], qrels, run).items()}
+    {'AP': 0.25, 'P@1': 0.0}
+    """
+    wanted, names, ev = _ir_evaluation(measures, qrels, run, options)
+    return {key: _plain(ev.summary[name]) for (key, _), name in zip(wanted, names)}
+
+
+def iter_calc(measures: Any, qrels: Source, run: Source, **options: Any) -> Iterator[Metric]:
+    """ir_measures' ``iter_calc``: a ``Metric(query_id, measure, value)`` per query of the
+    qrels and measure (a query without results counts 0, as in ir_measures).
+
+    >>> qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 1}}
+    >>> run = {"q1": {"d1": 0.3, "d2": 0.9}}
+    >>> [(m.query_id, str(m.measure), m.value) for m in iter_calc(["AP"], qrels, run)]
+    [('q1', 'AP', 0.5), ('q2', 'AP', 0.0)]
+    """
+    wanted, names, ev = _ir_evaluation(measures, qrels, run, options)
+    metric: Callable[..., Any] = Metric
+    try:
+        import ir_measures
+        metric = ir_measures.Metric
+    except ImportError:
+        pass
+    columns = [ev.per_query[name].tolist() for name in names]
+    for i, q in enumerate(ev.qids.tolist()):
+        for (key, _), values in zip(wanted, columns):
+            yield metric(q, key, values[i])
+
+
+def ir_measure(measure: str, **options: Any) -> Any:
+    """``measure`` (any name smarteval reads, one value a query) as an ir_measures measure,
+    computed by smarteval query by query; what PyTerrier's ``pt.Experiment`` takes in
+    ``eval_metrics``, beside ir_measures' own.
+
+    >>> import ir_measures
+    >>> m = ir_measure("norm_recall", num_docs=100)
+    >>> qrels = [ir_measures.Qrel("q1", "d1", 1)]
+    >>> run = [ir_measures.ScoredDoc("q1", "d1", 1.0), ir_measures.ScoredDoc("q1", "d2", 0.5)]
+    >>> ir_measures.calc_aggregate([m], qrels, run)[m]
+    1.0
+    """
+    import ir_measures
+    settings = _check_options(options, None, "ir_measure")
+    (name,) = _output_names([measure], settings)
+
+    def per_query(qrels: Any, run: Any) -> float:
+        if not len(run) or not len(qrels):
+            return 0.0
+        (ev,) = evaluate(qrels, [run], [measure], settings=settings, require_common=False)
+        return float(ev.per_query[name][0]) if len(ev.qids) else 0.0
+
+    return ir_measures.define_byquery(per_query, name=name, support_cutoff=False)
+
+
+class RelevanceEvaluator:
+    """pytrec_eval's ``RelevanceEvaluator``: ``evaluate(run)`` gives ``{qid: {measure: value}}``
+    for the queries of the run that the qrels judge, with trec_eval's measure names.
+
+    >>> ev = RelevanceEvaluator({"q1": {"d1": 1, "d2": 0}}, {"map", "P.1"})
+    >>> ev.evaluate({"q1": {"d1": 0.3, "d2": 0.9}})
+    {'q1': {'map': 0.5, 'P_1': 0.0}}
+    """
+
+    def __init__(self, query_relevance: Source, measures: Iterable[str],
+                 relevance_level: int = 1, judged_docs_only_flag: bool = False):
+        self.settings = replace(Settings(), rel_level=relevance_level,
+                                judged_only=judged_docs_only_flag)
+        self.qrels = evaluation.as_qrels(query_relevance)
+        self.measures = sorted(measures) if isinstance(measures, (set, frozenset)) \
+            else list(measures)
+        evaluation.requests_for(self.measures, self.settings)     # refused now, if at all
+
+    def evaluate(self, scores: Source) -> dict[str, dict[str, float]]:
+        (ev,) = evaluate(self.qrels, [scores], self.measures, settings=self.settings,
+                         require_common=False)
+        return Results([ev]).to_dict(per_query=True)[ev.name]

@@ -130,6 +130,9 @@ class Ranked:
     #: queries in the whole qrels, and their lines with a grade above 0 (-c's num_q, num_rel)
     qrels_num_queries: int | None = None
     qrels_positive_lines: int | None = None
+    #: ndeval's subtopic judgements of the queries (diversity qrels), when read; the
+    #: diversity measures match them to the ranked documents themselves
+    subtopics: object | None = None
 
     @property
     def num_docs(self) -> int | None:

@@ -21,6 +21,7 @@ from smarteval.errors import InputError, UsageError
 from smarteval.measures.grammar import Output, Request, parse_measures
 from smarteval.ranking import rank, residual
 from smarteval.read import read_qrels, read_run
+from smarteval.read.frames import split_runs
 from smarteval.settings import Settings, distinct_names
 
 
@@ -86,16 +87,51 @@ def as_qrels(qrels) -> Qrels:
     return qrels if isinstance(qrels, Qrels) else read_qrels(qrels)
 
 
+def read_relevance(qrels, requests: Sequence[Request] = (), settings: Settings | None = None):
+    """The judgements of ``qrels`` (a path, or already read) in the format asked for.
+
+    trec_eval's qrels (:class:`Qrels`), or ndeval's diversity qrels
+    (:class:`~smarteval.read.diversity.DiversityQrels`) under ``-R qrels_diversity``,
+    or when a diversity measure is asked for and the file's second field varies within
+    a query (then a warning says so: plain qrels repeat one iteration number).
+    """
+    settings = settings or Settings()
+    diversity = settings.qrels_format == "qrels_diversity"
+    if isinstance(qrels, Qrels):
+        if diversity:
+            raise UsageError("-R qrels_diversity needs diversity qrels (QUERY SUBTOPIC DOCNO "
+                             "REL), not qrels already read as trec_eval's")
+        return qrels
+    if not isinstance(qrels, (str, os.PathLike)):
+        return qrels                    # diversity qrels already read
+    from smarteval.read.diversity import looks_like_diversity, read_qrels_diversity
+    if diversity:
+        return read_qrels_diversity(qrels)
+    if any(rq.measure.family == "ndeval" for rq in requests) and looks_like_diversity(qrels):
+        import warnings
+        warnings.warn(f"{qrels}: read as diversity qrels (QUERY SUBTOPIC DOCNO REL), since "
+                      "its second field varies within a query", stacklevel=2)
+        return read_qrels_diversity(qrels)
+    return read_qrels(qrels)
+
+
+def judgements(relevance) -> tuple[Qrels, object | None]:
+    """What :func:`read_relevance` gives as the qrels every stage reads, and the subtopic
+    judgements (None for trec_eval's qrels)."""
+    if isinstance(relevance, Qrels):
+        return relevance, None
+    return relevance.as_qrels(), relevance
+
+
 def as_run(run) -> Run:
     """``run`` read, unless it already is a :class:`Run`."""
     return run if isinstance(run, Run) else read_run(run)
 
 
 def check_runs(runs: Sequence) -> list:
-    """The runs as a list; standard input (``-``) may be only one of them."""
-    if isinstance(runs, (str, os.PathLike, Run)):
-        runs = [runs]
-    runs = list(runs)
+    """The runs as a list (one run in any form, or several); standard input (``-``) may be
+    only one of them."""
+    runs = [run for _, run in split_runs(runs)]
     if sum(isinstance(r, str) and r == "-" for r in runs) > 1:
         raise UsageError("standard input ('-') can be given as only one run")
     return runs
@@ -135,6 +171,7 @@ class Ranker:
     frozen_depth: int | None = None
     require_common: bool = True
     documents: bool = True
+    subtopics: object | None = None     # diversity qrels, given to every ranking
     _initial: Ranked | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -166,6 +203,8 @@ class Ranker:
         if initial is not None:
             assert self.frozen_depth is not None
             ranked = residual(ranked, initial, self.frozen_depth)
+        if self.subtopics is not None:
+            ranked = replace(ranked, subtopics=self.subtopics)
         return ranked
 
     def _no_query(self, run: Run) -> None:
@@ -257,8 +296,9 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
     runs = check_runs(runs)
     requests = requests_for(measures, settings)
     documents = any(rq.measure.name not in ("num_q", "runid") for rq in requests)
-    job = Job(Ranker(as_qrels(qrels), settings, frozen, frozen_depth, require_common,
-                     documents), requests, keep_ranked)
+    plain, subtopics = judgements(read_relevance(qrels, requests, settings))
+    job = Job(Ranker(plain, settings, frozen, frozen_depth, require_common, documents,
+                     subtopics), requests, keep_ranked)
     if jobs > 1 and len(runs) > 1:
         results = _evaluate_in_processes(job, runs, jobs, on_run)
     else:

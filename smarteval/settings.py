@@ -17,6 +17,9 @@ TIES = ("docno", "random", "average")
 UNRANKED = ("expected", "worst")
 #: How per-query values are averaged.
 AVERAGES = ("macro", "micro", "median")
+#: Formats of the relevance file (trec_eval's -R): trec_eval's qrels, or ndeval's
+#: diversity qrels (QUERY SUBTOPIC DOCNO REL).
+QRELS_FORMATS = ("qrels", "qrels_diversity")
 #: The largest and smallest counts and levels (a C long: trec_eval reads -M, -N, -l and
 #: cut-offs with atol, which saturates here; smarteval takes a larger number as this one).
 LONG_MAX = 2**63 - 1
@@ -49,6 +52,7 @@ class Settings:
     seed: int | None = None
     average: str = "macro"               # macro | micro | median
     query: str | None = None             # -D LEVEL.QUERY: evaluate this query only
+    qrels_format: str = "qrels"          # -R: qrels | qrels_diversity
 
     def __post_init__(self) -> None:
         for name, flag in (("complete", self.complete), ("judged_only", self.judged_only)):
@@ -74,7 +78,9 @@ class Settings:
             raise UsageError(f"--trec-version must be 9 or 10, not {self.trec_version!r}")
         for name, choice, allowed in (("--ties", self.ties, TIES),
                                       ("--unranked", self.unranked, UNRANKED),
-                                      ("--average", self.average, AVERAGES)):
+                                      ("--average", self.average, AVERAGES),
+                                      ("-R/--rel-info-format", self.qrels_format,
+                                       QRELS_FORMATS)):
             if choice not in allowed:
                 raise UsageError(f"{name} must be one of {', '.join(allowed)}, not {choice!r}")
         if self.num_docs is not None and self.num_docs < 1:

@@ -10,9 +10,12 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import cwl_oracle as C
+import diversity_oracle as D
 import numpy as np
 import oracle as T
 import smart_oracle as S
+import web_oracle as W
 
 from smarteval.columns import Ranked
 from smarteval.settings import Settings
@@ -190,6 +193,10 @@ def _accuracy_counts(q, k, c):
     return a + (N - R - fp), N
 
 
+#: "smart" entries that are not SMART measures: they order tied scores as doubles (gdeval's
+#: order, smarteval.measures.web.gdeval_order)
+DOUBLE_ORDER = ("gd_ndcg", "gd_err", "sdcg", "pair_accuracy")
+
 #: measure name -> its oracle
 ORACLES: dict[str, Oracle] = {
     # ---- trec_eval's measures (tests/oracle.py)
@@ -250,6 +257,47 @@ ORACLES: dict[str, Oracle] = {
     "num_q_ret": Oracle("trec", lambda q, p, c: 1 if q.codes else 0),
     "rbp_bin": Oracle("trec", lambda q, p, c: S.rbp_binary(q.codes, p[0], c.level),
                       ("rbp_bin.0.5", "rbp_bin.0.95", "rbp_bin.1", "rbp_bin.0")),
+    # ---- gdeval, ranx and ir_measures' SDCG and Accuracy (tests/web_oracle.py); those of
+    # DOUBLE_ORDER rank scores as doubles, not as the oracle files' float32 under trec_eval
+    # 9, so they are checked on Ranked columns
+    "gd_ndcg": smart(lambda q, k, c: W.gd_ndcg(q.codes, q.grades, k), ["gd_ndcg.1,3,10"]),
+    "gd_err": smart(lambda q, k, c: W.gd_err(q.codes, q.grades, k), ["gd_err.1,3,10"]),
+    "ranx_dcg": Oracle("trec", lambda q, k, c: W.ranx_dcg(q.codes, k, c.level, False),
+                       ("ranx_dcg.1,3",)),
+    "ranx_dcg_burges": Oracle("trec", lambda q, k, c: W.ranx_dcg(q.codes, k, c.level, True),
+                              ("ranx_dcg_burges.1,3",)),
+    "ranx_ndcg_burges": Oracle("trec", lambda q, k, c: W.ranx_ndcg(q.codes, q.grades, k,
+                                                                   c.level, True),
+                               ("ranx_ndcg_burges.1,3",)),
+    "ranx_hits": Oracle("trec", lambda q, k, c: W.ranx_hits(q.codes, k, c.level),
+                        ("ranx_hits.1,3",)),
+    "ranx_hit_rate": Oracle("trec", lambda q, k, c: min(W.ranx_hits(q.codes, k, c.level), 1.0),
+                            ("ranx_hit_rate.1,3",)),
+    "sdcg": smart(lambda q, p, c: W.sdcg(q.codes, p), ["sdcg.3,2", "sdcg.5,3,1", "sdcg.2,1,-1"]),
+    "pair_accuracy": smart(lambda q, k, c: W.pair_accuracy(q.codes, k, c.level),
+                           ["pair_accuracy.1,3,20"]),
+    # ---- ndeval's diversity measures (tests/diversity_oracle.py: pyndeval, ndeval's C code);
+    # plain qrels are one subtopic per query here, tests/test_diversity.py gives subtopics
+    **{name: Oracle("trec", (lambda m: lambda q, p, c: D.plain_query(q.codes, q.grades, m, p,
+                                                                   c.level))(name),
+                    variants)
+       for name, variants in (
+           ("alpha-DCG", ("alpha-DCG.1,2,7,20",)), ("alpha-nDCG", ("alpha-nDCG.1,3,20",)),
+           ("ERR-IA", ("ERR-IA.1,2,7",)), ("nERR-IA", ("nERR-IA.1,3,20",)),
+           ("P-IA", ("P-IA.1,3",)), ("strec", ("strec.1,2",)),
+           ("NRBP", ("NRBP.0.3,0.8", "NRBP.1", "NRBP.0,1")),
+           ("nNRBP", ("nNRBP.0.7", "nNRBP.0.2,1")), ("MAP-IA", ()))},
+    # ---- cwl_eval's C/W/L measures (tests/cwl_oracle.py: cwl_eval's own classes)
+    **{name: Oracle("trec", (lambda m: lambda q, p, c: C.cwl_query(q.codes, m, p))(name),
+                    variants)
+       for name, variants in (
+           ("INST", ("INST.2", "INST.0.5,0,3", "INST.1,1,2")), ("INSQ", ("INSQ.2,0,4",)),
+           ("TBG", ("TBG.3", "TBG.10,0,2")), ("U-measure", ("U-measure.5", "U-measure.3,0,2")),
+           ("BPM", ("BPM.2,3", "BPM.0.5,2,0,3")), ("NERR8", ("NERR8.1", "NERR8.3,0,3")),
+           ("NERR9", ("NERR9.2,1,3",)), ("NERR10", ("NERR10.0.5", "NERR10.1,0,2")),
+           ("NERR11", ("NERR11.2,0,4",)), ("BPM-Dynamic", ("BPM-Dynamic.1.2,4,0.5,2,0.25",)),
+           ("IFT-C1", ("IFT-C1.1,0.5,1,0,3",)), ("IFT-C2", ("IFT-C2.0.5,0.5,2",)),
+           ("IFT-C1-C2", ("IFT-C1-C2.1,0.5,2,0.3,0.8,1",)))},
     # ---- the SMART measures (tests/smart_oracle.py)
     "norm_recall": smart(lambda q, p, c: S.norm_recall(q.codes, q.grades, c.num_docs,
                                                        c.unranked, c.level)),

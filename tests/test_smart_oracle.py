@@ -10,7 +10,17 @@ import pytest
 import smart_oracle as O
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from smart_helpers import ORACLES, Context, Query, close, expected, make_ranked, outputs, specs
+from smart_helpers import (
+    DOUBLE_ORDER,
+    ORACLES,
+    Context,
+    Query,
+    close,
+    expected,
+    make_ranked,
+    outputs,
+    specs,
+)
 
 from smarteval.aggregate import summarize
 from smarteval.curves import LEFTS, METHODS, STEPS, precision_curve
@@ -96,7 +106,10 @@ def test_jw_prob_large_collections(qs, N, k):
 
 
 def test_every_smart_entry_runs_here():
-    assert SMART and all(all_measures()[n].family == "smart" for n in SMART)
+    # and DOUBLE_ORDER's: their order of tied scores (doubles) is not the one the file-based
+    # oracle of trec_eval 9 follows (float32 keys)
+    assert SMART and all(all_measures()[n].family == "smart" or n in DOUBLE_ORDER
+                         for n in SMART)
 
 
 @SETTINGS

@@ -156,6 +156,10 @@ _AVERAGES = {
 def _facts(m) -> str:
     if m.family == "trec":
         origin = "trec_eval " + " and ".join(str(v) for v in sorted(m.versions))
+    elif m.family == "ndeval":
+        origin = "as in ndeval"
+    elif m.family == "cwl":
+        origin = "as in cwl_eval"
     elif m.family == "ir":
         origin = "as in ir_measures"
     else:

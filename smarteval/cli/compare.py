@@ -92,9 +92,8 @@ def compare(qrels, baseline, runs, measures, complete, rel_level, max_docs, judg
     --select picks the best of all the runs (Joiner & Werner); --tau compares the
     runs' document orderings.
     """
+    from smarteval.api import compare as compare_runs
     from smarteval.progress import Progress
-    from smarteval.render.compare import render_report
-    from smarteval.stats.report import compare_runs
 
     settings = settings_from(complete=complete, rel_level=rel_level, max_docs=max_docs,
                              judged_only=judged_only, num_docs=num_docs,
@@ -114,11 +113,13 @@ def compare(qrels, baseline, runs, measures, complete, rel_level, max_docs, judg
             bar.done(path)
 
         bar.doing("evaluating")
-        rep = compare_runs(qrels, baseline, runs, measures, settings, tests=tests,
-                           correction=correction, alpha=alpha, confidence=confidence,
-                           samples=samples, seed=seed, tolerance=tie_tolerance,
-                           select=select_measure if select else None, depth=depth,
-                           theta=theta, tau=tau, on_run=finished)
+        result = compare_runs(qrels, baseline, list(runs), list(measures), settings=settings,
+                              tests=list(tests), correction=correction, alpha=alpha,
+                              confidence=confidence, samples=samples, seed=seed,
+                              tie_tolerance=tie_tolerance,
+                              select=select_measure if select else None, depth=depth,
+                              theta=theta, tau=tau, on_run=finished)
+    rep = result.report
     if plot:
         import os
 
@@ -126,7 +127,7 @@ def compare(qrels, baseline, runs, measures, complete, rel_level, max_docs, judg
         for path, data in magnitude_images(rep, plot):
             write_bytes(data, path, suffix=os.path.splitext(path)[1])
             note(f"smarteval: wrote {path}")
-    write_text(render_report(rep, fmt, show_magnitudes=magnitudes, header=not no_header), output)
+    write_text(result.render(fmt, magnitudes=magnitudes, header=not no_header), output)
     if not is_table(fmt):
         for n in rep.notes:
             note(f"smarteval: {n}")

@@ -30,8 +30,7 @@ def correlate(results, measures, trec_version, fmt, output, no_header):
     Spearman, Pearson and tau-AP between the orders of the systems, and the number of
     pairs of systems the two measures order differently.
     """
-    from smarteval.render.correlate import render_leaderboards
-    from smarteval.stats.report import correlate_results
+    from smarteval.api import correlate as correlate_results
 
-    board = correlate_results(results, measures, int(trec_version))
-    write_text(render_leaderboards(board, fmt, header=not no_header), output)
+    board = correlate_results(list(results), list(measures), int(trec_version))
+    write_text(board.render(fmt, header=not no_header), output)

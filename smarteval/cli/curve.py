@@ -80,22 +80,18 @@ def curve(ctx, qrels, runs, method, levels, step, left, average, full, cluster_e
     for text in unused_notes(settings):         # --seed without --ties random
         note(f"smarteval: {text}")
     if cutoffs_from is not None:
-        from smarteval.curves import run_points
-        from smarteval.render.curves import render_points
+        from smarteval.api import curve as run_curve
         ignored = sorted({"method", "levels", "step", "left", "full", "cluster_end"}
                          & given_options(ctx))
         if ignored:
             flags = ", ".join("--" + name.replace("_", "-") for name in ignored)
             raise UsageError(f"--cutoffs-from prints one precision-recall pair per run at the "
                              f"other system's set sizes; {flags} do not apply")
-        points = run_points(qrels, runs, cutoffs_from, settings, average)
-        write_text(render_points(points.points, points.names, points.other,
-                                 points.other_name, fmt, header=not no_header), output)
+        points = run_curve(qrels, list(runs), cutoffs_from=cutoffs_from, settings=settings,
+                           average=average)
+        write_text(points.render(fmt, header=not no_header), output)
         return
-    from smarteval.curves import run_curves
-    from smarteval.render.curves import render_curves
-    result = run_curves(qrels, runs, settings, levels, method=method, step=step, left=left,
-                        average=average, full=full, end=cluster_end)
-    write_text(render_curves(result.curves, result.names, result.queries, fmt,
-                             header=not no_header, full_curve=result.full,
-                             full_name=result.full_name), output)
+    from smarteval.api import curve as run_curve
+    result = run_curve(qrels, list(runs), levels, settings=settings, method=method, step=step,
+                       left=left, average=average, full=full, end=cluster_end)
+    write_text(result.render(fmt, header=not no_header), output)

@@ -11,6 +11,7 @@ from smarteval.cli.options import (
     input_path,
     note,
     output_options,
+    rel_info_format_option,
     repeated_notes,
     reports_errors,
     seed_option,
@@ -29,6 +30,7 @@ from smarteval.errors import UsageError
 @click.argument("qrels", type=input_path())
 @click.argument("runs", nargs=-1, required=True, type=input_path(allow_dash=True))
 @trec_options()
+@rel_info_format_option()
 @click.option("-q", "--per-query", is_flag=True, help="Also print each query's values.")
 @click.option("-n", "--no-summary", is_flag=True, help="Leave out the summary (all) values.")
 @debug_option()
@@ -57,12 +59,11 @@ def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth,
     (QUERY Q0 DOCNO RANK SCORE TAG). Files may be gzip, bzip2 or xz compressed; a RUN
     of '-' is read from standard input.
     """
-    from smarteval.evaluation import check_runs
+    from smarteval.evaluation import check_runs, judgements, read_relevance
     from smarteval.evaluation import evaluate as run_evaluation
     from smarteval.measures.grammar import default_requests, parse_measures
     from smarteval.output import write_text
     from smarteval.progress import Progress
-    from smarteval.read import read_qrels
     from smarteval.render.evaluation import complete_notes, relevance_notes, render
     from smarteval.render.formats import is_table
 
@@ -83,7 +84,9 @@ def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth,
                  + " (no exact average over tied orders)")
     for text in unused_notes(settings, requests) + repeated_notes(runs):
         note(f"smarteval: {text}")
-    qrels_data = read_qrels(qrels)              # read once, whatever the number of runs
+    # read once, whatever the number of runs; in the format asked for (-R)
+    relevance = read_relevance(qrels, requests, settings)
+    qrels_data = judgements(relevance)[0]
     with Progress(runs, "smarteval") as bar:    # only on a terminal, only for long work
         pending = iter(runs)
 
@@ -93,7 +96,7 @@ def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth,
             bar.done(path)
 
         bar.doing("evaluating")
-        evaluations = run_evaluation(qrels_data, runs, requests, settings, frozen=frozen,
+        evaluations = run_evaluation(relevance, runs, requests, settings, frozen=frozen,
                                      frozen_depth=frozen_depth, on_run=finished, jobs=jobs,
                                      keep_ranked=False)
     if settings.complete:

@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from smarteval.errors import SmartevalError, UsageError
-from smarteval.settings import AVERAGES, TIES, TREC_VERSIONS, UNRANKED, Settings
+from smarteval.settings import AVERAGES, QRELS_FORMATS, TIES, TREC_VERSIONS, UNRANKED, Settings
 
 CONTEXT: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -343,13 +343,24 @@ def settings_from(*, complete: bool = False, rel_level: int = 1, max_docs: int |
                   trec_version: str | int = 9, unranked: str = "expected",
                   target_generality: float | None = None, ties: str = "docno",
                   seed: int | None = None, average: str = "macro",
-                  query: str | None = None) -> Settings:
+                  query: str | None = None, qrels_format: str = "qrels") -> Settings:
     """The :class:`Settings` of a command's options (the one place they become settings)."""
     return Settings(complete=complete, rel_level=rel_level, max_docs=max_docs,
                     judged_only=judged_only, num_docs=num_docs or None,    # -N 0: unknown
                     trec_version=int(trec_version),
                     unranked=unranked, target_generality=target_generality, ties=ties,
-                    seed=seed, average=average, query=query)
+                    seed=seed, average=average, query=query, qrels_format=qrels_format)
+
+
+def rel_info_format_option() -> Decorator:
+    """trec_eval's ``-R``: the format of the relevance file."""
+    return click.option(
+        "-R", "--rel-info-format", "qrels_format", type=click.Choice(list(QRELS_FORMATS)),
+        default="qrels", show_default=True,
+        help="Format of the relevance file: trec_eval's qrels, or ndeval's diversity qrels "
+             "(QUERY SUBTOPIC DOCNO REL) for the diversity measures. Asked for a diversity "
+             "measure, a qrels file whose second field varies within a query is read as "
+             "diversity qrels (and said).")
 
 
 def curve_options(*, method_default: str = "quasi",

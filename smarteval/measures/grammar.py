@@ -33,6 +33,10 @@ checks in :func:`_ir_request`); it never falls back on a nearby measure. Under `
 docno``, RR@k and Judged take tied documents in the order of ir_measures' providers for
 them (docno ascending, :mod:`smarteval.measures.extra`); the others in trec_eval's.
 
+ranx's metric names (``ndcg_burges@10``, ``dcg@10``, ``dcg_burges@10``, ``hits@10``,
+``hit_rate@10``; without @k the whole list, except ``dcg``, which is trec_eval's) are
+read the same way (:data:`RANX_NAMES`) and give ranx 0.3's numbers at relevance level 1.
+
 The query set stays a global choice. ir_measures averages every measure over every
 query of the qrels, a query without results counting 0 (and NumQ, NumRel, NumRet
 counting nothing for it): that is smarteval's ``-c`` (``complete=True``), under which an
@@ -45,8 +49,6 @@ is smarteval's default ``--trec-version 9``; under 10 the names follow 10.0's ru
 
 from __future__ import annotations
 
-import ast
-import difflib
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -246,7 +248,36 @@ IR_NAMES: dict[str, IrName] = {
     "IPrec": _ir("IPrec", None, "iprec_at_recall", _RJ),          # @ is the recall level
     "Judged": _ir("Judged", "judged", "judged", (), provider="judged"),
     "RBP": _ir("RBP", "rbp_bin", None, ("rel", "p"), provider="cwl_eval"),
+    "ERR": _ir("ERR", None, "gd_err", (), provider="gdeval"),
+    "SDCG": _ir("SDCG", None, "sdcg", ("dcg", "min_rel", "max_rel"), provider="cwl_eval"),
+    "Accuracy": _ir("Accuracy", "pair_accuracy", "pair_accuracy", ("rel",),
+                    provider="accuracy"),
 }
+
+#: ir_measures' diversity names (its pyndeval provider, ndeval's C code), computed by
+#: smarteval.measures.diversity in pyndeval's order of tied documents (docno ascending)
+IR_NAMES.update({
+    **{n: _ir(n, None, cut, params, provider="pyndeval") for n, cut, params in (
+        ("ERR_IA", "ERR-IA", _RJ), ("nERR_IA", "nERR-IA", _RJ),
+        ("alpha_DCG", "alpha-DCG", ("rel", "alpha", "judged_only")),
+        ("α_DCG", "alpha-DCG", ("rel", "alpha", "judged_only")),
+        ("alpha_nDCG", "alpha-nDCG", ("rel", "alpha", "judged_only")),
+        ("α_nDCG", "alpha-nDCG", ("rel", "alpha", "judged_only")),
+        ("P_IA", "P-IA", _RJ), ("StRecall", "strec", ("rel",)))},
+    **{n: _ir(n, plain, None, params, provider="pyndeval") for n, plain, params in (
+        ("NRBP", "NRBP", ("rel", "alpha", "beta")), ("nNRBP", "nNRBP", ("rel", "alpha", "beta")),
+        ("AP_IA", "MAP-IA", _RJ), ("MAP_IA", "MAP-IA", _RJ))},
+})
+
+#: ir_measures' C/W/L names (its cwl_eval provider): smarteval.measures.cwl
+_CWL_RELS = ("min_rel", "max_rel")
+IR_NAMES.update({
+    **{n: _ir(n, n, None, ("T", *_CWL_RELS), provider="cwl_eval")
+       for n in ("INST", "INSQ", "NERR11")},
+    "NERR10": _ir("NERR10", "NERR10", None, ("p", *_CWL_RELS), provider="cwl_eval"),
+    **{n: _ir(n, None, n, _CWL_RELS, provider="cwl_eval") for n in ("NERR8", "NERR9")},
+    "BPM": _ir("BPM", None, "BPM", ("T", *_CWL_RELS), provider="cwl_eval"),
+})
 
 #: ir_measures name -> (smarteval measure without cut-off, with cut-off): the short view of
 #: :data:`IR_NAMES` that the docs, shell completion and ``compare --select-measure`` read.
@@ -257,17 +288,27 @@ _NO_COMPUTATION = "smarteval has no computation of ir_measures' {} ({})"
 
 #: ir_measures names smarteval refuses, and why.
 IR_REFUSED: dict[str, str] = {
-    **{n: _NO_COMPUTATION.format(n, "cwl_eval's C/W/L family") for n in
-       ("BPM", "SDCG", "INST", "INSQ", "NERR8", "NERR9", "NERR10", "NERR11")},
-    **{n: _NO_COMPUTATION.format(n, "a diversity measure, pyndeval") for n in
-       ("ERR_IA", "nERR_IA", "alpha_DCG", "α_DCG", "alpha_nDCG", "α_nDCG", "NRBP",
-        "nNRBP", "AP_IA", "MAP_IA", "P_IA", "StRecall")},
-    "ERR": _NO_COMPUTATION.format("ERR", "gdeval's expected reciprocal rank"),
     "Compat": _NO_COMPUTATION.format("Compat", "compatibility, rank-biased overlap with "
-                                     "an ideal ranking"),
-    "Accuracy": _NO_COMPUTATION.format("Accuracy", "the chance that a retrieved relevant "
-                                       "document ranks above a non-relevant one; "
-                                       "smarteval's accuracy is (tp + tn) / N"),
+                                     "an ideal ranking whose tied documents its compat "
+                                     "provider takes in the qrels file's line order, "
+                                     "which smarteval does not keep"),
+}
+
+#: ranx's metric names (``ndcg_burges@10``; without @k the whole list) and the smarteval
+#: measures computing them (ranx 0.3: smarteval.measures.web). Plain ``dcg`` is
+#: trec_eval's measure; ranx's is ``dcg@k``.
+RANX_NAMES: dict[str, str] = {
+    "dcg": "ranx_dcg",
+    "dcg_burges": "ranx_dcg_burges",
+    "ndcg_burges": "ranx_ndcg_burges",
+    "hits": "ranx_hits",
+    "hit_rate": "ranx_hit_rate",
+}
+
+#: ranx names smarteval refuses, and why.
+RANX_REFUSED: dict[str, str] = {
+    "err": "ranx 0.3 has no err metric; ir_measures' ERR@k is gdeval's expected "
+           "reciprocal rank (gd_err)",
 }
 
 #: Why an ir_measures name takes no cut-off in smarteval.
@@ -287,6 +328,7 @@ def _ir_request(spec: str, available: dict[str, Measure]) -> Request | None:
     Raises :class:`_Refused` for an ir_measures name smarteval does not compute as
     ir_measures does.
     """
+    import ast  # only for ir_measures names
     try:
         node = ast.parse(spec.strip(), mode="eval").body
     except SyntaxError:
@@ -299,6 +341,7 @@ def _ir_request(spec: str, available: dict[str, Measure]) -> Request | None:
             return None
         node = node.left
     args: dict[str, object] = {}
+    called = isinstance(node, ast.Call)
     if isinstance(node, ast.Call):
         if node.args or any(kw.arg is None for kw in node.keywords):
             return None
@@ -314,6 +357,10 @@ def _ir_request(spec: str, available: dict[str, Measure]) -> Request | None:
     name = node.id
     if name in IR_REFUSED:
         raise _Refused(IR_REFUSED[name])
+    if name in RANX_REFUSED:
+        raise _Refused(RANX_REFUSED[name])
+    if name in RANX_NAMES and not (at is None and name in REGISTRY):   # dcg: trec_eval's
+        return _ranx_request(name, called, at, "".join(spec.split()), available)
     if name not in IR_NAMES:
         return None
     return _resolve(name, IR_NAMES[name], args, at, "".join(spec.split()), available)
@@ -374,9 +421,18 @@ def _resolve(name: str, e: IrName, given: dict, at, label: str,
             raise _Refused("beta= takes a number above 0")
         params = (float(beta),)
     if e.measure == "nDCG":
-        if args.get("dcg", "log2") != "log2":
-            raise _Refused("ir_measures computes nDCG(dcg='exp-log2') with gdeval (2^grade - 1 "
-                           "gains, its own ideal ranking), which smarteval does not")
+        dcg = args.get("dcg", "log2")
+        if dcg not in ("log2", "exp-log2"):
+            raise _Refused("dcg= takes 'log2' or 'exp-log2'")
+        if dcg == "exp-log2":
+            if "gains" in args or judged_only:
+                raise _Refused("no provider of ir_measures 0.4.3 computes nDCG(dcg='exp-log2') "
+                               "with gains= or judged_only=True")
+            if cut is None:
+                raise _Refused("ir_measures computes nDCG(dcg='exp-log2') without @k only with "
+                               "ranx, whose order of tied scores is not reproducible; write "
+                               "nDCG(dcg='exp-log2')@k (gdeval's) or ndcg_burges (ranx's)")
+            measure_name = "gd_ndcg"
         gains = _ir_gains(args.get("gains"))
     if e.measure == "Judged" and cut is None:
         params = (0,)                                    # the whole list
@@ -389,6 +445,15 @@ def _resolve(name: str, e: IrName, given: dict, at, label: str,
         if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
             raise _Refused("p= takes a number from 0 to 1")
         params = (float(p),)
+    if e.measure == "Accuracy" and cut is None:
+        params = (0,)                                    # the whole list
+    if e.measure == "SDCG":
+        params = _sdcg_params(args, cut)
+    if e.measure in ("INST", "INSQ", "NERR8", "NERR9", "NERR10", "NERR11", "BPM"):
+        params = _cwl_params(e.measure, args, cut)
+    if e.provider == "pyndeval":
+        params = _diversity_params(args, cut, judged_only)
+        judged_only = False
     if e.measure in ("NumQ", "Judged") or (e.measure == "NumRet" and "rel" not in args):
         rel_level = None                                 # no relevance level involved
     if measure_name not in available:
@@ -397,6 +462,73 @@ def _resolve(name: str, e: IrName, given: dict, at, label: str,
     if m.params == "gains":
         params = ()
     return Request(m, params, None, rel_level, label, judged_only, gains)
+
+
+def _cwl_params(name: str, args: dict, cut) -> tuple:
+    """A C/W/L name's parameters in smarteval.measures.cwl's order (its own, then min_rel
+    and max_rel), checked as ir_measures' cwl_eval provider checks them."""
+    lo, hi = args.get("min_rel", 0), args.get("max_rel")
+    if hi is None:
+        at = "@10" if name in ("BPM", "NERR8", "NERR9") else ""
+        raise _Refused(f"ir_measures' {name} needs max_rel=, the highest grade, e.g. "
+                       f"{name}(max_rel=3){at}")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (hi, lo)):
+        raise _Refused("min_rel= and max_rel= take whole numbers")
+    if not lo < hi:
+        raise _Refused("min_rel= must be below max_rel= (cwl_eval scales grades between them)")
+    key, default = ("p", 0.9) if name == "NERR10" else ("T", 1.0)
+    own = args.get(key, default)
+    if name not in ("NERR8", "NERR9") and not isinstance(own, float):
+        raise _Refused(f"{key}= takes a number with a decimal point (ir_measures refuses "
+                       f"{key}=3, takes {key}=3.0)")
+    values: tuple = (float(cut),) if name in ("NERR8", "NERR9") else (own,)
+    if name == "BPM":
+        values = (own, float(cut))
+    return (*values, float(lo), float(hi))
+
+
+def _diversity_params(args: dict, cut, judged_only: bool) -> tuple:
+    """A diversity name's parameters as one :class:`~smarteval.measures.diversity.Cut`."""
+    from smarteval.measures.diversity import ALPHA, BETA, DEPTH, Cut
+    if judged_only:
+        raise _Refused("ir_measures' pyndeval provider fails on judged_only=True (it reads "
+                       "the run as a dict); use -J for the whole evaluation")
+    if cut is not None and cut > DEPTH:
+        raise _Refused(f"ndeval (pyndeval) computes cut-offs up to {DEPTH}")
+    values = []
+    for name, default in (("alpha", ALPHA), ("beta", BETA)):
+        v = args.get(name, default)
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise _Refused(f"{name}= takes a number")
+        values.append(float(v))
+    return (Cut(0 if cut is None else int(cut), values[0], values[1], ir=True),)
+
+
+def _sdcg_params(args: dict, cut) -> tuple:
+    """SDCG's (k, max_rel, min_rel), checked as ir_measures' cwl_eval provider checks them."""
+    hi, lo = args.get("max_rel"), args.get("min_rel", 0)
+    if hi is None:
+        raise _Refused("ir_measures' SDCG needs max_rel=, the highest grade, e.g. "
+                       "SDCG(max_rel=3)@10")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (hi, lo)):
+        raise _Refused("min_rel= and max_rel= take whole numbers")
+    if not lo < hi:
+        raise _Refused("min_rel= must be below max_rel= (cwl_eval scales grades between them)")
+    if args.get("dcg", "log2") != "log2":
+        raise _Refused("SDCG takes dcg='log2' only")
+    return (float(cut), float(hi), float(lo))
+
+
+def _ranx_request(name: str, called: bool, at, label: str,
+                  available: dict[str, Measure]) -> Request:
+    """The request for a ranx metric name: ``name@k``, or ``name`` for the whole list."""
+    if called:
+        raise _Refused(f"ranx's {name} takes no parameters here, only @k")
+    k = 0 if at is None else _ir_cut(name, at, "cutoff")
+    measure_name = RANX_NAMES[name]
+    if measure_name not in available:
+        raise _Refused(f"{measure_name} is not computed under this trec_eval version")
+    return Request(available[measure_name], (k,), None, 1, label)
 
 
 def _ir_cut(name: str, cut, at_param: str):
@@ -693,6 +825,7 @@ def _problems(problems: list[tuple[str, str | None]], available, nick) -> UsageE
                          f"{' and '.join(_VERSION_TEXT[v] for v in other)} only: give "
                          f"--trec-version {other[0]})")
             continue
+        import difflib
         close = difflib.get_close_matches(base, names, n=3)
         lines.append(f"  {spec}" + (f" (did you mean {', '.join(close)}?)" if close else ""))
     unknown = sum(why is None for _, why in problems)

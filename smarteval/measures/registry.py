@@ -46,6 +46,8 @@ class Measure:
     per_query: bool = True          # printed per query under -q
     versions: frozenset = frozenset({9, 10})
     family: str = "trec"            # trec | smart | ir (ir_measures names trec_eval lacks)
+    #                                 | ndeval (diversity, as ndeval computes them)
+    #                                 | cwl (C/W/L, as cwl_eval computes them)
     needs_num_docs: bool = False
     micro: Callable[..., tuple[np.ndarray, np.ndarray]] | None = None
     ties: Callable[..., np.ndarray] | None = None   # its own exact expectation over tied orders

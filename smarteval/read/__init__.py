@@ -1,7 +1,50 @@
-"""Reading: runs, qrels and results files (plain or compressed, or standard input) into columns."""
+"""Reading: runs, qrels and results files (plain or compressed, or standard input) into columns.
+
+:func:`read_run` and :func:`read_qrels` also take a Parquet or JSON Lines file, and a run
+or qrels given in memory (a DataFrame, a dict, records: :mod:`smarteval.read.frames`).
+"""
 
 from __future__ import annotations
 
-from smarteval.read.plain import read_bytes, read_qrels, read_run
+from collections.abc import Mapping
+from typing import Any
+
+from smarteval.columns import Qrels, Run
+from smarteval.read import plain
+from smarteval.read.plain import read_bytes
 
 __all__ = ["read_bytes", "read_qrels", "read_run"]
+
+
+def read_run(source: Any, *, data: bytes | None = None, name: str | None = None,
+             tag: str | None = None, columns: Mapping[str, str] | None = None) -> Run:
+    """Read a run: a TREC run file (plain or compressed, ``-`` for standard input), a
+    Parquet or JSON Lines file, a DataFrame, a ``{qid: {docno: score}}`` dict or records.
+
+    ``name``, ``tag`` and ``columns`` apply to the tables and in-memory forms (see
+    :func:`smarteval.read.frames.run_from`).
+
+    >>> run = read_run({"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d3": 0.5}})
+    >>> run.qids.tolist(), run.docnos.tolist(), run.scores.tolist()
+    (['q1', 'q2'], [b'd1', b'd2', b'd3'], [2.0, 1.0, 0.5])
+    """
+    from smarteval.read import frames
+    if data is None and (frames.is_in_memory(source) or frames.table_format(source)):
+        return frames.run_from(source, name=name, tag=tag, columns=columns)
+    return plain.read_run(source, data=data)
+
+
+def read_qrels(source: Any, *, data: bytes | None = None, name: str | None = None,
+               columns: Mapping[str, str] | None = None) -> Qrels:
+    """Read qrels: a TREC qrels file (plain or compressed), a Parquet or JSON Lines file,
+    a DataFrame, a ``{qid: {docno: grade}}`` dict or records.
+
+    >>> qrels = read_qrels({"q1": {"d1": 1, "d9": 0}})
+    >>> qrels.qids.tolist(), qrels.docnos.tolist(), qrels.grades.tolist()
+    (['q1'], [b'd1', b'd9'], [1, 0])
+    """
+    from smarteval.read import frames
+    if data is None and (frames.is_in_memory(source) or frames.table_format(source)):
+        return frames.qrels_from(source, name=name, columns=columns)
+    return plain.read_qrels(source, data=data)
+

@@ -1,0 +1,403 @@
+"""Graded measures of the TREC Web track (gdeval), ranx's DCG family, ir_measures' SDCG, Accuracy.
+
+Each computes what its reference program computes (named in the docstring). The DCG
+measures touch only the retrieved rows with a non-zero gain within the cut-off, as
+:func:`smarteval.measures.gains.sparse_dcg_terms` does: adding 0 changes no sum and
+multiplying by 1 no product, so the values are those of the programs' loops over every
+rank, added and multiplied in the same order.
+
+Tied scores. gdeval sorts a run by score (as a double) descending, then docno
+descending: trec_eval's order under ``--trec-version 10``; under 9, whose ranking
+compares scores as 32-bit floats, the documents of a tied group whose scores differ as
+doubles are put back in gdeval's order (:func:`_double_moves`). ranx orders documents by
+score alone, with a sort that does not keep the order of tied documents, so its values
+on tied scores are not reproducible; smarteval ranks them by the ``--ties`` policy
+(trec_eval's order by default), which gives ranx's values on runs without ties.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from smarteval.columns import NONPOOL, Ranked
+from smarteval.errors import UsageError
+from smarteval.measures.gains import log2_table
+from smarteval.measures.registry import measure
+from smarteval.measures.segments import _width_buckets, safe_div, seg_sum
+
+#: gdeval's MAX_JUDGMENT: the highest grade it reads, and ERR's denominator 2^4.
+GDEVAL_MAX_GRADE = 4
+
+#: How many ranks cwl_eval reads (ir_measures' SDCG): its rankings are this long.
+CWL_DEPTH = 1000
+
+
+# =========================================================================== shared pieces
+
+def _double_moves(r: Ranked) -> tuple[np.ndarray, np.ndarray]:
+    """The rows gdeval's order moves: (from, to), original row and its row in that order.
+
+    gdeval sorts by score as a double descending, then docno descending: the ranking's
+    own order except under ``--trec-version 9``, where scores equal as 32-bit floats tie
+    (and go docno descending) though gdeval tells them apart. Such groups are sorted by
+    their double scores, docno descending within equal ones. Nothing moves under
+    ``--ties random`` or ``average`` (the order of ties is theirs).
+    """
+    none = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    n = len(r.rel)
+    if (r.settings.ties != "docno" or r.tie_key is None or n < 2
+            or r.tie_key.dtype == np.float64):        # compared as doubles already
+        return none
+    if "double_moves" in r.memo:
+        return r.memo["double_moves"]
+    key = r.tie_key
+    same_group = key[1:] == key[:-1]
+    differ = np.flatnonzero(same_group & (r.score[1:] != r.score[:-1]))
+    out = none
+    if len(differ):
+        start = np.ones(n, dtype=bool)
+        start[1:] = ~same_group
+        start[r.offsets[:-1][r.num_ret > 0]] = True
+        gid = np.cumsum(start) - 1
+        bad = np.zeros(int(gid[-1]) + 1, dtype=bool)
+        bad[gid[differ + 1]] = True
+        sel = np.flatnonzero(bad[gid])          # the rows of the groups to reorder
+        # stable: within equal double scores the rows keep their docno-descending order
+        order = np.lexsort((-r.score[sel], gid[sel]))
+        moved = sel[order] != sel
+        out = (sel[order][moved], sel[moved])
+    r.memo["double_moves"] = out
+    return out
+
+
+def _double_positions(r: Ranked, rows: np.ndarray) -> np.ndarray:
+    """Where ``rows`` (ascending) stand in gdeval's order."""
+    src, dest = _double_moves(r)
+    if len(src) == 0 or len(rows) == 0:
+        return rows
+    by_src = np.argsort(src)
+    i = np.minimum(np.searchsorted(src[by_src], rows), len(src) - 1)
+    hit = src[by_src][i] == rows
+    out = rows.copy()
+    out[hit] = dest[by_src][i[hit]]
+    return out
+
+
+def gdeval_order(r: Ranked) -> Ranked:
+    """The ranking's grades in gdeval's order (:func:`_double_moves`).
+
+    Also the order SDCG and Accuracy take: their ir_measures providers sort by the
+    double score (and keep the run's order of equal ones, which the --ties order
+    replaces).
+    """
+    src, dest = _double_moves(r)
+    if len(src) == 0:
+        return r
+    rel = r.rel.copy()
+    rel[dest] = r.rel[src]
+    return replace(r, rel=rel)
+
+
+def _check_gdeval_grades(r: Ranked, name: str) -> None:
+    """gdeval stops on a qrels grade above 4: so does a measure that gives its numbers."""
+    top = max(int(r.qrel_grades.max()) if len(r.qrel_grades) else 0,
+              int(r.rel.max()) if len(r.rel) else 0)
+    if top > GDEVAL_MAX_GRADE:
+        raise UsageError(
+            f"{name}: gdeval reads grades up to {GDEVAL_MAX_GRADE} and refuses qrels with "
+            f"a higher one (here {top}), so it has no value for them; ranx's names "
+            "(ndcg_burges@k) take any grade")
+
+
+def _ln_table(n: int) -> np.ndarray:
+    """ln(i) for i = 0 .. n from the C library, as perl's log (ln(0) given as 0, unused)."""
+    return np.fromiter((math.log(i) if i else 0.0 for i in range(n + 1)), dtype=np.float64,
+                       count=n + 1)
+
+
+def _gain_rows(r: Ranked, k: int, level: int, double: bool = False):
+    """The retrieved rows graded ``level`` or above within the first k (all when k <= 0):
+    their grades, 1-based ranks and per-query offsets (rank order within each query).
+    ``double``: ranked in gdeval's order (:func:`_double_moves`)."""
+    rows = np.flatnonzero(r.rel >= level)
+    grades = r.rel[rows]
+    if double:
+        pos = _double_positions(r, rows)
+        if pos is not rows:
+            order = np.argsort(pos, kind="stable")
+            rows, grades = pos[order], grades[order]
+    q = r.qindex[rows]
+    rank = rows - r.offsets[q] + 1
+    if k > 0:
+        keep = rank <= k
+        grades, q, rank = grades[keep], q[keep], rank[keep]
+    offsets = np.zeros(r.num_queries + 1, dtype=np.int64)
+    np.cumsum(np.bincount(q, minlength=r.num_queries), out=offsets[1:])
+    return grades, rank, offsets
+
+
+def _ideal_grades(r: Ranked, k: int, level: int):
+    """Each query's judged grades of ``level`` or above, largest first, the first k (all
+    when k <= 0): the grades, their 1-based positions and per-query offsets."""
+    g = r.qrel_grades
+    pos = np.arange(len(g), dtype=np.int64) - r.qrel_offsets[:-1][r.qrel_qindex] + 1
+    keep = g >= level
+    if k > 0:
+        keep &= pos <= k
+    q = r.qrel_qindex[keep]
+    offsets = np.zeros(r.num_queries + 1, dtype=np.int64)
+    np.cumsum(np.bincount(q, minlength=r.num_queries), out=offsets[1:])
+    return g[keep], pos[keep], offsets
+
+
+def _exp_gain(grades: np.ndarray) -> np.ndarray:
+    """2^g - 1 (exact for the grades a qrels file holds)."""
+    return np.exp2(grades.astype(np.float64)) - 1.0
+
+
+def _discounted(gain: np.ndarray, rank: np.ndarray, offsets: np.ndarray, log) -> np.ndarray:
+    """Per query, the sum in rank order of gain / log(rank + 1)."""
+    if len(rank) == 0:
+        return np.zeros(len(offsets) - 1)
+    return seg_sum(gain / log(int(rank.max()) + 1)[rank + 1], offsets)
+
+
+def _seg_exclusive_cumprod(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Product of the rows above each row within its segment (1 for the first), multiplied
+    left to right as a C loop would (segments stacked by length, as seg_cumsum)."""
+    out = np.ones(len(values), dtype=np.float64)
+    lengths = np.diff(offsets)
+    for w, qs in _width_buckets(lengths):
+        cols = np.arange(w)
+        idx = offsets[qs][:, None] + cols
+        valid = cols < lengths[qs][:, None]
+        block = np.ones((len(qs), w + 1))
+        block[:, 1:] = np.where(valid, values[np.minimum(idx, len(values) - 1)], 1.0)
+        np.cumprod(block, axis=1, out=block)
+        out[idx[valid]] = block[:, :-1][valid]
+    return out
+
+
+# =========================================================================== gdeval
+
+@measure("gd_ndcg", params="cutoffs", default=(20,), family="ir")
+def gd_ndcg(r: Ranked, k: int) -> np.ndarray:
+    """nDCG@k of the TREC Web track: gains 2^grade - 1, log discount, gdeval's numbers
+    (nDCG(dcg='exp-log2')@k).
+
+    gdeval.pl (TREC Web 2010-2014; ir_measures ships it as bin/gdeval.pl and computes
+    ``nDCG(dcg='exp-log2')@k`` with it): DCG@k = sum over the first k ranks of
+    (2^g - 1) / log(rank + 1), g the document's grade (0 for a grade of 0 or less, or a
+    document the qrels lack); divided by the same sum over the query's positive grades,
+    largest first (the ideal ranking, whatever the run retrieved). The base of the
+    logarithm cancels; the terms are gdeval's natural-log ones, added in rank order.
+
+    Edge cases, as gdeval: a query without a positive grade is 0 (gdeval prints nothing
+    for it and ir_measures counts 0); a grade above 4 anywhere in the evaluated qrels is
+    refused (gdeval stops on it); ties are ordered as gdeval orders them (score as a
+    double, then docno descending: see the module's notes). gdeval prints five decimals;
+    smarteval keeps the unrounded value, the very double gdeval computes before it
+    prints. The relevance level (-l) plays no part. The default depth 20 is the Web
+    track's. gdeval reads only numeric topic ids (after dropping a prefix up to a
+    "-"); smarteval evaluates any id, each on its own.
+    """
+    _check_gdeval_grades(r, "gd_ndcg (nDCG(dcg='exp-log2')@k)")
+    g, rank, off = _gain_rows(r, k, 1, double=True)
+    dcg = _discounted(_exp_gain(g), rank, off, _ln_table)
+    ig, ipos, ioff = _ideal_grades(r, k, 1)
+    ideal = _discounted(_exp_gain(ig), ipos, ioff, _ln_table)
+    return safe_div(dcg, ideal)
+
+
+@measure("gd_err", params="cutoffs", default=(20,), family="ir")
+def gd_err(r: Ranked, k: int) -> np.ndarray:
+    """Expected reciprocal rank at k (Chapelle et al. 2009), gdeval's numbers
+    (ir_measures' ERR@k).
+
+    gdeval.pl (TREC Web 2010-2014, the ERR@k ir_measures computes with it): a document
+    of grade g stops the user with probability R = (2^g - 1) / 2^4, 4 being gdeval's
+    highest grade whatever the qrels hold (a grade of 0 or less, or a document the
+    qrels lack, gives 0); ERR@k = sum over the first k ranks of R_i / i times the
+    product of (1 - R_j) over the ranks j above i, computed in gdeval's order of
+    operations.
+
+    Edge cases, as gdeval: a query without a positive grade in the qrels is 0 (gdeval
+    prints nothing for it, ir_measures counts 0); a grade above 4 is refused (gdeval
+    stops on it); ties are ordered as gdeval orders them (score as a double, then docno
+    descending). gdeval prints five decimals; smarteval keeps the unrounded value, the
+    very double gdeval computes before it prints. The relevance level (-l) plays no
+    part. ERR has no ideal ranking: it is not normalised.
+    """
+    _check_gdeval_grades(r, "gd_err (ERR@k)")
+    g, rank, off = _gain_rows(r, k, 1, double=True)
+    stop = _exp_gain(g) / float(2 ** GDEVAL_MAX_GRADE)
+    decay = _seg_exclusive_cumprod(1.0 - stop, off)
+    values = seg_sum(stop * decay / rank, off)
+    has_positive = np.zeros(r.num_queries, dtype=bool)
+    judged = r.num_judged > 0
+    has_positive[judged] = r.qrel_grades[r.qrel_offsets[:-1][judged]] > 0
+    return np.where(has_positive, values, 0.0)
+
+
+# =========================================================================== ranx
+
+def _ranx_dcg(r: Ranked, k: int, exponential: bool) -> np.ndarray:
+    g, rank, off = _gain_rows(r, k, r.rel_level)
+    gain = _exp_gain(g) if exponential else g.astype(np.float64)
+    return _discounted(gain, rank, off, log2_table)
+
+
+def _ranx_ndcg(r: Ranked, k: int, exponential: bool) -> np.ndarray:
+    dcg = _ranx_dcg(r, k, exponential)
+    ig, ipos, ioff = _ideal_grades(r, k, r.rel_level)
+    gain = _exp_gain(ig) if exponential else ig.astype(np.float64)
+    return safe_div(dcg, _discounted(gain, ipos, ioff, log2_table))
+
+
+_RANX_EDGES = """
+    As ranx 0.3 computes it (ranx/metrics/{file}): only documents graded at or above
+    the relevance level (-l; 1 for the ranx name) gain; k = 0 (the ranx name without
+    @k) reads the whole list. ranx orders tied scores arbitrarily (its sort is not
+    stable); smarteval takes them in the --ties order, so the two agree on runs without
+    ties.
+"""
+
+
+@measure("ranx_dcg", params="cutoffs", default=(10,), family="ir")
+def ranx_dcg(r: Ranked, k: int) -> np.ndarray:
+    """DCG@k with the grade as gain and log2(rank + 1) as discount (ranx's dcg@k).
+
+    Sum over the first k ranks of g / log2(rank + 1). Unlike trec_eval's dcg, grades
+    below the relevance level gain nothing.
+    """
+    return _ranx_dcg(r, k, False)
+
+
+@measure("ranx_dcg_burges", params="cutoffs", default=(10,), family="ir")
+def ranx_dcg_burges(r: Ranked, k: int) -> np.ndarray:
+    """DCG@k with gains 2^grade - 1 and log2(rank + 1) as discount (ranx's dcg_burges@k).
+
+    Sum over the first k ranks of (2^g - 1) / log2(rank + 1) (Burges et al. 2005).
+    """
+    return _ranx_dcg(r, k, True)
+
+
+@measure("ranx_ndcg_burges", params="cutoffs", default=(10,), family="ir")
+def ranx_ndcg_burges(r: Ranked, k: int) -> np.ndarray:
+    """nDCG@k with gains 2^grade - 1 (ranx's ndcg_burges@k).
+
+    ranx_dcg_burges divided by the same sum over the query's judged grades at or above
+    the relevance level, largest first, the first k; 0 when that is 0. On grades up to 4
+    and without ties it equals gd_ndcg (gdeval), which also refuses higher grades.
+    """
+    return _ranx_ndcg(r, k, True)
+
+
+@measure("ranx_hits", params="cutoffs", default=(10,), family="ir")
+def ranx_hits(r: Ranked, k: int) -> np.ndarray:
+    """Relevant documents among the first k retrieved (ranx's hits@k).
+
+    A count per query, averaged as ranx averages it (the mean over queries); trec_eval's
+    P@k times k, except that k = 0 counts the whole list.
+    """
+    _, _, off = _gain_rows(r, k, r.rel_level)
+    return np.diff(off).astype(np.float64)
+
+
+@measure("ranx_hit_rate", params="cutoffs", default=(10,), family="ir")
+def ranx_hit_rate(r: Ranked, k: int) -> np.ndarray:
+    """1 if a relevant document is among the first k retrieved, else 0 (ranx's hit_rate@k).
+
+    trec_eval's success@k, except that k = 0 reads the whole list.
+    """
+    _, _, off = _gain_rows(r, k, r.rel_level)
+    return (np.diff(off) > 0).astype(np.float64)
+
+
+for _f, _file in ((ranx_dcg, "ndcg.py"), (ranx_dcg_burges, "ndcg.py"),
+                  (ranx_ndcg_burges, "ndcg.py"), (ranx_hits, "hits.py"),
+                  (ranx_hit_rate, "hit_rate.py")):
+    _f.__doc__ = (_f.__doc__ or "") + _RANX_EDGES.format(file=_file)
+
+
+# =========================================================================== ir_measures
+
+def _sdcg_params(params: tuple) -> tuple[int, float, float]:
+    if len(params) not in (2, 3):
+        raise UsageError("sdcg takes k, max_rel and optionally min_rel, e.g. sdcg.10,3")
+    k, hi = int(params[0]), float(params[1])
+    lo = float(params[2]) if len(params) > 2 else 0.0
+    if k <= 0 or not lo < hi:
+        raise UsageError("sdcg takes a cut-off above 0 and min_rel below max_rel")
+    return k, hi, lo
+
+
+@measure("sdcg", params="floats", default=(10, 4, 0), family="ir")
+def sdcg(r: Ranked, params: tuple) -> np.ndarray:
+    """Scaled DCG@k: DCG of grades scaled to [0, 1], over the DCG of k fully relevant
+    documents (SDCG@k).
+
+    What ir_measures computes for ``SDCG(max_rel=M, min_rel=m)@k`` with its cwl_eval
+    provider (cwl/ruler/measures/cwl_dcg.py, NDCGCWLMetric): a document's gain is its
+    grade (0 for a negative one) clipped to [m, M] and scaled to (g - m) / (M - m), 0 for
+    a document the qrels lack; SDCG@k = sum over the first k ranks of gain /
+    log2(rank + 1), divided by the sum of 1 / log2(rank + 1) over the same ranks: the
+    ideal assumes k documents of grade M exist, whatever the qrels hold. cwl_eval reads
+    the first 1000 ranks, so k above 1000 is 1000. Parameters: k, M, m (default 0).
+    cwl_eval sorts by score as a double and keeps the run's order of equal scores;
+    smarteval puts those in the --ties order (scores as doubles, like
+    :func:`gdeval_order`). The relevance level (-l) plays no part.
+    """
+    k, hi, lo = _sdcg_params(params)
+    r = gdeval_order(r)
+    depth = min(k, CWL_DEPTH)
+    grade = np.maximum(r.rel, 0).astype(np.float64)
+    gain = (np.clip(grade, lo, hi) - lo) / (hi - lo)
+    gain[r.rel == NONPOOL] = 0.0
+    rows = np.flatnonzero((gain != 0) & (r.rank <= depth))
+    log2 = log2_table(depth + 1)
+    q = r.qindex[rows]
+    off = np.zeros(r.num_queries + 1, dtype=np.int64)
+    np.cumsum(np.bincount(q, minlength=r.num_queries), out=off[1:])
+    dcg = seg_sum(gain[rows] / log2[r.rank[rows] + 1], off)
+    norm = float(np.sum(1.0 / log2[2:depth + 2]))
+    return dcg / norm
+
+
+@measure("pair_accuracy", params="cutoffs", default=(10,), family="ir")
+def pair_accuracy(r: Ranked, k: int) -> np.ndarray:
+    """Share of (relevant, non-relevant) pairs among the first k ranked the right way round
+    (Accuracy@k).
+
+    What ir_measures computes for ``Accuracy(rel=r)@k`` with its accuracy provider
+    (ir_measures/providers/accuracy_provider.py): among the first k retrieved documents
+    (all of them for ``Accuracy``, k = 0 in the library), a document is relevant when
+    its grade is the level or more, a document the qrels lack counting as grade 0; the
+    value is 1 - (non-relevant documents above each relevant one, summed) / (non-relevant
+    documents x relevant documents). 0 when no relevant document is among them (the
+    provider reports nothing and ir_measures counts 0). When none is non-relevant the
+    provider divides by zero and stops; smarteval gives 1 (no pair is out of order).
+    The provider sorts by score as a double and keeps the run's order of equal scores;
+    smarteval puts those in the --ties order (scores as doubles, like gdeval_order).
+    """
+    r = gdeval_order(r)
+    grade = np.where(r.rel == NONPOOL, 0, r.rel)
+    top = r.rank <= k if k > 0 else np.ones(len(grade), dtype=bool)
+    rel = top & (grade >= r.rel_level)
+    nonrel = top & ~rel
+    cum = np.zeros(len(grade) + 1, dtype=np.int64)
+    np.cumsum(nonrel, out=cum[1:])
+    rows = np.flatnonzero(rel)
+    above = cum[rows] - cum[r.offsets[:-1][r.qindex[rows]]]
+    n_rel = np.bincount(r.qindex[rows], minlength=r.num_queries)
+    n_nonrel = cum[r.offsets[1:]] - cum[r.offsets[:-1]]
+    sum_above = np.bincount(r.qindex[rows], weights=above, minlength=r.num_queries)
+    pairs = (n_nonrel * n_rel).astype(np.float64)
+    out = np.where(n_rel > 0, 1.0, 0.0)
+    return np.where(pairs > 0, 1.0 - safe_div(sum_above, pairs), out)
+
+
+__all__ = ["CWL_DEPTH", "GDEVAL_MAX_GRADE", "gdeval_order"]

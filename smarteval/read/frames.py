@@ -1,0 +1,649 @@
+"""In-memory and table inputs: DataFrames, dicts, records, Parquet and JSON Lines into columns.
+
+A run or qrels may be given as a pandas DataFrame or a pyarrow Table with PyTerrier's
+column names (``qid, docno, score`` / ``qid, docno, label``), ir_measures' (``query_id,
+doc_id, score`` / ``relevance``) or names the caller gives (``columns=``); as a
+``{qid: {docno: value}}`` dict (pytrec_eval, BEIR, MTEB); as an iterable of ir_datasets
+or ir_measures namedtuples (``Qrel``, ``ScoredDoc``, ``TrecQrel``...) or of plain
+``(qid, docno, value)`` tuples; or as a Parquet or JSON Lines file (by extension or
+magic bytes). Every one becomes the same :class:`~smarteval.columns.Run` or
+:class:`~smarteval.columns.Qrels` columns the text readers give: queries in the order of
+their ids, a run's rows in the order given within each query, qrels rows by docno, ids as
+text (docnos as UTF-8 bytes), scores float64, grades int64, and a document given twice
+recorded for the ranking stage to refuse where trec_eval would.
+
+Conversion is columnar (Arrow buffers and numpy arrays; no Python loop over rows). Rows
+are numbered from 1, as lines are, in every message. pandas and pyarrow are optional (the
+``frames`` extra): a Parquet or JSON Lines file and a DataFrame need pyarrow; dicts and
+records need neither.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable, Mapping
+from itertools import chain
+from typing import Any
+
+import numpy as np
+
+from smarteval.columns import Qrels, Run
+from smarteval.errors import InputError, UsageError
+from smarteval.read.keys import docno_hash
+from smarteval.read.plain import (
+    ID_ERRORS,
+    _may_have_duplicates,
+    query_docno_order,
+    repeated_rows,
+)
+from smarteval.read.source import display, open_binary, read_bytes
+
+#: Column names tried, in order, for each field (PyTerrier's, then ir_measures').
+QID_NAMES = ("qid", "query_id")
+DOCNO_NAMES = ("docno", "doc_id")
+SCORE_NAMES = ("score",)
+LABEL_NAMES = ("label", "relevance")
+#: A run's tag, when the table has one of these columns (its last row's value, as trec_eval).
+TAG_NAMES = ("tag", "run_id", "runid")
+
+EXTRA = "pip install 'smarteval[frames]'"
+#: Where :func:`read_table` keeps the tag of a Parquet run (read from its last row group).
+_TAG_KEY = b"smarteval.tag"
+RUN_EXPECTED = "columns qid, docno, score (or query_id, doc_id, score)"
+QRELS_EXPECTED = "columns qid, docno, label (or query_id, doc_id, relevance)"
+
+_PARQUET_SUFFIXES = (".parquet", ".pq")
+_JSONL_SUFFIXES = (".jsonl", ".ndjson")
+_COMPRESSED = ("", ".gz", ".bz2", ".xz")
+
+
+def _pyarrow(what: str):
+    """The pyarrow module, or a one-line UsageError naming the extra that brings it."""
+    try:
+        import pyarrow
+    except ImportError:
+        raise UsageError(f"reading {what} needs pyarrow: {EXTRA}") from None
+    return pyarrow
+
+
+# --------------------------------------------------------------------------- what a source is
+
+def is_in_memory(obj: object) -> bool:
+    """Whether ``obj`` is a run or qrels given in memory (not a path, not read columns)."""
+    return not isinstance(obj, (str, bytes, os.PathLike, Run, Qrels))
+
+
+def table_format(path: str | os.PathLike) -> str | None:
+    """``"parquet"`` or ``"jsonl"`` when ``path`` names such a file (by its name, else by
+    its first bytes, for a regular file), None for a text file (or one that cannot be
+    opened: the text reader words that)."""
+    name = str(path)
+    if name == "-":
+        return None
+    low = name.lower()
+    if low.endswith(_PARQUET_SUFFIXES):
+        return "parquet"
+    if any(low.endswith(s + c) for s in _JSONL_SUFFIXES for c in _COMPRESSED):
+        return "jsonl"
+    try:
+        if not stat.S_ISREG(os.stat(name).st_mode):
+            return None             # a pipe or a device is read once, by the text reader
+        with open(name, "rb") as f:
+            if f.read(4) == b"PAR1":
+                return "parquet"
+        with open_binary(name) as stream:
+            head = stream.read(256).lstrip()
+    except (OSError, EOFError, ValueError):
+        return None
+    return "jsonl" if head.startswith(b"{") else None
+
+
+def read_table(path: str | os.PathLike, kind: str, wanted: Iterable[str] | None = None):
+    """A Parquet or JSON Lines file as a pyarrow Table; errors name the file.
+
+    ``wanted``: the column names that may be used; a Parquet file's other columns are not
+    read (a run's rank and Q0, say). A tag column is read from the last row group alone.
+    """
+    name = display(str(path))
+    pa = _pyarrow("Parquet" if kind == "parquet" else "JSON Lines")
+    if kind == "parquet":
+        import pyarrow.parquet as pq
+        try:
+            if wanted is None:
+                return pq.read_table(name)
+            f = pq.ParquetFile(name)
+            have = f.schema_arrow.names
+            table = f.read(columns=[c for c in have if c in set(wanted)])
+            tag = next((c for c in TAG_NAMES if c in have), None)
+            if tag is not None and f.num_row_groups:
+                last = f.read_row_group(f.num_row_groups - 1, columns=[tag]).column(0)
+                if len(last) and last[len(last) - 1].as_py() is not None:
+                    value = str(last[len(last) - 1].as_py()).encode("utf-8", ID_ERRORS)
+                    table = table.replace_schema_metadata({**(table.schema.metadata or {}),
+                                                           _TAG_KEY: value})
+            return table
+        except FileNotFoundError:
+            raise InputError(name, None, "no such file") from None
+        except (OSError, pa.ArrowException) as exc:
+            raise InputError(name, None, f"cannot read as Parquet: {exc}") from None
+    import io
+
+    import pyarrow.json as pj
+    data = read_bytes(path)
+    try:
+        return pj.read_json(io.BytesIO(data))
+    except (OSError, pa.ArrowException) as exc:
+        raise InputError(name, None, f"cannot read as JSON Lines: {exc}") from None
+
+
+# --------------------------------------------------------------------------- entry points
+
+def run_from(source: Any, *, name: str | None = None, tag: str | None = None,
+             columns: Mapping[str, str] | None = None, default_tag: str = "run") -> Run:
+    """A run given in memory (DataFrame, Table, dict, records) or as a Parquet/JSON Lines path.
+
+    ``columns`` maps ``qid``, ``docno`` and ``score`` to the caller's column names; ``name``
+    is how messages name the input; ``tag`` is the run's tag (default: a ``tag`` column's
+    last value, else the file's name, else ``default_tag``).
+    """
+    kind = _kind(source)
+    name = name or _default_name(source, kind, "run")
+    if kind == "path":
+        wanted = {*QID_NAMES, *DOCNO_NAMES, *SCORE_NAMES, *(columns or {}).values()}
+        table = read_table(source, table_format(source) or "jsonl", wanted)
+        kind, source = "table", table
+        default_tag = _stem(name)
+    qid, docno, value, found_tag = _fields(source, kind, name, "score", SCORE_NAMES,
+                                           RUN_EXPECTED, columns)
+    return _run(name, qid, docno, value, tag or found_tag or default_tag)
+
+
+def qrels_from(source: Any, *, name: str | None = None,
+               columns: Mapping[str, str] | None = None) -> Qrels:
+    """Qrels given in memory (DataFrame, Table, dict, records) or as a Parquet/JSON Lines path.
+
+    ``columns`` maps ``qid``, ``docno`` and ``label`` to the caller's column names.
+    """
+    kind = _kind(source)
+    name = name or _default_name(source, kind, "qrels")
+    if kind == "path":
+        wanted = {*QID_NAMES, *DOCNO_NAMES, *LABEL_NAMES, *(columns or {}).values()}
+        source, kind = read_table(source, table_format(source) or "jsonl", wanted), "table"
+    qid, docno, value, _ = _fields(source, kind, name, "label", LABEL_NAMES, QRELS_EXPECTED,
+                                   columns)
+    return _qrels(name, qid, docno, value)
+
+
+def split_runs(runs: Any) -> list[tuple[str | None, Any]]:
+    """``runs`` as a list of (name or None, one run): one run in any form, a list of runs,
+    or a ``{name: run}`` dict (a ``{qid: {docno: score}}`` dict is one run)."""
+    if isinstance(runs, (str, bytes, os.PathLike, Run, Qrels)) or \
+            _kind(runs) in ("frame", "table"):
+        return [(None, runs)]
+    if isinstance(runs, Mapping):
+        for value in runs.values():
+            if not isinstance(value, Mapping):
+                return [(str(k), v) for k, v in runs.items()]       # {name: run}
+            for inner in value.values():
+                return [(str(k), v) for k, v in runs.items()] if isinstance(inner, Mapping) \
+                    else [(None, runs)]
+        return [(None, runs)]
+    items = iter(runs)
+    first = next(items, None)
+    if first is None:
+        return []
+    if isinstance(first, tuple):                 # records: one run
+        return [(None, chain([first], items))]
+    return [(None, first)] + [(None, r) for r in items]
+
+
+def _kind(source: Any) -> str:
+    if isinstance(source, (str, os.PathLike)):
+        return "path"
+    module = type(source).__module__.split(".")[0]
+    if module == "pandas" and hasattr(source, "columns"):
+        return "frame"
+    if module == "pyarrow" and hasattr(source, "column_names"):
+        return "table"
+    if isinstance(source, Mapping):
+        return "dict"
+    if isinstance(source, Iterable) and not isinstance(source, bytes):
+        return "records"
+    raise UsageError(f"cannot read a {type(source).__name__} as a run or qrels: give a path, "
+                     "a DataFrame, a {qid: {docno: value}} dict or (qid, docno, value) records")
+
+
+def _default_name(source: Any, kind: str, what: str) -> str:
+    if kind == "path":
+        return display(str(source))
+    label = {"frame": "DataFrame", "table": "Table", "dict": "dict", "records": "records"}[kind]
+    return f"<{what} {label}>"
+
+
+def _stem(name: str) -> str:
+    base = os.path.basename(name)
+    for suffix in ("." + c for c in ("gz", "bz2", "xz")):
+        if base.lower().endswith(suffix):
+            base = base[: -len(suffix)]
+    return os.path.splitext(base)[0] or base
+
+
+# --------------------------------------------------------------------------- columns
+
+class _Column:
+    """One field of every row, as given: an Arrow array or a numpy array."""
+
+    def __init__(self, label: str, values: Any, arrow: bool):
+        self.label = label
+        self.values = values
+        self.arrow = arrow
+
+
+def _fields(source: Any, kind: str, name: str, value_field: str, value_names: tuple,
+            expected: str, columns: Mapping[str, str] | None):
+    """The qid, docno and value columns of ``source`` (and a tag column's last value)."""
+    if kind == "dict":
+        return (*_from_dict(source, name, value_field), None)
+    if kind == "records":
+        return (*_from_records(source, name, value_field, value_names), None)
+    if kind == "frame":
+        _pyarrow("a DataFrame")
+        have = list(source.columns)
+    else:
+        have = list(source.column_names)
+    wanted = {"qid": QID_NAMES, "docno": DOCNO_NAMES, value_field: value_names}
+    picked = {}
+    for field, names in wanted.items():
+        given = (columns or {}).get(field)
+        if given is not None:
+            if given not in have:
+                raise UsageError(f"{name}: no column {given!r} (given for {field}); it has "
+                                 + ", ".join(map(str, have)))
+            picked[field] = given
+            continue
+        found = next((n for n in names if n in have), None)
+        if found is None:
+            raise InputError(name, None, f"no {field} column ({' or '.join(names)}); it has "
+                             + ", ".join(map(str, have)),
+                             expected=expected + ", or name them with columns=")
+        picked[field] = found
+    unknown = set(columns or {}) - set(wanted)
+    if unknown:
+        raise UsageError(f"columns= names {', '.join(sorted(unknown))}: it takes "
+                         + ", ".join(wanted))
+    tag_col = next((n for n in TAG_NAMES if n in have), None)
+    needed = list(dict.fromkeys([*picked.values(), *([tag_col] if tag_col else [])]))
+    table = _arrow_table(source, kind, needed, name)
+    if table.num_rows == 0:
+        raise InputError(name, None, "no rows", expected=expected)
+    tag = None
+    kept = (table.schema.metadata or {}).get(_TAG_KEY)
+    if kept is not None:
+        tag = kept.decode("utf-8", ID_ERRORS)
+    elif tag_col is not None:
+        last = table.column(tag_col)[table.num_rows - 1].as_py()
+        tag = None if last is None else str(last)
+    return (*(_Column(picked[f], _one_chunk(table.column(picked[f])), True) for f in wanted),
+            tag)
+
+
+def _arrow_table(source: Any, kind: str, needed: list, name: str):
+    """The ``needed`` columns of a DataFrame or Table as a pyarrow Table (only those are
+    converted)."""
+    if kind == "table":
+        return source
+    import pyarrow as pa
+    try:
+        return pa.Table.from_pandas(source[needed], preserve_index=False)
+    except (pa.ArrowException, TypeError, ValueError) as exc:
+        raise InputError(name, None, f"cannot read its columns: {exc}") from None
+
+
+def _one_chunk(col):
+    """A ChunkedArray as one Array (strings with 64-bit offsets, so any size fits)."""
+    import pyarrow as pa
+    if pa.types.is_string(col.type) or pa.types.is_binary(col.type):
+        col = col.cast(pa.large_binary() if pa.types.is_binary(col.type) else pa.large_string())
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
+    if pa.types.is_dictionary(col.type):
+        col = col.dictionary_decode()
+    return col
+
+
+def _from_dict(source: Mapping, name: str, value_field: str):
+    """``{qid: {docno: value}}``: the inner dicts' keys and values chained (no row loop)."""
+    inner = list(source.values())
+    if not all(isinstance(v, Mapping) for v in inner):
+        raise UsageError(f"{name}: a dict run or qrels maps each query id to a "
+                         f"{{docno: {value_field}}} dict")
+    counts = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
+    if not counts.sum():
+        raise InputError(name, None, "no rows", expected=f"{{qid: {{docno: {value_field}}}}}")
+    qids = _as_array(list(source.keys()))
+    qid = _Column("qid", np.repeat(qids, counts), False)
+    docno = _Column("docno", _as_array(list(chain.from_iterable(inner))), False)
+    value = _Column(value_field, _as_array(list(chain.from_iterable(v.values()
+                                                                     for v in inner))), False)
+    return qid, docno, value
+
+
+def _from_records(source: Iterable, name: str, value_field: str, value_names: tuple):
+    """Namedtuples (by field name) or plain ``(qid, docno, value)`` tuples, transposed."""
+    rows = source if isinstance(source, (list, tuple)) else list(source)
+    if not len(rows):
+        raise InputError(name, None, "no rows",
+                         expected=f"(query_id, doc_id, {value_names[-1]}) records")
+    first = rows[0]
+    fields = getattr(first, "_fields", None)
+    if fields is not None:
+        where = []
+        for field, names in (("qid", QID_NAMES), ("docno", DOCNO_NAMES),
+                             (value_field, value_names)):
+            at = next((fields.index(n) for n in names if n in fields), None)
+            if at is None:
+                raise InputError(name, None, f"records of {type(first).__name__} have no "
+                                 f"{field} field ({' or '.join(names)})",
+                                 expected=f"fields {', '.join(fields)}")
+            where.append(at)
+    elif isinstance(first, (tuple, list)) and len(first) >= 3:
+        where = [0, 1, 2]
+    else:
+        raise UsageError(f"{name}: records are namedtuples (ir_measures' Qrel and ScoredDoc, "
+                         "ir_datasets' TrecQrel...) or (qid, docno, value) tuples, not "
+                         f"{type(first).__name__}")
+    try:
+        cols = list(zip(*rows, strict=True))
+    except ValueError:
+        raise InputError(name, None, "records of different lengths",
+                         expected="every record with the same fields") from None
+    return tuple(_Column(label, _as_array(cols[i]), False)
+                 for label, i in zip(("qid", "docno", value_field), where))
+
+
+def _as_array(values) -> np.ndarray:
+    try:
+        out = np.asarray(values)
+    except (ValueError, TypeError):
+        out = np.empty(len(values), dtype=object)
+        out[:] = values
+    return out if out.ndim == 1 else _objects(values)
+
+
+def _objects(values) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = list(values)
+    return out
+
+
+# --------------------------------------------------------------------------- conversion
+
+def _show(value) -> str:
+    """A value as a message quotes it (numpy scalars as the Python values they hold)."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def _first(mask: np.ndarray) -> int:
+    return int(np.flatnonzero(mask)[0])
+
+
+def _bad_row(name: str, row: int, problem: str, expected: str) -> InputError:
+    """The error for the 0-based ``row``, numbered from 1 as lines are."""
+    return InputError(name, row + 1, problem, expected=expected)
+
+
+def _id_text(col: _Column, name: str, what: str, expected: str) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's code into the distinct ids, and those ids as text (in no order)."""
+    if col.arrow:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        values = col.values
+        if values.null_count:
+            raise _bad_row(name, _first(values.is_null().to_numpy(zero_copy_only=False)),
+                           f"no {what} (missing value in column {col.label!r})", expected)
+        values = _whole_or_text(values, name, what, col.label, expected)
+        encoded = pc.dictionary_encode(values)
+        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        uniq = encoded.dictionary
+        if pa.types.is_large_binary(uniq.type) or pa.types.is_binary(uniq.type):
+            texts = np.array([b.decode("utf-8", ID_ERRORS) for b in uniq.to_pylist()],
+                             dtype=str)
+        else:
+            texts = np.array(uniq.cast(pa.large_string()).to_pylist(), dtype=str)
+        return codes, texts
+    values = _numpy_ids(col, name, what, expected)
+    uniq, codes = np.unique(values, return_inverse=True)
+    return codes.astype(np.int64).ravel(), uniq
+
+
+def _whole_or_text(values, name: str, what: str, label: str, expected: str):
+    """Ids that are numbers as whole numbers (``401.0`` is query ``401``); text stays."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    t = values.type
+    if pa.types.is_floating(t):
+        arr = values.to_numpy(zero_copy_only=False)
+        bad = ~np.isfinite(arr) | (arr != np.round(arr))
+        if bad.any():
+            row = _first(bad)
+            raise _bad_row(name, row, f"{what} {_show(arr[row])} is not text or a whole number "
+                           f"(column {label!r})", expected)
+        return pc.cast(values, pa.int64())
+    if pa.types.is_boolean(t) or not (pa.types.is_integer(t) or pa.types.is_string(t)
+                                      or pa.types.is_large_string(t)
+                                      or pa.types.is_binary(t) or pa.types.is_large_binary(t)):
+        raise InputError(name, None, f"column {label!r} holds {t}, not {what}s (text or "
+                         "whole numbers)", expected=expected)
+    return values
+
+
+def _numpy_ids(col: _Column, name: str, what: str, expected: str) -> np.ndarray:
+    """Ids from a numpy column as text: str, bytes (UTF-8, else kept as surrogates), ints."""
+    v = col.values
+    kind = v.dtype.kind
+    if kind == "U":
+        return v
+    if kind == "S":
+        return np.char.decode(v, "utf-8", ID_ERRORS)
+    if kind in "iu":
+        return v.astype(str)
+    if kind == "O":                     # mixed types: each value looked at (the rare case)
+        is_text = np.frompyfunc(lambda x: isinstance(x, (str, bytes, int, np.integer))
+                                and not isinstance(x, bool), 1, 1)(v).astype(bool)
+        if not is_text.all():
+            row = _first(~is_text)
+            raise _bad_row(name, row, f"{what} {_show(v[row])} is not text or a whole number",
+                           expected)
+        return np.frompyfunc(_text, 1, 1)(v).astype(str)
+    bad = 0
+    if kind == "f":
+        bad = _first(~np.isfinite(v) | (v != np.round(v))) if \
+            (~np.isfinite(v) | (v != np.round(v))).any() else -1
+        if bad < 0:
+            return v.astype(np.int64).astype(str)
+    raise _bad_row(name, bad, f"{what} {_show(v[bad])} is not text or a whole number", expected)
+
+
+def _text(value) -> str:
+    return value.decode("utf-8", ID_ERRORS) if isinstance(value, bytes) else str(value)
+
+
+def _docnos(col: _Column, name: str, expected: str) -> np.ndarray:
+    """Each row's docno as UTF-8 bytes (a fixed-width 'S' array)."""
+    if not col.arrow:
+        text = _numpy_ids(col, name, "docno", expected)
+        if not len(text):
+            return np.zeros(0, "S1")
+        if int(text.view(np.uint32).max()) < 0x80:
+            return text.astype(f"S{max(text.dtype.itemsize // 4, 1)}")
+        return np.char.encode(text, "utf-8", ID_ERRORS)
+    import pyarrow as pa
+    values = col.values
+    if values.null_count:
+        raise _bad_row(name, _first(values.is_null().to_numpy(zero_copy_only=False)),
+                       f"no docno (missing value in column {col.label!r})", expected)
+    values = _whole_or_text(values, name, "docno", col.label, expected)
+    if pa.types.is_integer(values.type):
+        values = values.cast(pa.large_string())
+    values = values.cast(pa.large_binary())
+    return _gather(values, name, expected)
+
+
+def _gather(values, name: str, expected: str) -> np.ndarray:
+    """An Arrow large_binary array's values as one 'S' array, from its two buffers."""
+    from smarteval.read.fast import PAD, gather_fixed
+    n = len(values)
+    _, offsets_buf, data_buf = values.buffers()
+    offsets = np.frombuffer(offsets_buf, dtype=np.int64)[values.offset:values.offset + n + 1]
+    base = int(offsets[0])
+    data = np.frombuffer(data_buf, dtype=np.uint8)[base:int(offsets[-1])] \
+        if data_buf is not None else np.zeros(0, np.uint8)
+    start = offsets[:-1] - base
+    length = np.diff(offsets)
+    nul = np.flatnonzero(data == 0)
+    if len(nul):
+        row = int(np.searchsorted(offsets - base, nul[0], side="right")) - 1
+        raise _bad_row(name, row, "docno holds a NUL byte", expected)
+    empty = length == 0
+    if empty.any():
+        raise _bad_row(name, _first(empty), "empty docno", expected)
+    padded = bytearray(len(data) + 2 * PAD)
+    np.frombuffer(padded, dtype=np.uint8)[:len(data)] = data
+    return gather_fixed(padded, start, length)
+
+
+def _scores(col: _Column, name: str, expected: str) -> np.ndarray:
+    values = _numbers(col, name, "score", expected)
+    finite = np.isfinite(values)
+    if not finite.all():
+        row = _first(~finite)
+        raise _bad_row(name, row, f"score {_show(values[row])} is not a finite number", expected)
+    return values
+
+
+def _numbers(col: _Column, name: str, what: str, expected: str) -> np.ndarray:
+    """A column as float64; a value that is not a number is named with its row."""
+    values = col.values
+    if col.arrow:
+        import pyarrow as pa
+        if values.null_count:
+            raise _bad_row(name, _first(values.is_null().to_numpy(zero_copy_only=False)),
+                           f"no {what} (missing value in column {col.label!r})", expected)
+        if pa.types.is_integer(values.type) or pa.types.is_floating(values.type) or \
+                pa.types.is_boolean(values.type) or pa.types.is_decimal(values.type):
+            return np.asarray(values.cast(pa.float64()).to_numpy(zero_copy_only=False),
+                              dtype=np.float64)
+        values = np.asarray(values.to_pylist(), dtype=object) \
+            if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)) \
+            else values.to_numpy(zero_copy_only=False)
+    if values.dtype.kind in "fiub":
+        return values.astype(np.float64)
+    try:
+        out = values.astype(np.float64)
+    except (ValueError, TypeError):
+        ok = np.frompyfunc(_is_number, 1, 1)(values).astype(bool)
+        row = _first(~ok) if not ok.all() else 0
+        raise _bad_row(name, row, f"{what} {_show(values[row])} is not a number", expected) \
+            from None
+    text = values.astype(str)
+    odd = (np.char.find(text, "_") >= 0) | (np.char.find(text, "x") >= 0)
+    if odd.any():                       # '1_000' and '0x10' as the text readers refuse them
+        row = _first(odd)
+        raise _bad_row(name, row, f"{what} {_show(values[row])} is not a number", expected)
+    return out
+
+
+def _is_number(x) -> bool:
+    try:
+        float(x)
+    except (ValueError, TypeError):
+        return False
+    return not isinstance(x, str) or "_" not in x
+
+
+def _grades(col: _Column, name: str, expected: str) -> np.ndarray:
+    """Whole-number grades as int64; ``1.5`` (or ``1.0`` given as text) is refused."""
+    values = col.values
+    if col.arrow:
+        import pyarrow as pa
+        t = values.type
+        if values.null_count:
+            raise _bad_row(name, _first(values.is_null().to_numpy(zero_copy_only=False)),
+                           f"no relevance (missing value in column {col.label!r})", expected)
+        if pa.types.is_integer(t) or pa.types.is_boolean(t):
+            return np.asarray(values.cast(pa.int64()).to_numpy(zero_copy_only=False),
+                              dtype=np.int64)
+        values = values.to_numpy(zero_copy_only=False)
+    kind = values.dtype.kind
+    if kind in "iub":
+        return values.astype(np.int64)
+    if kind == "f":
+        bad = ~np.isfinite(values) | (values != np.round(values)) | (np.abs(values) > 2.0**63)
+        if bad.any():
+            row = _first(bad)
+            raise _bad_row(name, row, f"relevance {_show(values[row])} is not an integer", expected)
+        return values.astype(np.int64)
+    text = values.astype(str) if kind != "U" else values
+    stripped = np.char.lstrip(text, "-+")
+    ok = np.char.isdigit(stripped) & (np.char.str_len(text) - np.char.str_len(stripped) <= 1)
+    if not ok.all():
+        row = _first(~ok)
+        raise _bad_row(name, row, f"relevance {_show(values[row])} is not an integer", expected)
+    try:
+        return text.astype(np.int64)
+    except OverflowError:
+        raise InputError(name, None, "a relevance is out of range: a grade lies between "
+                         "-9223372036854775808 and 9223372036854775807",
+                         expected=expected) from None
+
+
+def _query_codes(qid: _Column, name: str, expected: str) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's query code, codes in the text order of the ids, and the sorted ids."""
+    codes, texts = _id_text(qid, name, "query id", expected)
+    qids, inverse = np.unique(texts, return_inverse=True)   # ids that are equal as text merge
+    return inverse.astype(np.int64).ravel()[codes], qids
+
+
+def _run(name: str, qid: _Column, docno: _Column, score: _Column, tag: str) -> Run:
+    codes, qids = _query_codes(qid, name, RUN_EXPECTED)
+    docnos = _docnos(docno, name, RUN_EXPECTED)
+    scores = _scores(score, name, RUN_EXPECTED)
+    rows = None
+    if len(codes) > 1 and (codes[1:] < codes[:-1]).any():
+        rows = np.argsort(codes, kind="stable")       # group by query, rows in order given
+        codes, docnos, scores = codes[rows], docnos[rows], scores[rows]
+    offsets = np.zeros(len(qids) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(codes, minlength=len(qids)), out=offsets[1:])
+    lines = None
+    repeated = np.zeros((0, 2), dtype=np.int64)
+    if _may_have_duplicates(docno_hash(docnos, docnos.dtype.itemsize), offsets):
+        repeated = repeated_rows(codes, docnos)
+        if len(repeated):
+            lines = (rows if rows is not None else np.arange(len(codes))) + 1
+    return Run(path=name, qids=qids, offsets=offsets, docnos=docnos, scores=scores,
+               lines=lines, tag=tag, repeated=repeated)
+
+
+def _qrels(name: str, qid: _Column, docno: _Column, label: _Column) -> Qrels:
+    codes, qids = _query_codes(qid, name, QRELS_EXPECTED)
+    docnos = _docnos(docno, name, QRELS_EXPECTED)
+    grades = _grades(label, name, QRELS_EXPECTED)
+    line_no = np.arange(1, len(codes) + 1, dtype=np.int64)
+    keys, order = query_docno_order(codes, docnos)
+    pairs = repeated_rows(codes, docnos, sorted_by=(keys, order))
+    keep = np.ones(len(codes), dtype=bool)
+    keep[pairs[:, 1]] = False
+    duplicate_grades = grades[~keep]
+    repeated = np.stack([codes[pairs[:, 0]], line_no[pairs[:, 0]], line_no[pairs[:, 1]]],
+                        axis=1).astype(np.int64) if len(pairs) else np.zeros((0, 3), np.int64)
+    if len(pairs):
+        order = order[keep[order]]
+    codes, docnos, grades, line_no = codes[order], docnos[order], grades[order], line_no[order]
+    offsets = np.zeros(len(qids) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(codes, minlength=len(qids)), out=offsets[1:])
+    return Qrels(path=name, qids=qids, offsets=offsets, docnos=docnos, grades=grades,
+                 lines=line_no, duplicate_grades=duplicate_grades, repeated=repeated)
+
+
+__all__ = ["is_in_memory", "qrels_from", "read_table", "run_from", "split_runs", "table_format"]

@@ -1,0 +1,63 @@
+"""The C/W/L oracle: cwl_eval's own classes on one query's gains, in rank order."""
+
+from __future__ import annotations
+
+import logging
+import math
+
+
+def cwl_query(codes: list[int], kind: str, params: tuple, quantity: str = "EU",
+              residuals: bool = False) -> float:
+    """cwl_eval's ``quantity`` (EU, ETU, EC, ETC, ED, or ResEU ...) for one ranking.
+
+    ``codes`` are the retrieved documents' grades in rank order (-1: not in the qrels, -2:
+    a negative grade); ``params`` the measure's parameters, optionally then min_rel and
+    max_rel. Gains as ir_measures' cwl_eval provider makes them (a negative grade 0,
+    clipped to [min_rel, max_rel], scaled to [0, 1]); every document costs 1.
+    """
+    import numpy as np
+    from cwl.ruler.cwl_ruler import (
+        BPMCWLMetric,
+        BPMDCWLMetric,
+        IFTGoalCWLMetric,
+        IFTGoalRateCWLMetric,
+        IFTRateCWLMetric,
+        INSQCWLMetric,
+        INSTCWLMetric,
+        NERReq8CWLMetric,
+        NERReq9CWLMetric,
+        NERReq10CWLMetric,
+        NERReq11CWLMetric,
+        RBPCWLMetric,
+        TBGCWLMetric,
+        UMeasureCWLMetric,
+    )
+    from cwl.ruler.ranking import Ranking
+    logging.getLogger("cwl").disabled = True
+    defaults = {"INST": (1.0,), "INSQ": (1.0,), "TBG": (224.0,), "U-measure": (1000.0,),
+                "BPM": (1.0, 10.0), "NERR8": (10.0,), "NERR9": (10.0,), "NERR10": (0.9,),
+                "NERR11": (1.0,), "RBP": (0.9,), "BPM-Dynamic": (1.0, 10.0, 1.0, 1.0, 0.5),
+                "IFT-C1": (2.0, 0.9, 10.0), "IFT-C2": (0.2, 0.9, 10.0),
+                "IFT-C1-C2": (2.0, 0.9, 10.0, 2.0, 0.9, 10.0)}[kind]
+    p = [float(v) for v in params]
+    n = len(defaults)
+    if len(p) <= n:
+        p = p + list(defaults[len(p):]) + [0.0, 1.0]
+    own, lo, hi = p[:n], p[n], p[n + 1]
+    gains = [math.nan if c == -1 else (min(max(max(c, 0), lo), hi) - lo) / (hi - lo)
+             for c in codes]
+    cls = {"INST": INSTCWLMetric, "INSQ": INSQCWLMetric, "TBG": TBGCWLMetric,
+           "U-measure": UMeasureCWLMetric, "BPM": BPMCWLMetric, "NERR8": NERReq8CWLMetric,
+           "NERR9": NERReq9CWLMetric, "NERR10": NERReq10CWLMetric,
+           "NERR11": NERReq11CWLMetric, "RBP": RBPCWLMetric, "BPM-Dynamic": BPMDCWLMetric,
+           "IFT-C1": IFTGoalCWLMetric, "IFT-C2": IFTRateCWLMetric,
+           "IFT-C1-C2": IFTGoalRateCWLMetric}[kind]
+    m = cls(*own)
+    m.residuals = residuals
+    m.measure(Ranking("q", np.array(gains, dtype=float), np.full(len(codes), np.nan),
+                      max_n=1000))
+    names = {"EU": "expected_utility", "ETU": "expected_total_utility",
+             "EC": "expected_cost", "ETC": "expected_total_cost", "ED": "expected_items"}
+    if quantity.startswith("Res"):
+        return float(getattr(m, "residual_" + names[quantity[3:]]))
+    return float(getattr(m, names[quantity]))

@@ -1,0 +1,79 @@
+"""Diversity qrels through the one evaluation path: ``-R qrels_diversity``, or found out."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import smarteval
+from smarteval.cli import main
+from smarteval.evaluation import rankings
+from smarteval.measures import parse_measures
+from smarteval.measures.diversity import with_subtopics
+from smarteval.read.diversity import read_qrels_diversity
+from smarteval.read.plain import read_run
+
+QRELS = ("1 1 a 1\n1 2 a 1\n1 2 b 1\n1 3 c 2\n1 1 d 0\n"
+         "2 1 a 1\n2 4 e 1\n")
+RUN = ("1 Q0 b 1 5 r\n1 Q0 a 2 4 r\n1 Q0 x 3 3 r\n1 Q0 c 4 2 r\n"
+       "2 Q0 e 1 2 r\n2 Q0 a 2 1 r\n")
+SPECS = ["alpha-nDCG.5,20", "ERR-IA.20", "strec.20", "NRBP", "MAP-IA", "map"]
+
+
+def _library_values() -> dict[str, list[float]]:
+    dq = read_qrels_diversity("q", data=QRELS.encode())
+    ((_, ranked),) = rankings(dq.as_qrels(), [read_run("r", data=RUN.encode())])
+    ranked = with_subtopics(ranked, dq)
+    return {o.name: o.compute(ranked).tolist()
+            for rq in parse_measures(SPECS) for o in rq.outputs()}
+
+
+def _cli(tmp_path, *args):
+    (tmp_path / "q").write_text(QRELS)
+    (tmp_path / "r").write_text(RUN)
+    res = CliRunner().invoke(main, ["evaluate", "-f", "tsv", "-q", "-n", "--no-header",
+                                    *args, *(a for s in SPECS for a in ("-m", s)),
+                                    str(tmp_path / "q"), str(tmp_path / "r")])
+    values: dict[str, list[float]] = {}
+    for line in res.stdout.splitlines():
+        _, qid, name, value = line.split("\t")
+        values.setdefault(name, []).append(float(value))
+    return res, values
+
+
+def test_rel_info_format_reads_subtopics(tmp_path):
+    res, values = _cli(tmp_path, "-R", "qrels_diversity")
+    assert res.exit_code == 0, res.output
+    assert res.stderr == ""
+    want = _library_values()
+    assert values.keys() == want.keys()
+    for name in want:
+        np.testing.assert_allclose(values[name], want[name], rtol=1e-12)
+
+
+def test_diversity_file_is_found_out_when_a_diversity_measure_is_asked_for(tmp_path):
+    res, values = _cli(tmp_path)
+    assert res.exit_code == 0, res.output
+    assert "read as diversity qrels" in res.stderr
+    assert len(res.stderr.splitlines()) == 1
+    want = _library_values()
+    for name in want:
+        np.testing.assert_allclose(values[name], want[name], rtol=1e-12)
+
+
+def test_api_takes_the_format_from_settings(tmp_path):
+    (tmp_path / "q").write_text(QRELS)
+    (tmp_path / "r").write_text(RUN)
+    ev = smarteval.evaluate(str(tmp_path / "q"), [str(tmp_path / "r")], ["alpha-nDCG.20"],
+                            settings=smarteval.Settings(qrels_format="qrels_diversity"))
+    got = ev[0].per_query["alpha-nDCG_20"].tolist()
+    assert got == pytest.approx(_library_values()["alpha-nDCG_20"], rel=1e-12)
+
+
+def test_bad_format_is_a_usage_error(tmp_path):
+    (tmp_path / "q").write_text(QRELS)
+    (tmp_path / "r").write_text(RUN)
+    res = CliRunner().invoke(main, ["evaluate", "-R", "prefs", str(tmp_path / "q"),
+                                    str(tmp_path / "r")])
+    assert res.exit_code == 2

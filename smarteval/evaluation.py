@@ -103,7 +103,9 @@ def read_relevance(qrels, requests: Sequence[Request] = (), settings: Settings |
                              "REL), not qrels already read as trec_eval's")
         return qrels
     if not isinstance(qrels, (str, os.PathLike)):
-        return qrels                    # diversity qrels already read
+        if hasattr(qrels, "as_qrels"):
+            return qrels                # diversity qrels already read
+        return read_qrels(qrels)        # a DataFrame, a dict, records
     from smarteval.read.diversity import looks_like_diversity, read_qrels_diversity
     if diversity:
         return read_qrels_diversity(qrels)

@@ -156,7 +156,11 @@ def run_from(source: Any, *, name: str | None = None, tag: str | None = None,
         default_tag = _stem(name)
     qid, docno, value, found_tag = _fields(source, kind, name, "score", SCORE_NAMES,
                                            RUN_EXPECTED, columns)
-    return _run(name, qid, docno, value, tag or found_tag or default_tag)
+    del source
+    run = _run(name, qid, docno, value, tag or found_tag or default_tag)
+    del qid, docno, value
+    _release_arrow_memory()
+    return run
 
 
 def qrels_from(source: Any, *, name: str | None = None,
@@ -172,7 +176,19 @@ def qrels_from(source: Any, *, name: str | None = None,
         source, kind = read_table(source, table_format(source) or "jsonl", wanted), "table"
     qid, docno, value, _ = _fields(source, kind, name, "label", LABEL_NAMES, QRELS_EXPECTED,
                                    columns)
-    return _qrels(name, qid, docno, value)
+    del source
+    qrels = _qrels(name, qid, docno, value)
+    del qid, docno, value
+    _release_arrow_memory()
+    return qrels
+
+
+def _release_arrow_memory() -> None:
+    """Give back to the system what pyarrow freed (a read table's buffers), so that the
+    ranking's arrays do not come on top of them."""
+    import sys
+    if "pyarrow" in sys.modules and sys.modules["pyarrow"] is not None:
+        sys.modules["pyarrow"].default_memory_pool().release_unused()
 
 
 def split_runs(runs: Any) -> list[tuple[str | None, Any]]:
@@ -301,14 +317,19 @@ def _arrow_table(source: Any, kind: str, needed: list, name: str):
 
 
 def _one_chunk(col):
-    """A ChunkedArray as one Array (strings with 64-bit offsets, so any size fits)."""
+    """A ChunkedArray as one Array; strings keep 32-bit offsets unless their bytes need 64."""
     import pyarrow as pa
-    if pa.types.is_string(col.type) or pa.types.is_binary(col.type):
-        col = col.cast(pa.large_binary() if pa.types.is_binary(col.type) else pa.large_string())
     if isinstance(col, pa.ChunkedArray):
+        if (pa.types.is_string(col.type) or pa.types.is_binary(col.type)) and \
+                col.num_chunks != 1 and col.nbytes >= 2**31 - 1:
+            col = col.cast(pa.large_binary() if pa.types.is_binary(col.type)
+                           else pa.large_string())
         col = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
     if pa.types.is_dictionary(col.type):
         col = col.dictionary_decode()
+    if str(col.type) in ("string_view", "binary_view"):
+        col = col.cast(pa.large_string() if str(col.type) == "string_view"
+                       else pa.large_binary())
     return col
 
 
@@ -486,28 +507,31 @@ def _docnos(col: _Column, name: str, expected: str) -> np.ndarray:
     values = _whole_or_text(values, name, "docno", col.label, expected)
     if pa.types.is_integer(values.type):
         values = values.cast(pa.large_string())
-    values = values.cast(pa.large_binary())
+    large = pa.types.is_large_string(values.type) or pa.types.is_large_binary(values.type)
+    values = values.cast(pa.large_binary() if large else pa.binary())     # the same buffers
     return _gather(values, name, expected)
 
 
 def _gather(values, name: str, expected: str) -> np.ndarray:
-    """An Arrow large_binary array's values as one 'S' array, from its two buffers."""
+    """An Arrow binary array's values as one 'S' array, from its two buffers."""
+    import pyarrow as pa
+
     from smarteval.read.fast import PAD, gather_fixed
     n = len(values)
     _, offsets_buf, data_buf = values.buffers()
-    offsets = np.frombuffer(offsets_buf, dtype=np.int64)[values.offset:values.offset + n + 1]
+    width = np.int64 if pa.types.is_large_binary(values.type) else np.int32
+    offsets = np.frombuffer(offsets_buf, dtype=width)[values.offset:values.offset + n + 1]
     base = int(offsets[0])
     data = np.frombuffer(data_buf, dtype=np.uint8)[base:int(offsets[-1])] \
         if data_buf is not None else np.zeros(0, np.uint8)
-    start = offsets[:-1] - base
+    start = offsets[:-1] - base if base else offsets[:-1]
     length = np.diff(offsets)
-    nul = np.flatnonzero(data == 0)
-    if len(nul):
-        row = int(np.searchsorted(offsets - base, nul[0], side="right")) - 1
+    if len(data) and data.min() == 0:
+        nul = int(np.argmin(data))
+        row = int(np.searchsorted(offsets - base, nul, side="right")) - 1
         raise _bad_row(name, row, "docno holds a NUL byte", expected)
-    empty = length == 0
-    if empty.any():
-        raise _bad_row(name, _first(empty), "empty docno", expected)
+    if length.min() == 0:
+        raise _bad_row(name, int(np.argmin(length)), "empty docno", expected)
     padded = bytearray(len(data) + 2 * PAD)
     np.frombuffer(padded, dtype=np.uint8)[:len(data)] = data
     return gather_fixed(padded, start, length)

@@ -179,11 +179,14 @@ class _Lines:
 def line_texts(path: str, lines) -> dict[int, str]:
     """The text of the given 1-based lines of a file read again (for an error message).
 
-    Empty when the file cannot be read again (standard input, a file since removed).
+    Empty when the file cannot be read again (standard input, a file since removed) or
+    is not text (Parquet, say: its rows are named by number alone).
     """
     try:
         data = read_bytes(path)
     except (InputError, OSError, *CORRUPT):
+        return {}
+    if data[:4] == b"PAR1" or b"\x00" in data[:65536]:
         return {}
     wanted = set(lines)
     out = {}

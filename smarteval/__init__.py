@@ -18,6 +18,7 @@ if TYPE_CHECKING:       # what type checkers see; at run time each name comes on
     )
     from smarteval.errors import InputError, SmartevalError, UsageError
     from smarteval.evaluation import Evaluation
+    from smarteval.measures import measure
     from smarteval.read import read_qrels, read_run
     from smarteval.settings import Settings
 
@@ -38,6 +39,7 @@ __all__ = [
     "Settings",
     "read_qrels",
     "read_run",
+    "measure",
     "SmartevalError",
     "InputError",
     "UsageError",
@@ -51,7 +53,8 @@ _HOMES = {
     "RelevanceEvaluator": "smarteval.api",
     "Results": "smarteval.api", "Evaluation": "smarteval.evaluation",
     "Settings": "smarteval.settings", "read_qrels": "smarteval.read",
-    "read_run": "smarteval.read", "SmartevalError": "smarteval.errors",
+    "read_run": "smarteval.read", "measure": "smarteval.measures",
+    "SmartevalError": "smarteval.errors",
     "InputError": "smarteval.errors", "UsageError": "smarteval.errors",
 }
 

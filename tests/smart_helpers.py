@@ -7,7 +7,9 @@ against; tests/test_registry.py fails when a measure has no entry.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import cwl_oracle as C
@@ -417,3 +419,38 @@ def close(got, want, rtol=1e-9) -> bool:
     if math.isnan(want) or math.isnan(got):
         return math.isnan(want) and math.isnan(got)
     return math.isclose(got, want, rel_tol=rtol, abs_tol=1e-12)
+
+
+# =========================================================================== plugins
+
+def _plugin_oracle(f: Callable) -> Oracle:
+    return Oracle("trec", lambda q, p, c: f(q.codes, q.grades, p, c.level))
+
+
+@contextmanager
+def registered(*plugins) -> Iterator[list[str]]:
+    """The registry with ``plugins`` (module names or .py paths) loaded, and the oracle of
+    each of their measures in :data:`ORACLES`; all as before on exit.
+
+    A plugin gives its oracles in a dict ``ORACLES``: measure name -> ``f(codes, grades,
+    param, level)``, ``codes`` the relevance code of each retrieved document in rank
+    order (as :class:`Query`), ``grades`` every qrels grade of the query, ``param`` the
+    output's parameter. Yields the names of the measures the plugins registered.
+    """
+    from smarteval.measures import load_plugin
+    from smarteval.measures.registry import PLUGINS, REGISTRY
+    saved = dict(REGISTRY), dict(PLUGINS), dict(ORACLES)
+    names: list[str] = []
+    try:
+        for plugin in plugins:
+            names += load_plugin(str(plugin))
+        for name in names:
+            module = sys.modules[REGISTRY[name].func.__module__]
+            ORACLES[name] = _plugin_oracle(module.ORACLES[name])
+        yield names
+    finally:
+        for name in names:
+            sys.modules.pop(REGISTRY[name].func.__module__, None)
+        for table, old in zip((REGISTRY, PLUGINS, ORACLES), saved):
+            table.clear()
+            table.update(old)       # type: ignore[attr-defined]

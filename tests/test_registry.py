@@ -4,6 +4,10 @@ The measures come from ``all_measures()``, never from a hand-kept list: a new me
 checked by every test here as soon as it is registered, and fails the first test until
 tests/smart_helpers.ORACLES says which oracle its values are checked against. Measures
 that need N are given N (never skipped); adj_prec is given a target generality.
+
+Each test runs twice: over smarteval's own measures, and over the measures of the example
+plugin (docs/example_plugin.py) loaded into the registry, checked against the oracles
+the plugin gives (tests/smart_helpers.registered).
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,6 +31,7 @@ from smart_helpers import (
     expected,
     make_ranked,
     outputs,
+    registered,
     specs,
 )
 
@@ -34,9 +40,23 @@ from smarteval.measures import all_measures
 from smarteval.read.plain import read_qrels, read_run
 from smarteval.settings import Settings
 
+# the checked measures come from a function-scoped fixture, the same for every example
 SETTINGS = settings(max_examples=40, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+                    suppress_health_check=[HealthCheck.too_slow,
+                                           HealthCheck.function_scoped_fixture])
 GENERALITY = 20.0      # --target-generality (adj_prec)
+EXAMPLE_PLUGIN = Path(__file__).resolve().parent.parent / "docs" / "example_plugin.py"
+
+
+@pytest.fixture(params=["smarteval", "example plugin"])
+def checked(request):
+    """The measures a test checks: smarteval's own; or, with the example plugin loaded
+    (and its oracles in ORACLES), the plugin's."""
+    if request.param == "smarteval":
+        yield [n for n, m in all_measures().items() if m.plugin is None]
+    else:
+        with registered(EXAMPLE_PLUGIN) as names:
+            yield names
 
 
 def tie_average(m) -> bool:
@@ -44,13 +64,14 @@ def tie_average(m) -> bool:
     return m.tie_average
 
 
-def names_for(version: int) -> list[str]:
-    return [n for n, m in all_measures().items() if version in m.versions]
+def names_for(version: int, checked: list[str]) -> list[str]:
+    return [n for n in checked if version in all_measures()[n].versions]
 
 
 # =========================================================================== oracle coverage
 
-def test_every_measure_has_an_oracle():
+def test_every_measure_has_an_oracle(checked):
+    assert checked
     missing = sorted(set(all_measures()) - set(ORACLES))
     assert not missing, (f"no oracle entry in tests/smart_helpers.ORACLES for {missing}: "
                          "add one (a trec or smart oracle) so the measure's values are checked")
@@ -58,9 +79,10 @@ def test_every_measure_has_an_oracle():
     assert not stale, f"ORACLES entries for measures no longer registered: {stale}"
 
 
-def test_oracle_entries_are_well_formed():
+def test_oracle_entries_are_well_formed(checked):
     reg = all_measures()
-    for name, o in ORACLES.items():
+    for name in checked:
+        o = ORACLES[name]
         assert o.source in SOURCES, name
         for spec in specs(name, known_bugs=True):
             outs = outputs(spec)
@@ -115,15 +137,44 @@ def evaluate(qrels_text: str, run_text: str, names, **options):
         num_docs=N, target_generality=GENERALITY, **options))[0]
 
 
+# =========================================================================== plugin values
+
+@SETTINGS
+@given(data=collection(), version=st.sampled_from([9, 10]), level=st.sampled_from([1, 2]),
+       judged=st.booleans(), complete=st.booleans())
+def test_plugin_values_equal_the_oracle(checked, data, version, level, judged, complete):
+    """A plugin's measures equal their oracles query by query, through files and
+    smarteval.evaluate. (smarteval's own measures: tests/test_vs_oracle.py and
+    tests/test_smart_oracle.py, which know their settings.)"""
+    names = [n for n in names_for(version, checked) if all_measures()[n].plugin is not None]
+    if not names:
+        return
+    qrels, run = data
+    ev = evaluate("".join(qrels_lines(qrels)), "".join(run_lines(run)), names,
+                  trec_version=version, rel_level=level, judged_only=judged,
+                  complete=complete)
+    r = ev.ranked
+    ctx = Context(level=level, num_docs=N, v10=version == 10, generality=GENERALITY, tag="t")
+    for out in ev.outputs:
+        for i, qid in enumerate(ev.qids):
+            rows = slice(r.offsets[i], r.offsets[i + 1])
+            q = Query(r.rel[rows].tolist(), list(qrels.get(qid, {}).values()),
+                      r.score[rows].tolist(), bool(r.in_run[i]))
+            # a query -c adds: trec_eval 9 does not evaluate it, 10 its placeholder
+            want = 0.0 if not q.in_run and version == 9 else expected(out, q, ctx)
+            got = ev.per_query[out.name][i]
+            assert close(got, want, ORACLES[out.measure.name].rtol), (out.name, qid, got, want)
+
+
 # =========================================================================== query order
 
 @SETTINGS
 @given(data=collection(), seed=st.integers(0, 2**32 - 1), version=st.sampled_from([9, 10]),
        ties=st.sampled_from(["docno", "average"]), complete=st.booleans())
-def test_query_order_does_not_change_values(data, seed, version, ties, complete):
+def test_query_order_does_not_change_values(checked, data, seed, version, ties, complete):
     """Permuting the queries of the run and qrels files (and their lines) changes nothing."""
     qrels, run = data
-    names = [n for n in names_for(version)
+    names = [n for n in names_for(version, checked)
              if ties == "docno" or tie_average(all_measures()[n])]
     opts = dict(trec_version=version, ties=ties, complete=complete)
     ev = evaluate("".join(qrels_lines(qrels)), "".join(run_lines(run)), names, **opts)
@@ -163,7 +214,7 @@ NOT_EVALUATED = {"runid": "t", "num_q": 1, "relstring": ""}
 @given(data=collection(), version=st.sampled_from([9, 10]), level=st.sampled_from([1, 2]),
        unranked=st.sampled_from(["expected", "worst"]),
        how=st.sampled_from(["complete", "max_docs_0", "judged_only"]))
-def test_empty_rankings_give_the_oracle_value(data, version, level, unranked, how):
+def test_empty_rankings_give_the_oracle_value(checked, data, version, level, unranked, how):
     """A query with no rows (-c, -M 0, -J dropping everything) gives the oracle's value for
     an empty list, never a crash: a finite number, or NaN where trec_eval divides 0 by 0.
     A query -c adds is not evaluated by trec_eval 9: it counts 0 in every average of
@@ -177,7 +228,7 @@ def test_empty_rankings_give_the_oracle_value(data, version, level, unranked, ho
     if how == "judged_only":        # every retrieved document of the first query unjudged
         first = next(q for q in run if q in qrels)
         run = {**run, first: {f"u{i}": s for i, s in enumerate(run[first].values())}}
-    names = names_for(version)
+    names = names_for(version, checked)
     options = {"complete": dict(complete=True), "max_docs_0": dict(max_docs=0),
                "judged_only": dict(judged_only=True)}[how]
     ctx = Context(level=level, num_docs=N, unranked=unranked, v10=version == 10,
@@ -234,8 +285,16 @@ UNBOUNDED = {
     "ranx_dcg_burges": "a sum of gains over log ranks: 0 or more",
     "ranx_hits": "a number of documents: 0 .. k",
 }
-BOUNDED = [n for n, m in all_measures().items()
-           if m.value == "float" and m.average == "mean" and n not in UNBOUNDED]
+
+
+def bounded(names) -> list[str]:
+    """The measures of ``names`` whose values are proportions."""
+    reg = all_measures()
+    return [n for n in names
+            if reg[n].value == "float" and reg[n].average == "mean" and n not in UNBOUNDED]
+
+
+BOUNDED = bounded(all_measures())
 
 
 def test_unbounded_names_are_registered_proportion_candidates():
@@ -255,10 +314,11 @@ def _range_specs(name: str) -> list[str]:
 @given(data=collection(), version=st.sampled_from([9, 10]), level=st.sampled_from([1, 2]),
        unranked=st.sampled_from(["expected", "worst"]), judged=st.booleans(),
        ties=st.sampled_from(["docno", "average"]))
-def test_proportions_lie_in_the_unit_interval(data, version, level, unranked, judged, ties):
+def test_proportions_lie_in_the_unit_interval(checked, data, version, level, unranked, judged,
+                                              ties):
     qrels, run = data
     reg = all_measures()
-    use = [n for n in BOUNDED if version in reg[n].versions
+    use = [n for n in bounded(checked) if version in reg[n].versions
            and (ties == "docno" or tie_average(reg[n]))]
     ev = evaluate("".join(qrels_lines(qrels)), "".join(run_lines(run)), use,
                   trec_version=version, rel_level=level, unranked=unranked, judged_only=judged,
@@ -294,12 +354,15 @@ def tied_query(draw):
     return lst, [float(s) for s in scores], [g for g in lst if g >= 0] + extra, slack, how, level
 
 
-TIED = [n for n, m in all_measures().items() if tie_average(m) and m.value != "str"]
+def with_tie_average(names) -> list[str]:
+    """The measures of ``names`` with an exact --ties average."""
+    return [n for n in names if tie_average(all_measures()[n]) and all_measures()[n].value != "str"]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(tied_query())
-def test_tie_average_is_the_mean_over_every_order(q):
+def test_tie_average_is_the_mean_over_every_order(checked, q):
     """--ties average equals the mean over every order of each tied group (brute force).
 
     Every order is one query of a single Ranked, so each measure is computed once for all.
@@ -311,7 +374,7 @@ def test_tie_average_is_the_mean_over_every_order(q):
     perms = list(orders(scores))
     every = make_ranked([[lst[i] for i in p] for p in perms], [qrels] * len(perms),
                         [scores] * len(perms), **opts)
-    for name in TIED:
+    for name in with_tie_average(checked):
         for spec in specs(name):
             for out in outputs(spec):
                 want = float(np.mean(out.compute(every).astype(float)))
@@ -367,15 +430,19 @@ REFUSE = {
 }
 
 
-def test_every_measure_is_classified_for_ties():
+def test_every_measure_is_classified_for_ties(checked):
+    """Each of smarteval's measures without a tie average is in REFUSE, with the reason;
+    each measure without one (a plugin's too) is refused under --ties average."""
     reg = all_measures()
-    without = {n for n, m in reg.items() if not tie_average(m)}
-    assert without - set(REFUSE) == set(), "classify these: give a tie average or add to REFUSE"
-    assert set(REFUSE) - without == set(), "these now have a tie average: drop from REFUSE"
+    without = {n for n in checked if not tie_average(reg[n])}
+    if all(reg[n].plugin is None for n in checked):
+        assert without - set(REFUSE) == set(), \
+            "classify these: give a tie average or add to REFUSE"
+        assert set(REFUSE) - without == set(), "these now have a tie average: drop from REFUSE"
     from smarteval.errors import UsageError
     r = make_ranked([[1, 0, 1]], scores=[[1.0, 1.0, 0.0]], num_docs=10,
                     target_generality=GENERALITY)
-    for name in REFUSE:
+    for name in sorted(without):
         out = outputs(name)[0]
         with pytest.raises(UsageError, match=f"--ties average: {name} has no exact average"):
             out.compute(r, ties="average")

@@ -180,6 +180,8 @@ def measures_block() -> list[str]:
     from smarteval.measures import ALIASES, all_measures, nicknames
     out: list[str] = []
     for m in all_measures().values():
+        if m.plugin is not None:          # a plugin installed here is not smarteval's
+            continue
         tag = f"\\fB{roff(m.name)}\\fR"
         if m.params != "none" and m.default:
             tag += f".\\fI{roff(m.default_string)}\\fR"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from smarteval.cli.options import CONTEXT, reports_errors
+from smarteval.cli.options import CONTEXT, plugin_option, reports_errors
 from smarteval.settings import TREC_VERSIONS, Settings
 
 
@@ -20,6 +20,7 @@ from smarteval.settings import TREC_VERSIONS, Settings
               help="List the nicknames (official, all_trec, set) and what they stand for "
                    f"under --trec-version (default {Settings().trec_version}, as for every "
                    "command that evaluates).")
+@plugin_option()
 @reports_errors
 def measures(trec_version, fmt, nicknames):
     """List every measure with its parameters and one line of help."""

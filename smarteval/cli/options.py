@@ -264,12 +264,38 @@ def evaluation_flags(*, metavar: str | None = "N",
 
 
 def trec_options(measure_help: str | None = None) -> Decorator:
-    """trec_eval's evaluation flags, shared by every command that evaluates measures."""
+    """trec_eval's evaluation flags, shared by every command that evaluates measures, and
+    ``--plugin``."""
     return group(
         measure_option() if measure_help is None else measure_option(measure_help),
         evaluation_flags(),
         trec_version_option(),
+        plugin_option(),
     )
+
+
+def _load_plugins(ctx: click.Context, param, value) -> None:
+    """Load each ``--plugin`` before the other options are read (while completing a shell
+    word, a plugin that fails is left out without a word)."""
+    for spec in value or ():
+        try:
+            from smarteval.measures import load_plugin
+            load_plugin(spec)
+        except SmartevalError as exc:
+            if ctx.resilient_parsing:
+                continue
+            raise CliError(str(exc), exc.exit_code) from None
+
+
+def plugin_option() -> Decorator:
+    """``--plugin MODULE``: measures of one's own (:mod:`smarteval.measures.plugins`),
+    loaded first, so that every other option sees them."""
+    return click.option("--plugin", multiple=True, metavar="MODULE", is_eager=True,
+                        expose_value=False, callback=_load_plugins,
+                        help="Load measures of your own from MODULE, a module name or the "
+                             "path of a .py file (repeatable): -m then takes them like "
+                             "smarteval's own. Installed packages' smarteval.measures entry "
+                             "points are loaded without it.")
 
 
 def ties_option(choices=TIES, help: str | None = None) -> Decorator:

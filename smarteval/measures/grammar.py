@@ -57,7 +57,7 @@ import numpy as np
 
 from smarteval.columns import UNJUDGED, Ranked
 from smarteval.errors import UsageError
-from smarteval.measures.registry import REGISTRY, Measure
+from smarteval.measures.registry import REGISTRY, Measure, load_installed_plugins
 from smarteval.settings import LONG_MAX
 
 
@@ -747,6 +747,12 @@ def _split_specs(group: str) -> list[str]:
     return out
 
 
+def _looks_ir(name: str) -> bool:
+    """An ir_measures or ranx name (``nDCG@10``, ``P(rel=2)@5``, ``ndcg_burges``)."""
+    return "@" in name or "(" in name or name.split("@")[0] in IR_NAMES \
+        or name in RANX_NAMES
+
+
 def parse_measures(specs: Sequence[str], version: int = 9,
                    on_note: Callable[[str], None] | None = None) -> Requests:
     """Turn ``-m`` arguments into requests: trec_eval's names in trec_eval's order, then
@@ -758,6 +764,9 @@ def parse_measures(specs: Sequence[str], version: int = 9,
     with close matches or the reason (exit 2).
     """
     nick = nicknames(version)
+    names = {s.partition(".")[0] for group in specs for s in _split_specs(group)}
+    if any(n not in REGISTRY and n not in nick and not _looks_ir(n) for n in names):
+        load_installed_plugins()        # an installed plugin's measure, perhaps
     available = {n: m for n, m in REGISTRY.items() if version in m.versions}
     asked: dict[str, list[_Asked]] = {}
     ir: dict[str, Request] = {}

@@ -55,6 +55,9 @@ class Measure:
     order_free: bool = False        # the value does not depend on the order of the ranking
     help: str = ""
     doc: str = ""
+    #: the plugin that registered it (a module name or a .py file's path); None for
+    #: smarteval's own measures
+    plugin: str | None = None
 
     def __reduce__(self):
         # measures travel to worker processes by name (their entries hold lambdas)
@@ -102,6 +105,25 @@ def _num(v) -> str:
 
 REGISTRY: dict[str, Measure] = {}
 
+#: plugin (module name or .py file's absolute path) -> the measures it registered, in order
+PLUGINS: dict[str, tuple[str, ...]] = {}
+#: whether the installed packages' ``smarteval.measures`` entry points were looked up
+#: (once, and only when a name is not found or every measure is listed: it costs a scan
+#: of every installed distribution)
+ENTRY_POINTS: dict[str, bool] = {"loaded": False}
+#: how they are looked up (:func:`smarteval.measures.plugins.load_entry_points`, set when
+#: that module is imported), so that the grammar can ask without importing it
+LOADERS: list[Callable[[], None]] = []
+
+
+def load_installed_plugins() -> None:
+    """Look up the installed packages' plugins (once; see ``ENTRY_POINTS``)."""
+    for load in LOADERS:
+        load()
+
+#: What a measure's per-query values are.
+VALUES = ("float", "int", "str")
+
 
 def _restore(name: str) -> Measure:
     """The entry of a measure unpickled by name. Importing this module imports its package
@@ -119,26 +141,41 @@ def measure(name: str, *, params: str = "none", default: Sequence = (), average:
     The function receives a :class:`~smarteval.columns.Ranked` and, for ``cutoffs`` and
     ``levels``, one parameter value; for ``floats``, ``gains`` and ``int`` the whole
     parsed parameter tuple. It returns one value per query. The first line of its
-    docstring is the help text.
+    docstring is the help text. The measures of plugins register through
+    :func:`smarteval.measures.measure`, which checks what a plugin may name.
     """
-    if params not in PARAM_SHAPES:
-        raise ValueError(f"unknown parameter shape {params!r}")
-    if average not in AVERAGES:
-        raise ValueError(f"unknown average {average!r}")
+    check_options(params, average, value)
 
     def register(func):
-        doc = (func.__doc__ or "").strip()
         if name in REGISTRY:
             raise ValueError(f"measure {name!r} registered twice")
-        REGISTRY[name] = Measure(
-            name=name, func=func, params=params, default=tuple(default), average=average,
-            value=value, per_query=per_query, versions=frozenset(versions), family=family,
+        REGISTRY[name] = entry(
+            Measure, name, func, params=params, default=default, average=average,
+            value=value, per_query=per_query, versions=versions, family=family,
             needs_num_docs=needs_num_docs, micro=micro, ties=ties, orders=orders,
-            order_free=order_free,
-            help=_summary(doc), doc=_dedent(doc))
+            order_free=order_free)
         return func
 
     return register
+
+
+def check_options(params: str, average: str, value: str) -> None:
+    """Refuse a parameter shape, average or kind of value the registry does not know."""
+    if params not in PARAM_SHAPES:
+        raise ValueError(f"unknown parameter shape {params!r} (one of {', '.join(PARAM_SHAPES)})")
+    if average not in AVERAGES:
+        raise ValueError(f"unknown average {average!r} (one of {', '.join(AVERAGES)})")
+    if value not in VALUES:
+        raise ValueError(f"unknown kind of value {value!r} (one of {', '.join(VALUES)})")
+
+
+def entry(cls: type[Measure], name: str, func: Callable, *, default: Sequence = (),
+          versions: Sequence[int] = (9, 10), **fields) -> Measure:
+    """The registry entry (of class ``cls``) of ``func`` as measure ``name``: its help is
+    the first paragraph of the docstring, its documentation the whole docstring."""
+    doc = (func.__doc__ or "").strip()
+    return cls(name=name, func=func, default=tuple(default), versions=frozenset(versions),
+               help=_summary(doc), doc=_dedent(doc), **fields)
 
 
 def _summary(doc: str) -> str:

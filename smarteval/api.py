@@ -331,6 +331,7 @@ class Curves:
     """Each run's curve (``smarteval curve``), or with ``cutoffs_from`` each run's point."""
 
     result: RunCurves | RunPoints
+    rel_level: int = 1              # -l: the grade from which a document is relevant
 
     def render(self, fmt: str = "smart", *, header: bool = True) -> str:
         """The text ``smarteval curve -f FMT`` prints."""
@@ -341,6 +342,14 @@ class Curves:
             return render_curves(r.curves, r.names, r.queries, fmt, header=header,
                                  full_curve=r.full, full_name=r.full_name)
         return render_points(r.points, r.names, r.other, r.other_name, fmt, header=header)
+
+    def notes(self) -> list[str]:
+        """What standard error should say of the curves: that no judgement of the queries
+        evaluated reaches ``-l``, when none does (every curve is then 0)."""
+        from smarteval.render.evaluation import nothing_relevant
+        r = self.result
+        return [] if r.qrels is None else nothing_relevant(r.qrels, list(r.qids),
+                                                            self.rel_level)
 
     def frame(self) -> pandas.DataFrame:
         """The rows of ``curve -f tsv`` as a DataFrame (one row per run and level)."""
@@ -364,13 +373,14 @@ def curve(qrels: Source, runs: Source, levels: str | Sequence[float] | None = No
           method: str = "quasi", step: str | None = None, left: str | None = None,
           average: str = "macro", full: Source = None, end: str | None = None,
           cutoffs_from: Source = None, settings: Settings | None = None,
-          **options: Any) -> Curves:
+          on_run: Callable[[RunInfo], None] | None = None, **options: Any) -> Curves:
     """Each run's averaged curve at its levels, as ``smarteval curve`` computes it.
 
     ``method`` is one of the curve methods (``quasi``, ``semi``, ``pseudo``, ``cluster``,
     ``characteristic``, ``points``, ``fallout``, ``adjusted``, ``precision``, ``cnr``);
     ``cutoffs_from`` (a run) gives instead each run's precision-recall pair at that
-    system's set sizes (Keen part 7).
+    system's set sizes (Keen part 7). ``on_run`` is called with each run's info once its
+    curve is computed (progress).
 
     >>> c = curve("sample_data/qrels.txt", "sample_data/bm25.run", "0.1,0.5")
     >>> c.result.curves[0].value.round(4).tolist()
@@ -382,11 +392,13 @@ def curve(qrels: Source, runs: Source, levels: str | Sequence[float] | None = No
     given, _ = _run_sources(runs, eager_names=True)
     if cutoffs_from is not None:
         (other,), _ = _run_sources([cutoffs_from], first_tag="cutoffs")
-        return Curves(run_points(qrels, given, other, settings, average))
+        return Curves(run_points(qrels, given, other, settings, average, on_run=on_run),
+                      settings.rel_level)
     if full is not None:
         (full,), _ = _run_sources([full], first_tag="full")
     return Curves(run_curves(qrels, given, settings, levels, method=method, step=step,
-                             left=left, average=average, full=full, end=end))
+                             left=left, average=average, full=full, end=end,
+                             on_run=on_run), settings.rel_level)
 
 
 # --------------------------------------------------------------------------- correlate

@@ -102,7 +102,9 @@ class Ranked:
     document's grade from the qrels, :data:`NONPOOL` (-1) when the qrels do not list it
     and :data:`UNJUDGED` (-2) when they list it with a negative grade. ``qrel_grades``
     holds, per query, the non-negative grades of every judged document in descending
-    order (the ideal ranking), at ``qrel_offsets``.
+    order (the ideal ranking), at ``qrel_offsets``; ``qrel_lines`` and ``qrel_docnos``
+    the qrels line number and docno of each of those grades (None when unknown: a
+    ranking built by hand or a residual collection).
 
     Queries added by ``-c`` (in the qrels but not in the run) have ``in_run`` False. Under
     trec_eval 9 they have no rows; under 10 they hold one placeholder document,
@@ -130,6 +132,9 @@ class Ranked:
     #: queries in the whole qrels, and their lines with a grade above 0 (-c's num_q, num_rel)
     qrels_num_queries: int | None = None
     qrels_positive_lines: int | None = None
+    #: (m,) int64 qrels line number and (m,) bytes docno of each ``qrel_grades`` entry
+    qrel_lines: np.ndarray | None = None
+    qrel_docnos: np.ndarray | None = None
     #: ndeval's subtopic judgements of the queries (diversity qrels), when read; the
     #: diversity measures match them to the ranked documents themselves
     subtopics: object | None = None

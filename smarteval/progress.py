@@ -91,6 +91,17 @@ class Progress:
             if self._bar is not None:
                 self._bar.update(0)
 
+    def each_run(self, paths: Sequence[str]):
+        """A callback for the library's ``on_run``: runs finish in the order of ``paths``,
+        each one both of its steps (its reading and its evaluation) at once."""
+        pending = iter(paths)
+
+        def finished(_info) -> None:
+            path = next(pending)
+            self.done(path)
+            self.done(path)
+        return finished
+
     def done(self, path: str) -> None:
         """One step of run ``path`` finished (reading it, or evaluating it)."""
         step = self._weights.get(path, 1)

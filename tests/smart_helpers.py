@@ -99,6 +99,10 @@ class Query:
     grades: list     # every qrels grade of the query (negative ones included)
     keys: list       # each retrieved document's score as the ranking compared it
     in_run: bool = True   # False for a query -c adds, which trec_eval 9 does not evaluate
+    #: the retrieved documents' docnos and scores as read, in rank order, and the query's
+    #: qrels in line order (docno -> grade), for the measures that read docnos (compat)
+    docs: dict | None = None
+    judgements: dict | None = None
 
     def level_rel(self, level):
         return sum(1 for g in self.grades if g >= level)
@@ -140,6 +144,15 @@ def _trec_param(measure: str, p):
     if measure in ("set_F", "relstring"):
         return p[0]
     return p                                       # utility's coefficients, 11pt_avg's levels
+
+
+def _compat(q: Query, p) -> float:
+    """ir_measures' compatibility of one query (0 without documents, which it never sees)."""
+    if not q.codes:
+        return 0.0
+    from ir_measures.providers.compat_provider import compatibility
+    assert q.docs is not None and q.judgements is not None, "compat reads docnos"
+    return compatibility(q.judgements, q.docs, p[0], bool(p[1]) if len(p) > 1 else True)
 
 
 def trec(measure: str, variants=(), *, pytrec=True, counts=None, as_name=None) -> Oracle:
@@ -259,6 +272,9 @@ ORACLES: dict[str, Oracle] = {
     "num_q_ret": Oracle("trec", lambda q, p, c: 1 if q.codes else 0),
     "rbp_bin": Oracle("trec", lambda q, p, c: S.rbp_binary(q.codes, p[0], c.level),
                       ("rbp_bin.0.5", "rbp_bin.0.95", "rbp_bin.1", "rbp_bin.0")),
+    # ---- ir_measures' Compat: its compat provider's own function
+    "compat": Oracle("trec", lambda q, p, c: _compat(q, p),
+                     ("compat.0.5,0", "compat.0,1", "compat.1", "compat.0.8,0")),
     # ---- gdeval, ranx and ir_measures' SDCG and Accuracy (tests/web_oracle.py); those of
     # DOUBLE_ORDER rank scores as doubles, not as the oracle files' float32 under trec_eval
     # 9, so they are checked on Ranked columns

@@ -221,3 +221,22 @@ def test_notebook_example_runs_and_readme_shows_it():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert f"```python\n{script}```\n\nprints\n\n```text\n{out}```" in readme, \
         "README's notebook example differs from docs/notebook.py or its output"
+
+
+#: (curve keyword arguments, the notes of the result): what standard error says of it
+CURVE_NOTES = [
+    ({}, []),
+    ({"rel_level": 9}, ["nothing is relevant at -l 9: no judgement of the queries evaluated "
+                        "has a grade of 9 or more (the highest is 2), so every measure of "
+                        "relevant documents is 0"]),
+    ({"rel_level": 9, "cutoffs_from": RUNS[1]},
+     ["nothing is relevant at -l 9: no judgement of the queries evaluated has a grade of 9 "
+      "or more (the highest is 2), so every measure of relevant documents is 0"]),
+]
+
+
+@pytest.mark.parametrize("kwargs,notes", CURVE_NOTES, ids=["-l 1", "-l 9", "cutoffs -l 9"])
+def test_curve_notes(kwargs, notes):
+    c = smarteval.curve(QRELS, RUNS[0], **kwargs)
+    assert c.notes() == notes
+    assert len(c.result.qids) == 1 and len(c.result.qids[0]) > 0    # the one run's queries

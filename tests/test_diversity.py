@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from smarteval.errors import InputError, UsageError
-from smarteval.evaluation import rankings
+from smarteval.evaluation import evaluate, rankings
 from smarteval.measures import parse_measures
 from smarteval.measures.diversity import risk_sensitive, with_subtopics
 from smarteval.read.diversity import looks_like_diversity, read_qrels_diversity
@@ -212,3 +212,58 @@ def test_risk_sensitive_is_ndeval_riskbased():
     assert risk_sensitive(run, base, 1.0).tolist() == pytest.approx([0.25, -0.4, 0.0])
     with pytest.raises(UsageError):
         risk_sensitive(run, base, -1.0)
+
+
+# =========================================================================== risk
+
+def _distinct(run: dict) -> dict:
+    """Each query's documents with distinct scores, in their drawn order (no ties)."""
+    return {q: {d: float(len(docs) - i) for i, d in enumerate(docs)} for q, docs in run.items()}
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=collection(), other=collection(), risk_alpha=st.sampled_from([0.0, 1.0, 4.0]))
+def test_risk_against_a_baseline_is_ndevals(data, other, risk_alpha):
+    """smarteval.stats.risk: ndeval's RiskBased over the union of the two runs' queries of
+    the qrels, a query one run lacks counting 0 for it; per-query values from pyndeval."""
+    from smarteval.stats import risk
+    qrels, run = data
+    run = _distinct(run)
+    base = _distinct(other[1])
+    base.setdefault(qrels[0][0], {"d0": 1.0})
+    dq = read_qrels_diversity("q", data="".join(f"{q} {s} {d} {g}\n"
+                                                 for q, s, d, g in qrels).encode())
+    files = [read_run(name, data="".join(f"{q} Q0 {d} 0 {s!r} t\n" for q, docs in r.items()
+                                         for d, s in docs.items()).encode())
+             for name, r in (("run", run), ("base", base))]
+    evs = evaluate(dq, files, ["alpha-nDCG.20", "ERR-IA.5"])
+    for name, ndeval_name in (("alpha-nDCG_20", "alpha-nDCG@20"), ("ERR-IA_5", "ERR-IA@5")):
+        values = [pyndeval.ndeval(qrels, [(q, d, s) for q, docs in r.items()
+                                          for d, s in docs.items()], [ndeval_name])
+                  for r in (run, base)]
+        qids = sorted(set(values[0]) | set(values[1]))
+        want = []
+        for q in qids:
+            d = (values[0].get(q, {}).get(ndeval_name, 0.0)
+                 - values[1].get(q, {}).get(ndeval_name, 0.0))
+            want.append(d if d >= 0 else (1 + risk_alpha) * d)
+        got = risk(evs[0], evs[1], name, risk_alpha)
+        assert sorted(got.qids.tolist()) == qids
+        by_q = dict(zip(got.qids.tolist(), got.values.tolist()))
+        for q, w in zip(qids, want):
+            assert same(by_q[q], w), (name, q, by_q[q], w)
+        assert same(got.mean, sum(want) / len(want))
+
+
+def test_risk_refuses_what_it_cannot_compute():
+    from smarteval.stats import risk
+    dq = read_qrels_diversity("q", data=b"1 1 a 1\n1 2 b 1\n2 1 x 1\n")
+    r = read_run("r", data=b"1 Q0 a 0 2 t\n2 Q0 b 0 1 t\n")
+    (ev,) = evaluate(dq, [r], ["alpha-nDCG.20", "runid"])
+    assert risk(ev, ev, "alpha-nDCG_20").values.tolist() == [0.0, 0.0]
+    with pytest.raises(UsageError, match="no measure"):
+        risk(ev, ev, "P_5")
+    with pytest.raises(UsageError, match="numeric"):
+        risk(ev, ev, "runid")
+    with pytest.raises(UsageError, match="0 or more"):
+        risk(ev, ev, "alpha-nDCG_20", -0.5)

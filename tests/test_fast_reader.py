@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -19,7 +20,8 @@ number = st.one_of(
     st.floats(1e-9, 1e9).map(lambda x: f"{x:.3e}"),
 )
 docno = st.one_of(st.integers(0, 9_000_000).map(str),
-                  st.text("abcXYZ-_.#0123456789", min_size=1, max_size=30))
+                  st.text("abcXYZ-_.#0123456789", min_size=1, max_size=30),
+                  st.text("abL", min_size=250, max_size=1200))     # wider than the padding
 qid = st.sampled_from(["1", "2", "10", "q7", "301"])
 
 
@@ -80,3 +82,25 @@ def test_mostly_whitespace_goes_to_the_plain_reader(tmp_path):
     run = read_run(str(path))
     assert run.docnos.tolist() == [b"d1", b"d2"]
     assert run.lines.tolist() == [1, 3]
+
+
+@pytest.mark.parametrize("chunk", [64, 4096, 1 << 20])
+@pytest.mark.parametrize("where", [0, 57, 199], ids=["first", "middle", "last"])
+@pytest.mark.parametrize("queries", ["grouped", "interleaved"])
+def test_a_long_docno_anywhere_in_any_chunk(tmp_path, chunk, where, queries):
+    """One docno far wider than the others, in the first, a middle or the last chunk, in
+    a file grouped by query or not: the columns are the plain reader's, byte for byte."""
+    def query(i: int) -> int:
+        return 1 + (i // 50 if queries == "grouped" else i % 7)
+
+    lines = [f"{query(i)} Q0 D{i:04d}-{'x' * (i % 13)} {i} {1000 - i}.5 t\n"
+             for i in range(200)]
+    lines[where] = f"{query(where)} Q0 {'L' * 5000}{where} {where} 9.5 t\n"
+    data = "".join(lines).encode()
+    path = tmp_path / "run.txt"
+    path.write_bytes(data)
+    cols = fastrun.read_run(str(path), chunk_bytes=chunk, workers=0)
+    plain = read_run(str(path), data=data)
+    assert cols.docnos.tolist() == plain.docnos.tolist()
+    assert cols.offsets.tolist() == plain.offsets.tolist()
+    assert cols.lines.tolist() == plain.lines.tolist()

@@ -41,6 +41,7 @@ PARAM_VALUES = {
     "gains": [{0: 0, 1: 1, 2: 3}, {1: 2, 2: 1, 3: 7}, {0: 1, 1: 2}, {2: 0}, {3: 1, 0: 0}],
     "min_rel": [0, 1, -1],
     "max_rel": [1, 2, 3, 4],
+    "normalize": [True, False],
 }
 CUTOFFS = [1, 2, 3, 5, 10]
 RECALLS = [0.0, 0.1, 0.25, 0.5, 1.0]
@@ -331,7 +332,9 @@ def test_pytrec_eval_names_refuse_rel_0():
     ("err@10", "no err"),
     ("SDCG@5", "max_rel"),
     ("SDCG(max_rel=2,min_rel=2)@5", "below"),
-    ("Compat", "line order"),
+    ("Compat(p=1.5)", "from 0 to 1"),
+    ("Compat(normalize=2)", "True or False"),
+    ("Compat@10", "no @k"),
     ("nDCG(rel=2)@10", "not rel="),
     ("IPrec@0.123", "write IPrec@0.12"),
     ("P", None),                      # trec_eval's P, not a refusal
@@ -347,6 +350,20 @@ def test_refusals_say_why(spec, reason):
         return
     with pytest.raises(UsageError, match=reason):
         parse_measures([spec])
+
+
+def test_compat_ideal_ties_follow_the_run_then_the_qrels_lines():
+    """Compat's ideal ranking: grade, then the run's score (0 when not retrieved, above a
+    negative one), then the qrels' line order; its ranking ties go docno ascending."""
+    qrels = {"1": {"c": 1, "b": 1, "a": 2, "e": 1, "d": 1, "z": 0}}
+    run = {"1": {"b": 1.0, "ba": 1.0, "bb": 1.0, "c": 1.0, "d": -1.0, "x": 1.0, "a": 0.0}}
+    specs = ["Compat", "Compat(p=0.5)", "Compat(normalize=False)", "Compat(p=0.8,normalize=False)"]
+    check(qrels, run, specs)
+    swapped = {"1": dict(reversed(list(qrels["1"].items())))}
+    check(swapped, run, specs)
+    a = smarteval_values(qrels, run, ["Compat(p=0.5)"]).per_query["Compat(p=0.5)"][0]
+    b = smarteval_values(swapped, run, ["Compat(p=0.5)"]).per_query["Compat(p=0.5)"][0]
+    assert a != b                           # the line order decides a tie
 
 
 def test_ties_straddling_the_cut_off_go_in_ir_measures_order():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from smarteval import progress as P
@@ -71,3 +72,33 @@ def test_evaluate_writes_nothing_to_a_non_terminal_stderr():
     assert res.exit_code == 0
     assert res.stderr == ""
     assert res.stdout.count("\tmap\t") == 3
+
+
+#: (command, its arguments before the qrels and runs): every command that reads runs at length
+LONG_COMMANDS = [
+    ("evaluate", ["evaluate", "-m", "map", "-f", "tsv"]),
+    ("compare", ["compare", "-f", "tsv"]),
+    ("curve", ["curve", "-f", "tsv"]),
+    ("curve --cutoffs-from", ["curve", "-f", "tsv", "--cutoffs-from", RUNS[0]]),
+    ("plot", ["plot", "-o", "{out}"]),
+    ("plot diff", ["plot", "-k", "diff", "-o", "{out}"]),
+]
+
+
+@pytest.mark.parametrize("name,args", LONG_COMMANDS, ids=[c[0] for c in LONG_COMMANDS])
+def test_every_long_command_has_the_bar(tmp_path, monkeypatch, name, args):
+    """On a terminal, past the delay, the bar runs to its end on every such command."""
+    if args[0] == "plot":
+        pytest.importorskip("matplotlib")
+    term = Terminal()
+
+    class Shown(P.Progress):
+        def __init__(self, paths, label, **_):
+            super().__init__(paths, label, stream=term, force=True, delay=0)
+
+    monkeypatch.setattr(P, "Progress", Shown)
+    runs = RUNS[:2] if name == "plot diff" else RUNS
+    res = CliRunner().invoke(main, [a.format(out=tmp_path / "p.png") for a in args]
+                             + [str(SAMPLE / "qrels.txt"), *runs])
+    assert res.exit_code == 0, res.output
+    assert "smarteval" in term.getvalue() and "100%" in term.getvalue()

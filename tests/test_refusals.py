@@ -193,6 +193,31 @@ SAID = [
     ("-l past a C long", ["evaluate", "-f", "trec", "-m", "map", "-l",
                           "99999999999999999999", "q", "r"],
      NOT_RELEVANT.replace(" 3", " 9223372036854775807"), "map                   \tall\t0.0000\n"),
+    ("curve -l above every grade", ["curve", "-f", "tsv", "-l", "3", "q", "r"], NOT_RELEVANT,
+     "tag\t0.1\t0.0\t"),
+    ("curve --cutoffs-from -l above every grade",
+     ["curve", "-f", "tsv", "-l", "3", "--cutoffs-from", "s", "q", "r"], NOT_RELEVANT,
+     "tag\t"),
+    ("curve --target-generality without adjusted",
+     ["curve", "-f", "tsv", "--target-generality", "20", "q", "r"],
+     "smarteval: --target-generality has no effect: only --method adjusted reads it "
+     "(--method quasi)\n", "tag\t0.1\t"),
+    ("plot -l above every grade", ["plot", "-l", "3", "q", "r", "-o", "p.png"], NOT_RELEVANT,
+     ""),
+    ("plot diff -l above every grade",
+     ["plot", "-k", "diff", "-l", "3", "q", "r", "s", "-o", "p.png"], NOT_RELEVANT, ""),
+    ("plot --target-generality without adjusted",
+     ["plot", "--target-generality", "20", "q", "r", "-o", "p.png"],
+     "smarteval: --target-generality has no effect: only --method adjusted reads it "
+     "(--method semi)\n", ""),
+    ("plot --examined without a cut-off method",
+     ["plot", "--examined", "--method", "quasi", "q", "r", "-o", "p.png"],
+     "smarteval: --examined has no effect: only the cut-off methods (pseudo, points, "
+     "adjusted, cnr) write numbers beside their points (--method quasi)\n", ""),
+    ("plot --no-examined without a cut-off method",
+     ["plot", "--no-examined", "q", "r", "-o", "p.png"],
+     "smarteval: --no-examined has no effect: only the cut-off methods (pseudo, points, "
+     "adjusted, cnr) write numbers beside their points (--method semi)\n", ""),
     ("numpy's own warnings stay quiet", ["evaluate", "-f", "trec", "-m", "Rprec_mult.nan",
                                          "q", "r"],
      "", "Rprec_mult_nan        \tall\t0.0000\n"),
@@ -201,6 +226,8 @@ SAID = [
 
 @pytest.mark.parametrize("name,args,message,output", SAID, ids=[c[0] for c in SAID])
 def test_said_on_standard_error(files, name, args, message, output):
+    if "plot" in args:
+        pytest.importorskip("matplotlib")
     res = invoke(args)
     assert res.exit_code == 0, res.output
     assert res.stderr == message

@@ -37,6 +37,28 @@ def test_a_wide_smart_table_is_cut_into_blocks(files, monkeypatch, columns):
     assert sum(line.startswith("map ") for line in lines) == len(headers)  # labels repeated
 
 
+#: (curve method and options, how many tables it prints: values, then the others)
+CURVES = [
+    (["--method", "quasi"], 2),
+    (["--method", "pseudo"], 3),
+    (["--method", "cnr", "--levels", "1,2"], 4),
+    (["--method", "characteristic", "--levels", "1,2"], 2),
+]
+
+
+@pytest.mark.parametrize("args,tables", CURVES, ids=[c[0][1] for c in CURVES])
+def test_a_wide_curve_table_is_cut_into_blocks(files, monkeypatch, args, tables):
+    monkeypatch.setenv("COLUMNS", "60")
+    res = CliRunner().invoke(main, ["curve", *args, "q", *RUNS])
+    assert res.exit_code == 0, res.output
+    blocks = [b.splitlines() for b in res.stdout.split("\n\n")]
+    tabled = [b for b in blocks if len(b) > 1 and b[1].startswith("---")]
+    assert max(len(line) for b in tabled for line in b) <= 60
+    heads = [b[0].split() for b in tabled]
+    assert len(heads) > tables
+    assert [n for h in heads for n in h[1:]] == [f"tag_{r}" for r in RUNS] * tables
+
+
 def test_a_narrow_table_is_one_block(files, monkeypatch):
     monkeypatch.setenv("COLUMNS", "100")
     res = CliRunner().invoke(main, ["evaluate", "-m", "map", "q", *RUNS[:3]])

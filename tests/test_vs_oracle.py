@@ -14,7 +14,7 @@ import math
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oracle import rank_query_keys
+from oracle import rank_docnos, rank_query_keys
 from smart_helpers import KNOWN_BUGS, ORACLES, Context, Query, close, expected, outputs, specs
 
 import smarteval
@@ -45,6 +45,16 @@ def _read(qrels, run, tag="tag"):
     rtext = "".join(f"{q} Q0 {d} 0 {s!r} {tag}\n" for q, docs in run.items()
                     for d, s in docs.items())
     return read_qrels("q", data=qtext.encode()), read_run("r", data=rtext.encode())
+
+
+def ranked_docs(docs: dict, qrels: dict, max_docs, judged: bool, float32: bool) -> dict:
+    """The documents :func:`rank_query_keys` keeps (-M, -J), docno -> score, in rank order."""
+    order = rank_docnos(list(docs.items()), float32=float32)
+    if max_docs is not None:
+        order = order[:max(max_docs, 0)]
+    if judged:
+        order = [d for d in order if qrels.get(d, -1) >= 0]
+    return {d: docs[d] for d in order}
 
 
 def summary_of(m, values, in_run):
@@ -82,7 +92,9 @@ def test_trec_measures_match_oracle(qrels, run, level, judged, max_docs, version
     for qid in ev.qids:
         codes, keys = rank_query_keys(run.get(qid, {}), qrels[qid], max_docs=max_docs,
                                       judged_only=judged, float32=version == 9)
-        queries.append(Query(codes, list(qrels[qid].values()), keys, qid in run))
+        docs = ranked_docs(run.get(qid, {}), qrels[qid], max_docs, judged, version == 9)
+        queries.append(Query(codes, list(qrels[qid].values()), keys, qid in run, docs,
+                             qrels[qid]))
     assert list(ev.in_run) == [qid in run for qid in ev.qids]
 
     def check(out, got):

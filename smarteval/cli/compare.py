@@ -105,12 +105,7 @@ def compare(qrels, baseline, runs, measures, complete, rel_level, max_docs, judg
         note(f"smarteval: {text}")
     paths = [baseline, *runs]
     with Progress(paths, "smarteval") as bar:   # only on a terminal, only for long work
-        pending = iter(paths)
-
-        def finished(_info) -> None:            # runs finish in the order given
-            path = next(pending)
-            bar.done(path)                      # its reading and its evaluation
-            bar.done(path)
+        finished = bar.each_run(paths)
 
         bar.doing("evaluating")
         result = compare_runs(qrels, baseline, list(runs), list(measures), settings=settings,

@@ -74,24 +74,32 @@ def curve(ctx, qrels, runs, method, levels, step, left, average, full, cluster_e
     left out (Keen Fig. 18). With --cutoffs-from, one precision-recall pair per run
     instead, each run cut where the other system stopped (Keen part 7).
     """
+    from smarteval.api import curve as run_curve
     from smarteval.output import write_text
+    from smarteval.progress import Progress
 
     settings = settings_from(**options)
-    for text in unused_notes(settings):         # --seed without --ties random
+    # --seed without --ties random, --target-generality without --method adjusted
+    for text in unused_notes(settings, method=method):
         note(f"smarteval: {text}")
     if cutoffs_from is not None:
-        from smarteval.api import curve as run_curve
         ignored = sorted({"method", "levels", "step", "left", "full", "cluster_end"}
                          & given_options(ctx))
         if ignored:
             flags = ", ".join("--" + name.replace("_", "-") for name in ignored)
             raise UsageError(f"--cutoffs-from prints one precision-recall pair per run at the "
                              f"other system's set sizes; {flags} do not apply")
-        points = run_curve(qrels, list(runs), cutoffs_from=cutoffs_from, settings=settings,
-                           average=average)
-        write_text(points.render(fmt, header=not no_header), output)
-        return
-    from smarteval.api import curve as run_curve
-    result = run_curve(qrels, list(runs), levels, settings=settings, method=method, step=step,
-                       left=left, average=average, full=full, end=cluster_end)
+    with Progress(runs, "smarteval") as bar:    # only on a terminal, only for long work
+        finished = bar.each_run(runs)
+
+        bar.doing("computing curves")
+        if cutoffs_from is not None:
+            result = run_curve(qrels, list(runs), cutoffs_from=cutoffs_from, settings=settings,
+                               average=average, on_run=finished)
+        else:
+            result = run_curve(qrels, list(runs), levels, settings=settings, method=method,
+                               step=step, left=left, average=average, full=full,
+                               end=cluster_end, on_run=finished)
+    for text in result.notes():                 # nothing relevant at -l
+        note(f"smarteval: {text}")
     write_text(result.render(fmt, header=not no_header), output)

@@ -88,12 +88,7 @@ def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth,
     relevance = read_relevance(qrels, requests, settings)
     qrels_data = judgements(relevance)[0]
     with Progress(runs, "smarteval") as bar:    # only on a terminal, only for long work
-        pending = iter(runs)
-
-        def finished(_info) -> None:            # runs finish in the order given
-            path = next(pending)
-            bar.done(path)                      # its reading and its evaluation
-            bar.done(path)
+        finished = bar.each_run(runs)
 
         bar.doing("evaluating")
         evaluations = run_evaluation(relevance, runs, requests, settings, frozen=frozen,

@@ -425,10 +425,11 @@ def curve_options(*, method_default: str = "quasi",
     return group(*(options[name] for name in order))
 
 
-def unused_notes(settings: Settings, requests=None) -> list[str]:
+def unused_notes(settings: Settings, requests=None, method: str | None = None) -> list[str]:
     """What the user asked for that changes nothing, in words (for standard error).
 
-    ``requests`` are the measures evaluated, when the command evaluates measures.
+    ``requests`` are the measures evaluated, when the command evaluates measures;
+    ``method`` the curve method, when the command computes curves.
     """
     notes = []
     if settings.seed is not None and settings.ties != "random":
@@ -438,6 +439,9 @@ def unused_notes(settings: Settings, requests=None) -> list[str]:
             and not any(rq.measure.name == "adj_prec" for rq in requests):
         notes.append("--target-generality has no effect: only adj_prec reads it, and it "
                      "is not asked for (-m adj_prec.K)")
+    if method is not None and settings.target_generality is not None and method != "adjusted":
+        notes.append(f"--target-generality has no effect: only --method adjusted reads it "
+                     f"(--method {method})")
     return notes
 
 

@@ -121,14 +121,31 @@ def plot(ctx, qrels, runs, output, dpi, complete, rel_level, max_docs, judged_on
     import os
 
     from smarteval.output import write_bytes
-    from smarteval.plot.build import PlotOptions, image
+    from smarteval.plot.build import EXAMINED_METHODS, PlotOptions, picture
+    from smarteval.progress import Progress
+    from smarteval.render.evaluation import nothing_relevant
 
     settings = settings_from(complete=complete, rel_level=rel_level, max_docs=max_docs,
                              judged_only=judged_only, num_docs=num_docs,
                              trec_version=trec_version, unranked=unranked, ties=ties, seed=seed,
                              target_generality=target_generality)
-    for text in unused_notes(settings):         # --seed without --ties random
+    opts = PlotOptions(**options)
+    # --seed without --ties random, --target-generality without --method adjusted
+    notes = unused_notes(settings, method=opts.method if opts.kind == "pr" else None)
+    if opts.kind == "pr" and opts.examined is not None and opts.method not in EXAMINED_METHODS:
+        flag = "--examined" if opts.examined else "--no-examined"
+        notes.append(f"{flag} has no effect: only the cut-off methods "
+                     f"({', '.join(EXAMINED_METHODS)}) write numbers beside their points "
+                     f"(--method {opts.method})")
+    for text in notes:
         note(f"smarteval: {text}")
-    data = image(output, qrels, runs, settings, PlotOptions(**options), given=given_options(ctx),
-                 dpi=dpi)
+    with Progress(runs, "smarteval") as bar:    # only on a terminal, only for long work
+        finished = bar.each_run(runs)
+
+        bar.doing("drawing")
+        data, drawn = picture(output, qrels, runs, settings, opts, given=given_options(ctx),
+                              dpi=dpi, on_run=finished)
+    for text in nothing_relevant(drawn.qrels, list(drawn.qids), settings.rel_level) \
+            if drawn.qids else []:
+        note(f"smarteval: {text}")
     write_bytes(data, output, suffix=os.path.splitext(output)[1])

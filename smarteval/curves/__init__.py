@@ -74,18 +74,22 @@ precision-recall pair per run at the other system's per-query set sizes) is
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from smarteval.columns import Ranked
+from smarteval.columns import Qrels, Ranked
 from smarteval.curves.base import Curve, parse_levels
 from smarteval.curves.matched import Point
 from smarteval.curves.points import STEPS, first_best, relevant_points, step_precision
 from smarteval.curves.recall import CLUSTER_ENDS, LEFTS
 from smarteval.errors import UsageError
 from smarteval.settings import AVERAGES, Settings
+
+if TYPE_CHECKING:
+    from smarteval.evaluation import RunInfo
 
 #: The recall (or precision) levels when none are given: 0.1, 0.2, ..., 1.0.
 LEVELS = tuple(i / 10 for i in range(1, 11))
@@ -278,23 +282,28 @@ class RunCurves:
     queries: list[int]
     full: Curve | None = None        # cluster: the full search's own quasi curve
     full_name: str = ""
+    qids: tuple[np.ndarray, ...] = ()    # each run's queries evaluated
+    qrels: Qrels | None = None           # the judgements, as read
 
 
 def run_curves(qrels, runs, settings: Settings | None = None,
                levels: str | Sequence[float] | None = None, *, method: str = "quasi",
                step: str | None = None, left: str | None = None, average: str = "macro",
-               full=None, end: str | None = None) -> RunCurves:
+               full=None, end: str | None = None,
+               on_run: Callable[[RunInfo], None] | None = None) -> RunCurves:
     """The curve of each run against ``qrels`` (paths or read), by the one evaluation path.
 
     The options are checked before any file is read; a run sharing no query with the
     qrels is an input error, as in every command. ``full`` is the full-search run (a
     path or read) of the cluster method; its own quasi curve comes back too.
+    ``on_run`` is called with each run's info once its curve is computed (progress).
     """
-    from smarteval.evaluation import run_names
+    from smarteval.evaluation import as_qrels, run_names
     settings = settings or Settings()
     method, step, _, average = check_options(method, step, left, average, full=full, end=end,
                                              generality=settings.target_generality)
     lv = method_levels(method, levels)
+    qrels = as_qrels(qrels)
     full_ranked = full_curve = None
     full_name = ""
     if full is not None:
@@ -302,14 +311,17 @@ def run_curves(qrels, runs, settings: Settings | None = None,
         full_name = run_names([info])[0]
         full_curve = precision_curve(full_ranked, lv, method="quasi", step=step, left=left,
                                      average=average)
-    curves, queries, infos = [], [], []
+    curves, queries, infos, qids = [], [], [], []
     for info, ranked in curve_rankings(qrels, runs, settings):
         curves.append(precision_curve(ranked, lv, method=method, step=step, left=left,
                                       average=average, full=full_ranked, end=end))
         queries.append(ranked.num_queries)
         infos.append(info)
+        qids.append(ranked.qids)
+        if on_run is not None:
+            on_run(info)
     return RunCurves(curves=curves, names=run_names(infos), queries=queries, full=full_curve,
-                     full_name=full_name)
+                     full_name=full_name, qids=tuple(qids), qrels=qrels)
 
 
 @dataclass(frozen=True, eq=False)
@@ -320,27 +332,35 @@ class RunPoints:
     names: list[str]
     other: Point
     other_name: str
+    qids: tuple[np.ndarray, ...] = ()    # each run's queries evaluated
+    qrels: Qrels | None = None           # the judgements, as read
 
 
 def run_points(qrels, runs, cutoffs_from, settings: Settings | None = None,
-               average: str = "macro") -> RunPoints:
+               average: str = "macro",
+               on_run: Callable[[RunInfo], None] | None = None) -> RunPoints:
     """Each run cut, query by query, at the size of the set ``cutoffs_from`` retrieved.
 
-    ``other``'s own pair is taken over the queries of the first run.
+    ``other``'s own pair is taken over the queries of the first run; ``on_run`` as in
+    :func:`run_curves`.
     """
     from smarteval.curves.matched import matched, own_point, set_sizes
-    from smarteval.evaluation import run_names
+    from smarteval.evaluation import as_qrels, run_names
     settings = settings or Settings()
     if average not in AVERAGES:
         raise UsageError(f"--average must be one of {', '.join(AVERAGES)}, not {average!r}")
+    qrels = as_qrels(qrels)
     ((oinfo, other),) = curve_rankings(qrels, [cutoffs_from], settings)
-    points, infos = [], []
+    points, infos, qids = [], [], []
     own = None
     for info, ranked in curve_rankings(qrels, runs, settings):
         points.append(matched(ranked, set_sizes(ranked, other), average))
         if own is None:
             own = own_point(ranked, other, average)
         infos.append(info)
+        qids.append(ranked.qids)
+        if on_run is not None:
+            on_run(info)
     assert own is not None
     return RunPoints(points=points, names=run_names(infos), other=own,
-                     other_name=run_names([oinfo])[0])
+                     other_name=run_names([oinfo])[0], qids=tuple(qids), qrels=qrels)

@@ -17,6 +17,18 @@ grade is 0, then grades are clipped to [min_rel, max_rel] and scaled to [0, 1]
 to 1, which binary qrels are). A document the qrels lack has gain 0 (1 for residuals).
 Every document costs 1 (cwl_eval without a cost file). cwl_eval reads the run in the
 file's order; smarteval reads it in the ranking's order (score, then docno descending).
+
+Two inputs of cwl_eval have no counterpart here, so its values with them are not
+computed: a cost file (``-c``: element type and cost per line, the element type being
+the run's second field, which the run readers do not keep; a type the file lacks, and
+every document without the file, costs ``--max_cost`` in the values and ``--min_cost``
+in the residuals' best case), which changes EC and ETC and, through the cumulated cost,
+TBG, U-measure, BPM (its K), BPM-Dynamic and IFT (the rate C2); and fractional gains
+(cwl_eval reads the fourth field of its gain file as any number from ``--min_gain`` to
+``--max_gain``; smarteval's qrels grades are whole numbers, a fraction is refused on
+reading, and the ranking carries them as such). The values here are cwl_eval's with its
+default costs (``--min_cost`` and ``--max_cost`` 1) on gains that are grades scaled as
+above.
 """
 
 from __future__ import annotations

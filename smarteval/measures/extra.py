@@ -18,7 +18,7 @@ from smarteval.columns import NONPOOL, UNJUDGED, Ranked
 from smarteval.errors import UsageError
 from smarteval.measures.registry import measure
 from smarteval.measures.segments import first_true_rank, prefix, safe_div, seg_sum
-from smarteval.measures.tied import order_of, tie_groups
+from smarteval.measures.tied import order_of, tie_groups, tie_starts
 
 #: How many ranks ir_measures' RBP provider (cwl_eval) reads: its rankings are this long.
 CWL_DEPTH = 1000
@@ -37,10 +37,7 @@ def ir_order(r: Ranked) -> Ranked:
         return r
     if "ir_order" in r.memo:
         return r.memo["ir_order"]
-    key = r.tie_key if r.tie_key is not None else r.score
-    start = np.ones(n, dtype=bool)
-    start[1:] = key[1:] != key[:-1]
-    start[r.offsets[:-1][r.num_ret > 0]] = True
+    start = tie_starts(r)
     out = r
     if not start.all():
         first = np.flatnonzero(start)

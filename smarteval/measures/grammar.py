@@ -30,8 +30,9 @@ written (spaces removed), after the trec_eval names, in the order of ``-m``. Its
 not change it. A name or parameter ir_measures cannot compute, or smarteval cannot
 compute exactly as it does, is refused with the reason (:data:`IR_REFUSED` and the
 checks in :func:`_ir_request`); it never falls back on a nearby measure. Under ``--ties
-docno``, RR@k and Judged take tied documents in the order of ir_measures' providers for
-them (docno ascending, :mod:`smarteval.measures.extra`); the others in trec_eval's.
+docno``, RR@k, Judged and Compat take tied documents in the order of ir_measures'
+providers for them (docno ascending, :mod:`smarteval.measures.extra` and
+:func:`~smarteval.measures.web.compat_order`); the others in trec_eval's.
 
 ranx's metric names (``ndcg_burges@10``, ``dcg@10``, ``dcg_burges@10``, ``hits@10``,
 ``hit_rate@10``; without @k the whole list, except ``dcg``, which is trec_eval's) are
@@ -119,7 +120,10 @@ def regraded(r: Ranked, gains: tuple) -> Ranked:
     order = np.lexsort((-grades, qindex))          # each query's grades, descending
     offsets = np.zeros(r.num_queries + 1, dtype=np.int64)
     np.cumsum(np.bincount(qindex, minlength=r.num_queries), out=offsets[1:])
-    return replace(r, rel=rel, qrel_grades=grades[order], qrel_offsets=offsets)
+    lines, docnos = (None if a is None else a[keep][order] for a in (r.qrel_lines,
+                                                                      r.qrel_docnos))
+    return replace(r, rel=rel, qrel_grades=grades[order], qrel_offsets=offsets,
+                   qrel_lines=lines, qrel_docnos=docnos)
 
 
 @dataclass
@@ -252,6 +256,7 @@ IR_NAMES: dict[str, IrName] = {
     "SDCG": _ir("SDCG", None, "sdcg", ("dcg", "min_rel", "max_rel"), provider="cwl_eval"),
     "Accuracy": _ir("Accuracy", "pair_accuracy", "pair_accuracy", ("rel",),
                     provider="accuracy"),
+    "Compat": _ir("Compat", "compat", None, ("p", "normalize"), provider="compat"),
 }
 
 #: ir_measures' diversity names (its pyndeval provider, ndeval's C code), computed by
@@ -284,15 +289,9 @@ IR_NAMES.update({
 ALIASES: dict[str, tuple[str | None, str | None]] = {
     name: (e.plain, e.cut) for name, e in IR_NAMES.items()}
 
-_NO_COMPUTATION = "smarteval has no computation of ir_measures' {} ({})"
-
-#: ir_measures names smarteval refuses, and why.
-IR_REFUSED: dict[str, str] = {
-    "Compat": _NO_COMPUTATION.format("Compat", "compatibility, rank-biased overlap with "
-                                     "an ideal ranking whose tied documents its compat "
-                                     "provider takes in the qrels file's line order, "
-                                     "which smarteval does not keep"),
-}
+#: ir_measures names smarteval refuses, and why (none today: every name of ir_measures
+#: 0.4.3 is computed).
+IR_REFUSED: dict[str, str] = {}
 
 #: ranx's metric names (``ndcg_burges@10``; without @k the whole list) and the smarteval
 #: measures computing them (ranx 0.3: smarteval.measures.web). Plain ``dcg`` is
@@ -445,6 +444,8 @@ def _resolve(name: str, e: IrName, given: dict, at, label: str,
         if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
             raise _Refused("p= takes a number from 0 to 1")
         params = (float(p),)
+    if e.measure == "Compat":
+        params = _compat_params(args)
     if e.measure == "Accuracy" and cut is None:
         params = (0,)                                    # the whole list
     if e.measure == "SDCG":
@@ -454,7 +455,7 @@ def _resolve(name: str, e: IrName, given: dict, at, label: str,
     if e.provider == "pyndeval":
         params = _diversity_params(args, cut, judged_only)
         judged_only = False
-    if e.measure in ("NumQ", "Judged") or (e.measure == "NumRet" and "rel" not in args):
+    if e.measure in ("NumQ", "Judged", "Compat") or (e.measure == "NumRet" and "rel" not in args):
         rel_level = None                                 # no relevance level involved
     if measure_name not in available:
         raise _Refused(f"{measure_name} is not computed under this trec_eval version")
@@ -502,6 +503,16 @@ def _diversity_params(args: dict, cut, judged_only: bool) -> tuple:
             raise _Refused(f"{name}= takes a number")
         values.append(float(v))
     return (Cut(0 if cut is None else int(cut), values[0], values[1], ir=True),)
+
+
+def _compat_params(args: dict) -> tuple:
+    """Compat's (p, normalize), checked: p from 0 to 1, normalize True or False."""
+    p, normalize = args.get("p", 0.95), args.get("normalize", True)
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
+        raise _Refused("p= takes a number from 0 to 1")
+    if not isinstance(normalize, bool):
+        raise _Refused("normalize= takes True or False")
+    return (float(p), 1.0 if normalize else 0.0)
 
 
 def _sdcg_params(args: dict, cut) -> tuple:

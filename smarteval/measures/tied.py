@@ -39,15 +39,22 @@ class TieGroups:
     start: np.ndarray     # (n,) True on the first row of each group
 
 
-def tie_groups(r: Ranked) -> TieGroups:
-    """The groups of equal scores (as the ranking compared them) of every query."""
+def tie_starts(r: Ranked) -> np.ndarray:
+    """(n,) True at the first row of each group of equal scores (as the ranking compared
+    them) within a query."""
     key = r.tie_key if r.tie_key is not None else r.score
     n = len(key)
     start = np.ones(n, dtype=bool)
     if n > 1:
         start[1:] = key[1:] != key[:-1]
-    firsts = r.offsets[:-1][r.num_ret > 0]
-    start[firsts] = True
+    start[r.offsets[:-1][r.num_ret > 0]] = True
+    return start
+
+
+def tie_groups(r: Ranked) -> TieGroups:
+    """The groups of equal scores (as the ranking compared them) of every query."""
+    start = tie_starts(r)
+    n = len(start)
     gstart = np.flatnonzero(start)
     gbounds = np.append(gstart, n).astype(np.int64)
     gsize = np.diff(gbounds)

@@ -1,4 +1,5 @@
-"""Graded measures of the TREC Web track (gdeval), ranx's DCG family, ir_measures' SDCG, Accuracy.
+"""Graded measures of the TREC Web track (gdeval), ranx's DCG family, ir_measures' SDCG,
+Accuracy and Compat.
 
 Each computes what its reference program computes (named in the docstring). The DCG
 measures touch only the retrieved rows with a non-zero gain within the cut-off, as
@@ -27,6 +28,7 @@ from smarteval.errors import UsageError
 from smarteval.measures.gains import log2_table
 from smarteval.measures.registry import measure
 from smarteval.measures.segments import _width_buckets, safe_div, seg_sum
+from smarteval.measures.tied import tie_starts
 
 #: gdeval's MAX_JUDGMENT: the highest grade it reads, and ERR's denominator 2^4.
 GDEVAL_MAX_GRADE = 4
@@ -400,4 +402,122 @@ def pair_accuracy(r: Ranked, k: int) -> np.ndarray:
     return np.where(pairs > 0, 1.0 - safe_div(sum_above, pairs), out)
 
 
-__all__ = ["CWL_DEPTH", "GDEVAL_MAX_GRADE", "gdeval_order"]
+# =========================================================================== Compat
+
+def _compat_params(params: tuple) -> tuple[float, bool]:
+    if len(params) not in (1, 2):
+        raise UsageError("compat takes p and optionally normalize (1 or 0), e.g. compat.0.95,1")
+    p = float(params[0])
+    normalize = float(params[1]) if len(params) > 1 else 1.0
+    if not 0.0 <= p <= 1.0 or normalize not in (0.0, 1.0):
+        raise UsageError("compat takes a persistence p from 0 to 1 and normalize 1 or 0")
+    return p, normalize == 1.0
+
+
+def compat_order(r: Ranked) -> Ranked:
+    """The ranking as ir_measures' compat provider orders it: score (as a double)
+    descending, then docno ascending.
+
+    The ranking's tied groups (equal scores as it compared them) are sorted so; the
+    other rows stand where they are. Only under ``--ties docno``: a random order stays
+    as drawn.
+    """
+    n = len(r.rel)
+    if r.settings.ties != "docno" or n < 2:
+        return r
+    if "compat_order" in r.memo:
+        return r.memo["compat_order"]
+    start = tie_starts(r)
+    out = r
+    if not start.all():
+        gid = np.cumsum(start) - 1
+        size = np.bincount(gid)
+        sel = np.flatnonzero(size[gid] > 1)             # the rows of tied groups
+        sub = np.lexsort((r.docno[sel], -r.score[sel], gid[sel]))
+        src = np.arange(n)
+        src[sel] = sel[sub]
+        out = replace(r, rel=r.rel[src], score=r.score[src], docno=r.docno[src],
+                      tie_key=None if r.tie_key is None else r.tie_key[src])
+    r.memo["compat_order"] = out
+    return out
+
+
+def _compat_depths(r: Ranked) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What Compat needs of a ranking, whatever p: for each document graded above 0 that
+    the run retrieved, its query and the depth from which it is in both the ranking and
+    the ideal ranking (max of its two 0-based positions); per query, the documents graded
+    above 0 (R) and the depth of the overlap, max(retrieved, R)."""
+    if "compat_depths" in r.memo:
+        return r.memo["compat_depths"]
+    if r.qrel_lines is None or r.qrel_docnos is None:
+        raise UsageError("compat needs the qrels' docnos and line numbers, which this "
+                         "ranking does not carry (a residual collection loses them)")
+    o = compat_order(r)
+    rows = np.flatnonzero(o.rel > 0)
+    judged = np.flatnonzero(r.qrel_grades > 0)
+    jq = r.qrel_qindex[judged]
+    jd = r.qrel_docnos[judged]
+    # (query, docno) keys shared by the judged documents and the retrieved rows
+    _, inv = np.unique(np.concatenate((jd, o.docno[rows])), return_inverse=True)
+    inv = inv.reshape(-1).astype(np.int64)
+    nv = int(inv.max()) + 1 if len(inv) else 1
+    jkey = jq * nv + inv[:len(judged)]
+    rkey = o.qindex[rows] * nv + inv[len(judged):]
+    by_key = np.argsort(jkey)
+    at = by_key[np.searchsorted(jkey[by_key], rkey)] if len(rows) else rkey
+    score = np.zeros(len(judged))
+    score[at] = o.score[rows]
+    retrieved_at = np.full(len(judged), -1, dtype=np.int64)
+    retrieved_at[at] = o.rank[rows] - 1
+    # the ideal ranking: grade descending, then the run's score (0 for a document it
+    # lacks), then the qrels' line order
+    ideal = np.lexsort((r.qrel_lines[judged], -score, -r.qrel_grades[judged], jq))
+    R = np.bincount(jq, minlength=r.num_queries).astype(np.int64)
+    starts = np.zeros(r.num_queries + 1, dtype=np.int64)
+    np.cumsum(R, out=starts[1:])
+    position = np.empty(len(judged), dtype=np.int64)
+    position[ideal] = np.arange(len(judged)) - starts[jq[ideal]]
+    hit = retrieved_at >= 0
+    both = np.maximum(position[hit], retrieved_at[hit])
+    depth = np.maximum(r.num_ret, R)
+    out = (jq[hit], both, R, depth)
+    r.memo["compat_depths"] = out
+    return out
+
+
+@measure("compat", params="floats", default=(0.95, 1.0), family="ir")
+def compat(r: Ranked, params: tuple) -> np.ndarray:
+    """Compatibility: rank-biased overlap with an ideal ranking of the positive grades
+    (ir_measures' Compat).
+
+    Clarke, Vtyurina and Smucker 2021, as ir_measures' compat provider computes it
+    (ir_measures/providers/compat_provider.py): with persistence p and depth D =
+    max(documents retrieved, documents graded above 0), RBO = sum over i = 1 .. D of
+    p^(i-1) |ranking[:i] & ideal[:i]| / i, divided by sum of p^(i-1); normalised (the
+    default), divided by the ideal ranking's own RBO. The ranking is score (as a double)
+    descending, then docno ascending; the ideal ranking holds every document graded
+    above 0, by grade descending, then the run's score (0 for a document it did not
+    retrieve, so before one it retrieved with a negative score), then the qrels' line
+    order. Parameters: p (default 0.95, from 0 to 1) and normalize (1, the default, or 0).
+
+    Edge cases, as the provider: a query without a document graded above 0 is 0;
+    a query without results is 0 (ir_measures leaves it out and counts 0). The relevance
+    level (-l) plays no part. The value depends on the qrels' line order where the ideal
+    ranking ties. Under --ties random the run's tied documents stay as drawn.
+    """
+    p, normalize = _compat_params(params)
+    q, both, R, depth = _compat_depths(r)
+    longest = int(depth.max()) if len(depth) else 0
+    weight = np.cumprod(np.concatenate(([1.0], np.full(max(longest - 1, 0), p))))[:longest]
+    total = np.zeros(longest + 1)
+    np.cumsum(weight, out=total[1:])               # sum of the first n weights
+    tail = np.zeros(longest + 1)                   # sum from i = n of weight / (i + 1)
+    tail[:longest] = np.cumsum((weight / np.arange(1, longest + 1))[::-1])[::-1]
+    overlap = np.bincount(q, weights=tail[both] - tail[depth[q]], minlength=r.num_queries)
+    if normalize:
+        best = total[R] + R * (tail[R] - tail[depth])
+        return safe_div(overlap, best)
+    return safe_div(overlap, total[depth])
+
+
+__all__ = ["CWL_DEPTH", "GDEVAL_MAX_GRADE", "compat_order", "gdeval_order"]

@@ -10,8 +10,11 @@ evaluation path (:func:`smarteval.curves.curve_rankings`, or
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from smarteval.curves import curve_rankings
 from smarteval.errors import UsageError
@@ -19,6 +22,10 @@ from smarteval.evaluation import as_qrels, check_runs, run_names
 from smarteval.plot import KINDS, draw
 from smarteval.plot import data as D
 from smarteval.settings import Settings
+
+if TYPE_CHECKING:
+    from smarteval.columns import Qrels
+    from smarteval.evaluation import RunInfo
 
 #: Options that mean something for some kinds only: option -> (its flags, those kinds).
 KIND_OPTIONS = {
@@ -128,6 +135,22 @@ def _one(qrels, run, settings: Settings):
     return ranked, run_names([info])[0]
 
 
+#: The pr curve methods that write numbers beside their points (documents examined;
+#: Rocchio's curve its n): what --examined switches.
+EXAMINED_METHODS = ("pseudo", "points", "adjusted", "cnr")
+
+
+@dataclass(frozen=True, eq=False)
+class Drawn:
+    """A figure, with what it was drawn from: the qrels read and each run's queries
+    evaluated (those whose judgements count at ``-l``; none for a measure that does not
+    look at relevance)."""
+
+    figure: Any
+    qrels: Qrels
+    qids: tuple[np.ndarray, ...]
+
+
 def figure(qrels, runs, settings: Settings | None = None, options: PlotOptions | None = None,
            *, given: Collection[str] = ()):
     """The matplotlib figure of ``options.kind`` for ``runs`` (paths or read) against ``qrels``.
@@ -135,6 +158,14 @@ def figure(qrels, runs, settings: Settings | None = None, options: PlotOptions |
     ``given`` names the options the user set: one that ``options.kind`` ignores is a
     :class:`UsageError` (see :data:`KIND_OPTIONS`).
     """
+    return drawn(qrels, runs, settings, options, given=given).figure
+
+
+def drawn(qrels, runs, settings: Settings | None = None, options: PlotOptions | None = None,
+          *, given: Collection[str] = (),
+          on_run: Callable[[RunInfo], None] | None = None) -> Drawn:
+    """:func:`figure` with the qrels and queries it was drawn from; ``on_run`` is called
+    with each of ``runs``' info once it is ranked (progress)."""
     draw.require_matplotlib()
     opts = options or PlotOptions()
     settings = settings or Settings()
@@ -146,14 +177,23 @@ def figure(qrels, runs, settings: Settings | None = None, options: PlotOptions |
 
     qrels = as_qrels(qrels)
     if opts.kind == "diff":
-        d = D.diff_data(qrels, runs, opts.measures, settings, opts.tolerance)
-        return draw.diff_figure(d.mag, d.name_a, d.name_b, d.measure, equal=d.equal,
-                                title=titled(d.title), **kw)
+        d = D.diff_data(qrels, runs, opts.measures, settings, opts.tolerance, on_run=on_run)
+        return Drawn(draw.diff_figure(d.mag, d.name_a, d.name_b, d.measure, equal=d.equal,
+                                      title=titled(d.title), **kw), qrels, d.qids)
     infos, ranked = [], []
     for info, r in curve_rankings(qrels, runs, settings):
         infos.append(info)
         ranked.append(r)
-    names = run_names(infos)
+        if on_run is not None:
+            on_run(info)
+    qids = tuple(r.qids for r in ranked)
+    return Drawn(_curves_figure(qrels, ranked, run_names(infos), settings, opts, titled, kw),
+                 qrels, qids)
+
+
+def _curves_figure(qrels, ranked: list, names: list[str], settings: Settings,
+                   opts: PlotOptions, titled, kw: dict):
+    """The figure of every kind but ``diff``, from the ranked runs."""
     full, full_name = _one(qrels, opts.full, settings) if opts.full is not None else (None, "")
     if opts.kind == "pr":
         other, other_name = _one(qrels, opts.cutoffs_from, settings) \
@@ -191,6 +231,16 @@ def image(path: str, qrels, runs, settings: Settings | None = None,
 
     matplotlib and the image format are checked first, before any file is read.
     """
+    return picture(path, qrels, runs, settings, options, given=given, dpi=dpi)[0]
+
+
+def picture(path: str, qrels, runs, settings: Settings | None = None,
+            options: PlotOptions | None = None, *, given: Collection[str] = (),
+            dpi: int = 200, on_run: Callable[[RunInfo], None] | None = None
+            ) -> tuple[bytes, Drawn]:
+    """:func:`image`'s bytes and the :class:`Drawn` figure they show (``on_run`` as in
+    :func:`drawn`)."""
     draw.require_matplotlib()
     fmt = draw.output_format(path)
-    return draw.image(figure(qrels, runs, settings, options, given=given), fmt, dpi=dpi)
+    d = drawn(qrels, runs, settings, options, given=given, on_run=on_run)
+    return draw.image(d.figure, fmt, dpi=dpi), d

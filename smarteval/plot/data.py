@@ -8,7 +8,7 @@ is read.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -20,6 +20,7 @@ from smarteval.errors import UsageError
 from smarteval.settings import Settings
 
 if TYPE_CHECKING:
+    from smarteval.evaluation import RunInfo
     from smarteval.measures.swets import OperatingCharacteristic
     from smarteval.stats import Magnitudes
 
@@ -365,11 +366,17 @@ class DiffData:
     measure: str
     equal: int                   # queries whose difference is within the tolerance
     title: str
+    qids: tuple[np.ndarray, ...] = ()    # each run's queries evaluated, if the measure
+    #                                      looks at relevance at -l
 
 
 def diff_data(qrels, runs: Sequence, measures: Sequence[str] = (),
-              settings: Settings | None = None, tolerance: float = 0.0) -> DiffData:
-    """Evaluate two runs on one measure and order their per-query differences by size."""
+              settings: Settings | None = None, tolerance: float = 0.0,
+              on_run: Callable[[RunInfo], None] | None = None) -> DiffData:
+    """Evaluate two runs on one measure and order their per-query differences by size.
+
+    ``on_run`` is called with each run's info once it is evaluated (progress).
+    """
     from smarteval.evaluation import evaluate, requests_for
     from smarteval.stats import align, magnitudes
 
@@ -384,12 +391,14 @@ def diff_data(qrels, runs: Sequence, measures: Sequence[str] = (),
         raise UsageError(f"--kind diff plots one numeric measure; -m {spec} gives {got}: "
                          f"choose one, e.g. -m P.10 or -m ndcg_cut.10")
     name = numeric[0].name
-    a, b = evaluate(qrels, runs, requests, settings)
+    a, b = evaluate(qrels, runs, requests, settings, on_run=on_run)
     ids, ia, ib = align(a.qids, b.qids)
     if not len(ids):
         raise UsageError(f"{a.name} and {b.name} share no evaluated query")
     mag = magnitudes(a.per_query[name][ia], b.per_query[name][ib], ids, tolerance=tolerance)
     equal = len(ids) - len(mag.better) - len(mag.worse)
     title = f"Magnitude of the per-query differences in {name} ({len(ids)} queries)"
+    at_level = all(rq.rel_level is None and rq.measure.name not in ("num_q", "num_ret")
+                   for rq in requests)
     return DiffData(mag=mag, name_a=a.name, name_b=b.name, measure=name, equal=equal,
-                    title=title)
+                    title=title, qids=(a.qids, b.qids) if at_level else ())

@@ -134,9 +134,10 @@ def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
             counts = np.bincount(qindex[keep], minlength=len(qids))
             offsets = offsets_from_counts(counts)
 
-    qrel_offsets, qrel_grades = _ideal(qrels, qrels_q)
+    qrel_offsets, qrel_grades, qrel_lines, qrel_docnos = _ideal(qrels, qrels_q)
     return Ranked(qids=np.asarray(qids), offsets=offsets, rel=rel, score=scores, docno=docnos,
-                  qrel_offsets=qrel_offsets, qrel_grades=qrel_grades, in_run=has_run,
+                  qrel_offsets=qrel_offsets, qrel_grades=qrel_grades, qrel_lines=qrel_lines,
+                  qrel_docnos=qrel_docnos, in_run=has_run,
                   rel_level=settings.rel_level, run_tag=run.tag, tie_key=key, settings=settings,
                   qrels_num_queries=qrels.num_queries,
                   qrels_positive_lines=qrels.num_positive_lines)
@@ -426,8 +427,8 @@ def _lookup_by_key(qrels: Qrels, keys, qrels_q, docnos, qindex, hashes, rel) -> 
 
 
 def _ideal(qrels: Qrels, qrels_q: np.ndarray):
-    """Per evaluated query: its judged (>= 0) grades, descending (kept on the qrels for the
-    next run that evaluates the same queries)."""
+    """Per evaluated query: its judged (>= 0) grades, descending, with the qrels line and
+    docno of each (kept on the qrels for the next run that evaluates the same queries)."""
     name = ("ideal", qrels_q.tobytes())
     if name not in qrels.lookup_tables:
         qrels.lookup_tables[name] = _ideal_grades(qrels, qrels_q)
@@ -442,7 +443,8 @@ def _ideal_grades(qrels: Qrels, qrels_q: np.ndarray):
     grades = qrels.grades[rows]
     q = np.repeat(np.arange(len(qrels_q), dtype=np.int64), counts)
     judged = grades >= 0
-    grades, q = grades[judged], q[judged]
+    grades, q, rows = grades[judged], q[judged], rows[judged]
     order = np.lexsort((-grades, q))
-    grades = grades[order]
-    return offsets_from_counts(np.bincount(q, minlength=len(qrels_q))), grades
+    rows = rows[order]
+    return (offsets_from_counts(np.bincount(q, minlength=len(qrels_q))), grades[order],
+            qrels.lines[rows], qrels.docnos[rows])

@@ -79,5 +79,6 @@ def residual(feedback: Ranked, initial: Ranked, depth: int) -> Ranked:
         n_q = np.asarray(feedback.num_docs_q, dtype=np.int64) - removed
     elif feedback.num_docs is not None:
         n_q = int(feedback.num_docs) - removed
+    # which judged document of a grade goes is not tracked: the lines and docnos go too
     return replace(out, qrel_offsets=qrel_offsets, qrel_grades=feedback.qrel_grades[kept],
-                   num_docs_q=n_q)
+                   qrel_lines=None, qrel_docnos=None, num_docs_q=n_q)

@@ -149,11 +149,25 @@ def gather_fixed(buf: bytearray, start: np.ndarray, length: np.ndarray) -> np.nd
 
 
 def _gather_wide(buf, start, length, wmax):
-    a = np.frombuffer(buf, np.uint8)
-    idx = np.minimum(start[:, None] + np.arange(wmax), len(a) - 1)
-    mat = a[idx]
-    mat[np.arange(wmax) >= length[:, None]] = 0
-    return mat.view(f"S{wmax}").ravel()
+    """:func:`gather_fixed` for fields longer than the padding: every field's words read
+    through the u64 view straight into its row, with index arrays as long as the
+    fields' words (not rows x longest field), the bytes past each field's end masked."""
+    n = len(start)
+    words = (wmax + 7) // 8
+    u = _u64_view(buf)
+    count = (length + 7) // 8                           # words of each field
+    total = int(count.sum())
+    row = np.repeat(np.arange(n, dtype=np.int64), count)
+    first = np.cumsum(count) - count                    # each field's first word, flat
+    j = np.arange(total, dtype=np.int64)
+    j -= first[row]                                     # the word's place in its field
+    v = u[start[row] + 8 * j]
+    v &= _U64_MASK[np.minimum(length[row] - 8 * j, 8)]
+    out = np.zeros((n, words), np.uint64)
+    row *= words
+    row += j
+    out.ravel()[row] = v
+    return out.view(f"S{8 * words}").ravel()
 
 
 _POW10 = 10.0 ** np.arange(23)
@@ -505,7 +519,7 @@ class Collector:
             if old is None:
                 continue
             dtype = f"S{width}" if name == "docnos" else old.dtype
-            if cap == self.cap and dtype == old.dtype:
+            if len(old) >= cap and dtype == old.dtype:
                 continue
             new = np.empty(cap, dtype)
             new[:n] = old[:n]
@@ -524,11 +538,17 @@ class Collector:
         if k:
             w = r.docnos.dtype.itemsize
             if self.docnos is None:
-                self.docnos = np.empty(self.cap, f"S{w}")
-            if n + k > self.cap or w > self.docnos.dtype.itemsize:
-                cap = self.cap if n + k <= self.cap else max(n + k, 2 * self.cap)
-                self._realloc(cap, max(w, self.docnos.dtype.itemsize))
-            self.docnos[n:n + k] = r.docnos
+                # the first rows' docnos are kept as they are: a file of one chunk is
+                # never copied at its docnos' width; the column is made when more come
+                if n + k > self.cap:
+                    self._realloc(max(n + k, 2 * self.cap), w)
+                self.docnos = r.docnos
+            else:
+                if n + k > self.cap or w > self.docnos.dtype.itemsize \
+                        or n + k > len(self.docnos):
+                    cap = self.cap if n + k <= self.cap else max(n + k, 2 * self.cap)
+                    self._realloc(cap, max(w, self.docnos.dtype.itemsize))
+                self.docnos[n:n + k] = r.docnos
             self.scores[n:n + k] = r.scores
             dst = self.lines[n:n + k]
             if r.lines is None:                       # fast chunk: lines 0..k-1
@@ -543,11 +563,20 @@ class Collector:
             self.n = n + k
         self.line_base += r.nlines
 
+    def _permutation(self, run_s: np.ndarray, run_e: np.ndarray,
+                     order: np.ndarray) -> np.ndarray:
+        """The rows of the maximal runs of one qid, ``order``'s runs one after another."""
+        ol = (run_e - run_s)[order]
+        perm = np.repeat(run_s[order] - np.concatenate(([0], np.cumsum(ol)[:-1])), ol)
+        perm += self._arange(self.n)
+        return perm
+
     def finish(self) -> RunCols:
         """Group rows by qid, queries in byte order of their ids, rows of a query in
         file order: free when the file is grouped in byte order; else the maximal
         runs of one qid are copied in order (one concatenation of views per column,
-        or a vectorised permutation when there are very many runs)."""
+        or a vectorised permutation when there are very many runs; wide docnos are
+        permuted in place)."""
         n = self.n
         tag = (self.tag or b"").decode("utf-8", "replace")
         if n == 0:
@@ -568,18 +597,28 @@ class Collector:
                 setattr(self, name, None)
         else:
             order = np.argsort(inv, kind="stable")
+            docnos = self.docnos
+            if docnos.dtype.itemsize > _IN_PLACE_WIDTH and docnos.dtype.itemsize % 8 == 0:
+                # wide docnos are put in order in place, a word at a time: a copy of the
+                # column would double the memory of the widest column
+                cols["docnos"] = _permute_in_place(docnos[:n], self._permutation(
+                    run_s, run_e, order))
+                self.docnos = None
+            del docnos
             if len(run_ids) <= _PIECE_LOOP_MAX:
                 plan = list(zip(run_s[order].tolist(), run_e[order].tolist()))
                 for name in ("docnos", "scores", "lines"):
+                    if name in cols:
+                        continue
                     col = getattr(self, name)
                     setattr(self, name, None)
                     cols[name] = np.concatenate([col[s:e] for s, e in plan])
                     del col
             else:
-                ol = (run_e - run_s)[order]
-                perm = np.repeat(run_s[order] - np.concatenate(([0], np.cumsum(ol)[:-1])), ol)
-                perm += self._arange(n)
+                perm = self._permutation(run_s, run_e, order)
                 for name in ("docnos", "scores", "lines"):
+                    if name in cols:
+                        continue
                     col = getattr(self, name)
                     setattr(self, name, None)
                     cols[name] = col[perm]
@@ -598,6 +637,19 @@ class Collector:
             raise
         return RunCols(self.path, qids, offsets, cols["docnos"], cols["scores"],
                        cols["lines"], tag)
+
+
+#: Docnos wider than this many bytes are grouped in place (:func:`_permute_in_place`).
+_IN_PLACE_WIDTH = 64
+
+
+def _permute_in_place(docnos: np.ndarray, perm: np.ndarray) -> np.ndarray:
+    """``docnos[perm]`` written over ``docnos`` itself (a width of whole 8-byte words), one
+    word column at a time: the only copy is of one word per row."""
+    words = docnos.view(np.uint64).reshape(len(docnos), -1)
+    for w in range(words.shape[1]):
+        words[:, w] = words[perm, w]
+    return docnos
 
 
 def _line_text(path: str, line: int) -> str:

@@ -342,9 +342,11 @@ def _read_run_data(data: bytes, name: str) -> Run:
         line_no = line_no[order]
     offsets = np.zeros(len(uniq) + 1, dtype=np.int64)
     np.cumsum(np.bincount(codes, minlength=len(uniq)), out=offsets[1:])
+    # the exact search (every docno word at once) only where the hashes say it may find one
+    maybe = _may_have_duplicates(docno_hash(docnos, docnos.dtype.itemsize), offsets)
     return Run(path=name, qids=qids, offsets=offsets, docnos=docnos,
                scores=scores, lines=line_no, tag=tag,
-               repeated=repeated_rows(codes, docnos))
+               repeated=repeated_rows(codes, docnos) if maybe else np.zeros((0, 2), np.int64))
 
 
 def _read_run_fast(path: str, name: str) -> Run | None:

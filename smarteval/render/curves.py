@@ -128,7 +128,7 @@ def _table(curves, names, nq, fmt: str, full_curve, full_name: str) -> str:
 
     def table(cell) -> str:
         body = [[_level(x, kind), *[cell(c, k) for c in shown]] for k, x in enumerate(levels)]
-        return tabulate_table(body, head, fmt, colalign=align)
+        return tabulate_table(body, head, fmt, colalign=align, wrap=True)   # a column a run
 
     parts = [_title(curves, names, nq)]
     if c0.method == "cluster":

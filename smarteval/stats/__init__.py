@@ -1,7 +1,8 @@
-"""Statistics comparing runs: merit, significance tests, best-run selection, rank correlation."""
+"""Statistics comparing runs: merit, significance, best-run selection, correlation, risk."""
 
 from __future__ import annotations
 
+from smarteval.stats.baseline_risk import Risk, risk
 from smarteval.stats.correlation import (
     LeaderboardCorrelation,
     RankCorrelation,
@@ -50,5 +51,5 @@ __all__ = [
     "selection_from_points", "bechhofer_pcs", "pcs_exact", "pcs_simulated", "lfc",
     "kendall_tau", "spearman", "pearson", "tau_ap", "RankCorrelation", "rank_correlation",
     "LeaderboardCorrelation", "leaderboard_correlation", "Report", "build_report",
-    "compare_runs", "Leaderboards", "leaderboards", "correlate_results",
+    "compare_runs", "Leaderboards", "leaderboards", "correlate_results", "Risk", "risk",
 ]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from smarteval.errors import InputError, UsageError
-from smarteval.settings import Settings, distinct_names
+from smarteval.settings import Settings
 from smarteval.stats.correlation import (
     LeaderboardCorrelation,
     leaderboard_correlation,
@@ -179,8 +179,6 @@ def compare_runs(qrels, baseline, runs: Sequence, measures: Sequence[str] = ("ma
     # runs are read one at a time; their rankings are kept only for --tau
     evs = evaluate(q, [baseline, *runs], all_requests, settings, keep_ranked=tau,
                    on_run=on_run)
-    for ev, name in zip(evs, distinct_names([ev.name for ev in evs])):
-        ev.name = name
     rep = build_report(evs, names, tests=test_list, correction=correction, alpha=alpha,
                        confidence=confidence, samples=samples, seed=seed,
                        tolerance=tolerance, complete=settings.complete,

@@ -35,6 +35,26 @@ def _width_buckets(lengths: np.ndarray):
     return out
 
 
+def _seg_scan(values: np.ndarray, offsets: np.ndarray, scan, identity: float,
+              exclusive: bool) -> np.ndarray:
+    """``scan`` (np.cumsum, np.cumprod) within each segment, left to right as a C loop
+    would: segments of similar length are stacked into one 2-D block per power of two,
+    padded with ``identity``; ``exclusive`` gives each row the scan of the rows above it."""
+    values = np.asarray(values, dtype=np.float64)
+    out = np.full(len(values), identity, dtype=np.float64)
+    lengths = np.diff(offsets)
+    lead = 1 if exclusive else 0
+    for w, qs in _width_buckets(lengths):
+        cols = np.arange(w)
+        idx = offsets[qs][:, None] + cols
+        valid = cols < lengths[qs][:, None]
+        block = np.full((len(qs), w + lead), identity)
+        block[:, lead:] = np.where(valid, values[np.minimum(idx, len(values) - 1)], identity)
+        scan(block, axis=1, out=block)
+        out[idx[valid]] = block[:, :w][valid]
+    return out
+
+
 def seg_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Running sum within each segment, added left to right exactly as a C loop would.
 
@@ -45,17 +65,16 @@ def seg_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
     By example: values=[.5,.25,1,2], offsets=[0,2,4]  ->  [.5,.75,1,3]
     """
-    values = np.asarray(values, dtype=np.float64)
-    out = np.zeros(len(values), dtype=np.float64)
-    lengths = np.diff(offsets)
-    for w, qs in _width_buckets(lengths):
-        cols = np.arange(w)
-        idx = offsets[qs][:, None] + cols
-        valid = cols < lengths[qs][:, None]
-        block = np.where(valid, values[np.minimum(idx, len(values) - 1)], 0.0)
-        np.cumsum(block, axis=1, out=block)
-        out[idx[valid]] = block[valid]
-    return out
+    return _seg_scan(values, offsets, np.cumsum, 0.0, exclusive=False)
+
+
+def seg_exclusive_cumprod(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Product of the rows above each row within its segment (1 for the first), multiplied
+    left to right as a C loop would.
+
+    By example: values=[.5,.5,2,3], offsets=[0,2,4]  ->  [1,.5,1,2]
+    """
+    return _seg_scan(values, offsets, np.cumprod, 1.0, exclusive=True)
 
 
 def seg_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:

@@ -27,7 +27,7 @@ from smarteval.columns import NONPOOL, Ranked
 from smarteval.errors import UsageError
 from smarteval.measures.gains import log2_table
 from smarteval.measures.registry import measure
-from smarteval.measures.segments import _width_buckets, safe_div, seg_sum
+from smarteval.measures.segments import safe_div, seg_exclusive_cumprod, seg_sum
 from smarteval.measures.tied import tie_starts
 
 #: gdeval's MAX_JUDGMENT: the highest grade it reads, and ERR's denominator 2^4.
@@ -167,22 +167,6 @@ def _discounted(gain: np.ndarray, rank: np.ndarray, offsets: np.ndarray, log) ->
     return seg_sum(gain / log(int(rank.max()) + 1)[rank + 1], offsets)
 
 
-def _seg_exclusive_cumprod(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Product of the rows above each row within its segment (1 for the first), multiplied
-    left to right as a C loop would (segments stacked by length, as seg_cumsum)."""
-    out = np.ones(len(values), dtype=np.float64)
-    lengths = np.diff(offsets)
-    for w, qs in _width_buckets(lengths):
-        cols = np.arange(w)
-        idx = offsets[qs][:, None] + cols
-        valid = cols < lengths[qs][:, None]
-        block = np.ones((len(qs), w + 1))
-        block[:, 1:] = np.where(valid, values[np.minimum(idx, len(values) - 1)], 1.0)
-        np.cumprod(block, axis=1, out=block)
-        out[idx[valid]] = block[:, :-1][valid]
-    return out
-
-
 # =========================================================================== gdeval
 
 @measure("gd_ndcg", params="cutoffs", default=(20,), family="ir")
@@ -236,7 +220,7 @@ def gd_err(r: Ranked, k: int) -> np.ndarray:
     _check_gdeval_grades(r, "gd_err (ERR@k)")
     g, rank, off = _gain_rows(r, k, 1, double=True)
     stop = _exp_gain(g) / float(2 ** GDEVAL_MAX_GRADE)
-    decay = _seg_exclusive_cumprod(1.0 - stop, off)
+    decay = seg_exclusive_cumprod(1.0 - stop, off)
     values = seg_sum(stop * decay / rank, off)
     has_positive = np.zeros(r.num_queries, dtype=bool)
     judged = r.num_judged > 0

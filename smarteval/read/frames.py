@@ -34,7 +34,7 @@ from smarteval.read.keys import docno_hash
 from smarteval.read.plain import (
     ID_ERRORS,
     _may_have_duplicates,
-    query_docno_order,
+    qrels_columns,
     repeated_rows,
 )
 from smarteval.read.source import display, open_binary, read_bytes
@@ -653,21 +653,8 @@ def _qrels(name: str, qid: _Column, docno: _Column, label: _Column) -> Qrels:
     codes, qids = _query_codes(qid, name, QRELS_EXPECTED)
     docnos = _docnos(docno, name, QRELS_EXPECTED)
     grades = _grades(label, name, QRELS_EXPECTED)
-    line_no = np.arange(1, len(codes) + 1, dtype=np.int64)
-    keys, order = query_docno_order(codes, docnos)
-    pairs = repeated_rows(codes, docnos, sorted_by=(keys, order))
-    keep = np.ones(len(codes), dtype=bool)
-    keep[pairs[:, 1]] = False
-    duplicate_grades = grades[~keep]
-    repeated = np.stack([codes[pairs[:, 0]], line_no[pairs[:, 0]], line_no[pairs[:, 1]]],
-                        axis=1).astype(np.int64) if len(pairs) else np.zeros((0, 3), np.int64)
-    if len(pairs):
-        order = order[keep[order]]
-    codes, docnos, grades, line_no = codes[order], docnos[order], grades[order], line_no[order]
-    offsets = np.zeros(len(qids) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(codes, minlength=len(qids)), out=offsets[1:])
-    return Qrels(path=name, qids=qids, offsets=offsets, docnos=docnos, grades=grades,
-                 lines=line_no, duplicate_grades=duplicate_grades, repeated=repeated)
+    return qrels_columns(name, qids, codes, docnos, grades,
+                         np.arange(1, len(codes) + 1, dtype=np.int64))
 
 
 __all__ = ["is_in_memory", "qrels_from", "read_table", "run_from", "split_runs", "table_format"]

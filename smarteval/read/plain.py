@@ -499,7 +499,14 @@ def read_qrels(path: str | os.PathLike, *, data: bytes | None = None) -> Qrels:
     grades = _parse_ints(rel_bytes, lines)
     uniq, codes, grouped = _group_queries(qid_bytes)
     qids, codes, grouped = _decode_ids(uniq, codes, grouped)
-    line_no = lines.lines
+    return qrels_columns(name, qids, codes, docnos, grades, lines.lines)
+
+
+def qrels_columns(name: str, qids: np.ndarray, codes: np.ndarray, docnos: np.ndarray,
+                  grades: np.ndarray, line_no: np.ndarray) -> Qrels:
+    """:class:`Qrels` of rows given as query codes (into the sorted ``qids``), docnos,
+    grades and 1-based line (or row) numbers, in any order: sorted by (query, docno), a
+    document judged again kept once and recorded (every reader of qrels ends here)."""
     # one sort serves both: duplicates end up adjacent, and the qrels need this order
     keys, order = query_docno_order(codes, docnos)
     pairs = repeated_rows(codes, docnos, sorted_by=(keys, order))
@@ -513,8 +520,8 @@ def read_qrels(path: str | os.PathLike, *, data: bytes | None = None) -> Qrels:
     if len(pairs):
         order = order[keep[order]]
     codes, docnos, grades, line_no = codes[order], docnos[order], grades[order], line_no[order]
-    offsets = np.zeros(len(uniq) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(codes, minlength=len(uniq)), out=offsets[1:])
+    offsets = np.zeros(len(qids) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(codes, minlength=len(qids)), out=offsets[1:])
     return Qrels(path=name, qids=qids, offsets=offsets, docnos=docnos,
                  grades=grades, lines=line_no, duplicate_grades=duplicate_grades,
                  repeated=repeated)

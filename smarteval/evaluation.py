@@ -21,7 +21,6 @@ from smarteval.errors import InputError, UsageError
 from smarteval.measures.grammar import Output, Request, parse_measures
 from smarteval.ranking import rank, residual
 from smarteval.read import read_qrels, read_run
-from smarteval.read.frames import split_runs
 from smarteval.settings import Settings, distinct_names
 
 
@@ -106,10 +105,13 @@ def read_relevance(qrels, requests: Sequence[Request] = (), settings: Settings |
         if hasattr(qrels, "as_qrels"):
             return qrels                # diversity qrels already read
         return read_qrels(qrels)        # a DataFrame, a dict, records
+    wants_subtopics = any(rq.measure.family == "ndeval" for rq in requests)
+    if not (diversity or wants_subtopics):
+        return read_qrels(qrels)
     from smarteval.read.diversity import looks_like_diversity, read_qrels_diversity
     if diversity:
         return read_qrels_diversity(qrels)
-    if any(rq.measure.family == "ndeval" for rq in requests) and looks_like_diversity(qrels):
+    if looks_like_diversity(qrels):
         import warnings
         warnings.warn(f"{qrels}: read as diversity qrels (QUERY SUBTOPIC DOCNO REL), since "
                       "its second field varies within a query", stacklevel=2)
@@ -133,7 +135,13 @@ def as_run(run) -> Run:
 def check_runs(runs: Sequence) -> list:
     """The runs as a list (one run in any form, or several); standard input (``-``) may be
     only one of them."""
-    runs = [run for _, run in split_runs(runs)]
+    if isinstance(runs, (str, os.PathLike)):
+        runs = [runs]
+    elif not (isinstance(runs, (list, tuple))
+              and all(isinstance(r, (str, os.PathLike)) for r in runs)):
+        from smarteval.read.frames import split_runs  # runs in other forms
+        runs = [run for _, run in split_runs(runs)]
+    runs = list(runs)
     if sum(isinstance(r, str) and r == "-" for r in runs) > 1:
         raise UsageError("standard input ('-') can be given as only one run")
     return runs

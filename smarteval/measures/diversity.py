@@ -24,7 +24,7 @@ has no results for scores 0 on every measure; ``-M`` cuts the run as ndeval's do
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -32,7 +32,9 @@ from smarteval.columns import Ranked
 from smarteval.errors import UsageError
 from smarteval.measures.extra import ir_order
 from smarteval.measures.registry import measure
-from smarteval.read.diversity import DiversityQrels
+
+if TYPE_CHECKING:                       # the qrels are read by the reading stage
+    from smarteval.read.diversity import DiversityQrels
 
 #: ndeval's defaults: -alpha, -beta, and the deepest cut-off it computes (its DEPTH)
 ALPHA = 0.5

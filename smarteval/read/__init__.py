@@ -12,6 +12,7 @@ from typing import Any
 from smarteval.columns import Qrels, Run
 from smarteval.read import plain
 from smarteval.read.plain import read_bytes
+from smarteval.read.source import is_in_memory, table_format
 
 __all__ = ["read_bytes", "read_qrels", "read_run"]
 
@@ -28,8 +29,8 @@ def read_run(source: Any, *, data: bytes | None = None, name: str | None = None,
     >>> run.qids.tolist(), run.docnos.tolist(), run.scores.tolist()
     (['q1', 'q2'], [b'd1', b'd2', b'd3'], [2.0, 1.0, 0.5])
     """
-    from smarteval.read import frames
-    if data is None and (frames.is_in_memory(source) or frames.table_format(source)):
+    if data is None and (is_in_memory(source) or table_format(source)):
+        from smarteval.read import frames
         return frames.run_from(source, name=name, tag=tag, columns=columns)
     return plain.read_run(source, data=data)
 
@@ -43,8 +44,8 @@ def read_qrels(source: Any, *, data: bytes | None = None, name: str | None = Non
     >>> qrels.qids.tolist(), qrels.docnos.tolist(), qrels.grades.tolist()
     (['q1'], [b'd1', b'd9'], [1, 0])
     """
-    from smarteval.read import frames
-    if data is None and (frames.is_in_memory(source) or frames.table_format(source)):
+    if data is None and (is_in_memory(source) or table_format(source)):
+        from smarteval.read import frames
         return frames.qrels_from(source, name=name, columns=columns)
     return plain.read_qrels(source, data=data)
 

@@ -21,7 +21,6 @@ records need neither.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterable, Mapping
 from itertools import chain
 from typing import Any
@@ -37,7 +36,7 @@ from smarteval.read.plain import (
     qrels_columns,
     repeated_rows,
 )
-from smarteval.read.source import display, open_binary, read_bytes
+from smarteval.read.source import display, is_in_memory, read_bytes, table_format
 
 #: Column names tried, in order, for each field (PyTerrier's, then ir_measures').
 QID_NAMES = ("qid", "query_id")
@@ -53,9 +52,6 @@ _TAG_KEY = b"smarteval.tag"
 RUN_EXPECTED = "columns qid, docno, score (or query_id, doc_id, score)"
 QRELS_EXPECTED = "columns qid, docno, label (or query_id, doc_id, relevance)"
 
-_PARQUET_SUFFIXES = (".parquet", ".pq")
-_JSONL_SUFFIXES = (".jsonl", ".ndjson")
-_COMPRESSED = ("", ".gz", ".bz2", ".xz")
 
 
 def _pyarrow(what: str):
@@ -68,36 +64,6 @@ def _pyarrow(what: str):
 
 
 # --------------------------------------------------------------------------- what a source is
-
-def is_in_memory(obj: object) -> bool:
-    """Whether ``obj`` is a run or qrels given in memory (not a path, not read columns)."""
-    return not isinstance(obj, (str, bytes, os.PathLike, Run, Qrels))
-
-
-def table_format(path: str | os.PathLike) -> str | None:
-    """``"parquet"`` or ``"jsonl"`` when ``path`` names such a file (by its name, else by
-    its first bytes, for a regular file), None for a text file (or one that cannot be
-    opened: the text reader words that)."""
-    name = str(path)
-    if name == "-":
-        return None
-    low = name.lower()
-    if low.endswith(_PARQUET_SUFFIXES):
-        return "parquet"
-    if any(low.endswith(s + c) for s in _JSONL_SUFFIXES for c in _COMPRESSED):
-        return "jsonl"
-    try:
-        if not stat.S_ISREG(os.stat(name).st_mode):
-            return None             # a pipe or a device is read once, by the text reader
-        with open(name, "rb") as f:
-            if f.read(4) == b"PAR1":
-                return "parquet"
-        with open_binary(name) as stream:
-            head = stream.read(256).lstrip()
-    except (OSError, EOFError, ValueError):
-        return None
-    return "jsonl" if head.startswith(b"{") else None
-
 
 def read_table(path: str | os.PathLike, kind: str, wanted: Iterable[str] | None = None):
     """A Parquet or JSON Lines file as a pyarrow Table; errors name the file.

@@ -12,10 +12,12 @@ import gzip
 import io
 import lzma
 import os
+import stat
 import sys
 import zlib
 from typing import IO, Any, cast
 
+from smarteval.columns import Qrels, Run
 from smarteval.errors import InputError
 
 #: What a damaged archive raises while it is read.
@@ -79,3 +81,39 @@ def read_bytes(path: str | os.PathLike, *, data: bytes | None = None) -> bytes:
 
 def _compressed(stream: IO[bytes]) -> bool:
     return isinstance(stream, (gzip.GzipFile, bz2.BZ2File, lzma.LZMAFile))
+
+
+#: Names of table files (any compression for JSON Lines), told apart from TREC text files.
+_PARQUET_SUFFIXES = (".parquet", ".pq")
+_JSONL_SUFFIXES = (".jsonl", ".ndjson")
+_COMPRESSED = ("", ".gz", ".bz2", ".xz")
+
+
+def is_in_memory(obj: object) -> bool:
+    """Whether ``obj`` is a run or qrels given in memory (not a path, not read columns)."""
+    return not isinstance(obj, (str, bytes, os.PathLike, Run, Qrels))
+
+
+def table_format(path: str | os.PathLike) -> str | None:
+    """``"parquet"`` or ``"jsonl"`` when ``path`` names such a file (by its name, else by
+    its first bytes, for a regular file), None for a text file (or one that cannot be
+    opened: the text reader words that)."""
+    name = str(path)
+    if name == "-":
+        return None
+    low = name.lower()
+    if low.endswith(_PARQUET_SUFFIXES):
+        return "parquet"
+    if any(low.endswith(s + c) for s in _JSONL_SUFFIXES for c in _COMPRESSED):
+        return "jsonl"
+    try:
+        if not stat.S_ISREG(os.stat(name).st_mode):
+            return None             # a pipe or a device is read once, by the text reader
+        with open(name, "rb") as f:
+            if f.read(4) == b"PAR1":
+                return "parquet"
+        with open_binary(name) as stream:
+            head = stream.read(256).lstrip()
+    except (OSError, EOFError, ValueError):
+        return None
+    return "jsonl" if head.startswith(b"{") else None

@@ -138,6 +138,12 @@ class Ranked:
     #: ndeval's subtopic judgements of the queries (diversity qrels), when read; the
     #: diversity measures match them to the ranked documents themselves
     subtopics: object | None = None
+    #: trec_eval's preference judgements of the queries in its internal ranks
+    #: (:class:`smarteval.ranking.prefs.PrefRanking`, under ``-R prefs|qrels_prefs``)
+    prefs: object | None = None
+    #: every (query, judgement group) ranked against the group's judgements
+    #: (:class:`smarteval.ranking.prefs.GroupRanking`, under ``-R qrels_jg``)
+    groups: object | None = None
 
     @property
     def num_docs(self) -> int | None:

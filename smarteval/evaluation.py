@@ -95,7 +95,10 @@ def read_relevance(qrels, requests: Sequence[Request] = (), settings: Settings |
     a query (then a warning says so: plain qrels repeat one iteration number).
     """
     settings = settings or Settings()
-    diversity = settings.qrels_format == "qrels_diversity"
+    fmt = settings.qrels_format
+    diversity = fmt == "qrels_diversity"
+    if fmt in OWN_MEASURES:
+        return _read_trec_format(qrels, fmt)
     if isinstance(qrels, Qrels):
         if diversity:
             raise UsageError("-R qrels_diversity needs diversity qrels (QUERY SUBTOPIC DOCNO "
@@ -117,6 +120,23 @@ def read_relevance(qrels, requests: Sequence[Request] = (), settings: Settings |
                       "its second field varies within a query", stacklevel=2)
         return read_qrels_diversity(qrels)
     return read_qrels(qrels)
+
+
+#: The -R formats that are read only for measures of their own (trec_eval computes no
+#: other measure from them): the ``rel_info`` of those measures
+OWN_MEASURES = {"prefs": "prefs", "qrels_prefs": "prefs", "qrels_jg": "qrels_jg"}
+
+
+def _read_trec_format(qrels, fmt: str):
+    """trec_eval's preference judgements or qrels with judgement groups (``-R``)."""
+    if isinstance(qrels, (str, os.PathLike)):
+        from smarteval.read import prefs
+        read = {"prefs": prefs.read_prefs, "qrels_prefs": prefs.read_qrels_prefs,
+                "qrels_jg": prefs.read_qrels_jg}[fmt]
+        return read(qrels)
+    if getattr(qrels, "format", None) == fmt:
+        return qrels                    # already read in this format
+    raise UsageError(f"-R {fmt} needs judgements read as {fmt} (a file), not {type(qrels).__name__}")
 
 
 def judgements(relevance) -> tuple[Qrels, object | None]:
@@ -181,7 +201,9 @@ class Ranker:
     frozen_depth: int | None = None
     require_common: bool = True
     documents: bool = True
-    subtopics: object | None = None     # diversity qrels, given to every ranking
+    #: what the plain qrels leave out, given to every ranking: diversity qrels, or
+    #: preferences or judgement groups (-R prefs, qrels_prefs, qrels_jg)
+    subtopics: object | None = None
     _initial: Ranked | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -206,14 +228,20 @@ class Ranker:
             raise InputError(run.path, None,
                              f"no query of this run has judgements in {self.qrels.path}",
                              expected="query ids shared by the run and the qrels")
-        ranked = rank(run, self.qrels, self.settings, documents=self.documents)
+        fmt = getattr(self.subtopics, "format", None)
+        if fmt in OWN_MEASURES and self.documents:
+            from smarteval.ranking import prefs
+            rank_for = prefs.rank_groups if fmt == "qrels_jg" else prefs.rank_preferences
+            ranked = rank_for(run, self.subtopics, self.qrels, self.settings)
+        else:
+            ranked = rank(run, self.qrels, self.settings, documents=self.documents)
         if self.settings.query is not None and not accumulated(ranked).any():
             self._no_query(run)
         initial = self.initial()
         if initial is not None:
             assert self.frozen_depth is not None
             ranked = residual(ranked, initial, self.frozen_depth)
-        if self.subtopics is not None:
+        if self.subtopics is not None and fmt is None:
             ranked = replace(ranked, subtopics=self.subtopics)
         return ranked
 
@@ -293,6 +321,15 @@ def requests_for(measures: Iterable[str] | Sequence[Request], settings: Settings
                          "number of documents in the collection: give -N/--num-docs")
     for rq in requests:
         rq.measure.check_ties(settings.ties)
+    own = OWN_MEASURES.get(settings.qrels_format)
+    for rq in requests:
+        m = rq.measure
+        if m.name in ("runid", "num_q"):
+            continue
+        if own is not None and m.rel_info != own:
+            hint = "all_prefs" if own == "prefs" else "qrels_jg"
+            raise UsageError(f"{m.name} is not computed from -R {settings.qrels_format} "
+                             f"judgements (their measures: -m {hint})")
     return requests
 
 

@@ -17,9 +17,11 @@ TIES = ("docno", "random", "average")
 UNRANKED = ("expected", "worst")
 #: How per-query values are averaged.
 AVERAGES = ("macro", "micro", "median")
-#: Formats of the relevance file (trec_eval's -R): trec_eval's qrels, or ndeval's
-#: diversity qrels (QUERY SUBTOPIC DOCNO REL).
-QRELS_FORMATS = ("qrels", "qrels_diversity")
+#: Formats of the relevance file (-R): trec_eval's qrels, ndeval's diversity qrels
+#: (QUERY SUBTOPIC DOCNO REL), and trec_eval's preferences (QUERY JG JSG DOCNO LEVEL),
+#: qrels read as preferences (the second field the judgement group) and qrels with
+#: judgement groups (QUERY JG DOCNO REL).
+QRELS_FORMATS = ("qrels", "qrels_diversity", "prefs", "qrels_prefs", "qrels_jg")
 #: The largest and smallest counts and levels (a C long: trec_eval reads -M, -N, -l and
 #: cut-offs with atol, which saturates here; smarteval takes a larger number as this one).
 LONG_MAX = 2**63 - 1
@@ -52,7 +54,7 @@ class Settings:
     seed: int | None = None
     average: str = "macro"               # macro | micro | median
     query: str | None = None             # -D LEVEL.QUERY: evaluate this query only
-    qrels_format: str = "qrels"          # -R: qrels | qrels_diversity
+    qrels_format: str = "qrels"          # -R: one of QRELS_FORMATS
 
     def __post_init__(self) -> None:
         for name, flag in (("complete", self.complete), ("judged_only", self.judged_only)):

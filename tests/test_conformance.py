@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from smarteval.cli import main
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
-#: cases of other input formats (preferences, qrels_jg) and -Z are outside smarteval
-SKIPPED = {"test.prefs", "test.qrels_prefs", "test.qrels_jg", "test.aqZ"}
+#: -Z is outside smarteval
+SKIPPED = {"test.aqZ"}
 
 
 def _cases():
@@ -52,4 +52,5 @@ def test_matches_trec_eval_10(name, flags, rel, res):
 def test_suite_is_complete():
     names = {c[0] for c in CASES}
     assert {"test", "test.a", "test.aq", "test.aqc", "test.aqcM", "test.aql",
-            "test.meas_params", "comment.test"} <= names
+            "test.meas_params", "comment.test", "test.prefs", "test.qrels_prefs",
+            "test.qrels_jg"} <= names

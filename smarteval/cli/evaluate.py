@@ -78,7 +78,8 @@ def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth,
                               on_note=lambda text: note(f"smarteval: {text}"))
     if not requests:
         requests, dropped = default_requests(table=is_table(fmt), num_docs=settings.num_docs,
-                                             ties=settings.ties, version=settings.trec_version)
+                                             ties=settings.ties, version=settings.trec_version,
+                                             qrels_format=settings.qrels_format)
         if dropped:
             note("smarteval: --ties average: left out " + ", ".join(dropped)
                  + " (no exact average over tied orders)")

@@ -10,7 +10,7 @@ import importlib
 from smarteval.measures.registry import REGISTRY, Measure
 
 #: The measure modules, in the order their measures are listed (trec_eval's first).
-FAMILIES = ("trec", "smart", "extra", "swets", "web", "diversity", "cwl")
+FAMILIES = ("trec", "prefs", "smart", "extra", "swets", "web", "diversity", "cwl")
 for _family in FAMILIES:
     importlib.import_module(f"smarteval.measures.{_family}")    # the decorators register
 

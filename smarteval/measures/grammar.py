@@ -182,6 +182,14 @@ NICKNAMES_9 = {
                  "set_F", "num_nonrel_judged_ret"],
     "set": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
             "set_recall", "set_relative_P", "set_map", "set_F"],
+    "all_prefs": ["runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
+                  "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg",
+                  "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
+                  "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
+                  "prefs_avgjg_imp"],
+    "prefs": ["runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
+              "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg"],
+    "qrels_jg": ["runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"],
 }
 
 
@@ -866,16 +874,24 @@ TABLE_DEFAULT = ("num_q", "num_ret", "num_rel", "num_rel_ret",
 TABLE_WITH_N = ("rank_recall", "log_prec", "norm_recall", "norm_prec")
 
 
+#: What is printed when no measure is asked for under a -R format read only for measures
+#: of its own (trec_eval prints nothing then: its default, official, reads qrels)
+FORMAT_DEFAULTS = {"prefs": "prefs", "qrels_prefs": "prefs", "qrels_jg": "qrels_jg"}
+
+
 def default_requests(*, table: bool, num_docs: int | None, ties: str,
-                     version: int = 9) -> tuple[list[Request], list[str]]:
+                     version: int = 9, qrels_format: str = "qrels"
+                     ) -> tuple[list[Request], list[str]]:
     """The measures printed when none is asked for, and those left out for ``ties``.
 
     Data formats print trec_eval's ``official``; tables print SMART's table, which gains
     the normalized measures when N is known. Under ``--ties average`` the measures with
     no exact average over tied orders are left out (and named, so the user is told).
     """
-    if not table:
-        specs: tuple[str, ...] = ("official",)
+    if qrels_format in FORMAT_DEFAULTS:
+        specs: tuple[str, ...] = (FORMAT_DEFAULTS[qrels_format],)
+    elif not table:
+        specs = ("official",)
     else:
         specs = TABLE_DEFAULT + (TABLE_WITH_N if num_docs is not None else ())
     requests = parse_measures(list(specs), version)

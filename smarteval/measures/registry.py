@@ -53,6 +53,9 @@ class Measure:
     ties: Callable[..., np.ndarray] | None = None   # its own exact expectation over tied orders
     orders: bool = False            # written over an order object: takes o="exact"|"expected"
     order_free: bool = False        # the value does not depend on the order of the ranking
+    #: the judgements it reads under trec_eval's -R: qrels (any qrels format), prefs
+    #: (-R prefs or qrels_prefs) or qrels_jg; under another -R it is refused
+    rel_info: str = "qrels"
     help: str = ""
     doc: str = ""
     #: the plugin that registered it (a module name or a .py file's path); None for
@@ -124,6 +127,9 @@ def load_installed_plugins() -> None:
 #: What a measure's per-query values are.
 VALUES = ("float", "int", "str")
 
+#: The judgements a measure reads (see ``Measure.rel_info``).
+REL_INFOS = ("qrels", "prefs", "qrels_jg")
+
 
 def _restore(name: str) -> Measure:
     """The entry of a measure unpickled by name. Importing this module imports its package
@@ -135,7 +141,7 @@ def measure(name: str, *, params: str = "none", default: Sequence = (), average:
             value: str = "float", per_query: bool = True, versions: Sequence[int] = (9, 10),
             family: str = "trec", needs_num_docs: bool = False,
             micro: Callable | None = None, ties: Callable | None = None,
-            orders: bool = False, order_free: bool = False):
+            orders: bool = False, order_free: bool = False, rel_info: str = "qrels"):
     """Register the decorated function as measure ``name``; the decorator is the registry entry.
 
     The function receives a :class:`~smarteval.columns.Ranked` and, for ``cutoffs`` and
@@ -145,6 +151,8 @@ def measure(name: str, *, params: str = "none", default: Sequence = (), average:
     :func:`smarteval.measures.measure`, which checks what a plugin may name.
     """
     check_options(params, average, value)
+    if rel_info not in REL_INFOS:
+        raise ValueError(f"unknown rel_info {rel_info!r} (one of {', '.join(REL_INFOS)})")
 
     def register(func):
         if name in REGISTRY:
@@ -153,7 +161,7 @@ def measure(name: str, *, params: str = "none", default: Sequence = (), average:
             Measure, name, func, params=params, default=default, average=average,
             value=value, per_query=per_query, versions=versions, family=family,
             needs_num_docs=needs_num_docs, micro=micro, ties=ties, orders=orders,
-            order_free=order_free)
+            order_free=order_free, rel_info=rel_info)
         return func
 
     return register

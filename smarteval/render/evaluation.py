@@ -234,6 +234,7 @@ def relevance_notes(qrels, evaluations, requests, settings) -> list[str]:
     relevant documents is then 0, which is rarely what was meant (``-l`` above every grade).
     """
     if not evaluations or all(rq.rel_level is not None or rq.measure.name in _NOT_RELEVANCE
+                              or rq.measure.rel_info == "prefs"      # levels above 0, not -l
                               for rq in requests):
         return []
     return nothing_relevant(qrels, [ev.qids for ev in evaluations], settings.rel_level)

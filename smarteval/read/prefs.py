@@ -1,0 +1,213 @@
+"""Preference judgements and judgement groups (trec_eval's ``-R prefs``, ``qrels_prefs``, ``qrels_jg``).
+
+trec_eval reads three more relevance formats besides its qrels (``get_prefs.c``,
+``get_qrels_prefs.c``, ``get_qrels_jg.c``):
+
+- ``prefs``: ``QID JG JSG DOCNO REL_LEVEL`` per line. Within a judgement group (JG, one
+  user's information need) and its judgement sub-group (JSG), a document with a higher
+  level is preferred to one with a lower level; a level of 0 means not relevant. Levels
+  are real numbers (compared as 32-bit floats under trec_eval 9, as doubles under 10).
+- ``qrels_prefs``: a qrels file (``QID ITER DOCNO REL``) read as preferences: the
+  iteration field is the judgement group, every line in sub-group ``0``, the grade the
+  level (so a real number is accepted, as trec_eval's ``atof`` reads it).
+- ``qrels_jg``: a qrels file whose second field names the judgement group: each group is
+  a set of judgements of its own (several assessors of one query); grades are integers.
+  A document judged twice in one group is refused (trec_eval: "duplicate docs").
+
+Every line holds exactly its fields (a blank line, a missing or an extra field is an
+error naming file and line); ``#`` lines are comments. Numbers follow the grammar of run
+scores (``[+-]digits[.digits][e[+-]digits]``), grades of ``qrels_jg`` that of qrels
+grades: what C's ``atof``/``atol`` would read only in part (``1.5abc``) is refused.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from smarteval.columns import Qrels
+from smarteval.errors import InputError
+from smarteval.read.plain import (
+    _decode_ids,
+    _group_queries,
+    _Lines,
+    _naming_the_file_out_of_memory,
+    _parse_ints,
+    _parse_scores,
+    qrels_columns,
+    query_docno_order,
+)
+from smarteval.read.source import display, read_bytes
+
+PREFS_EXPECTED = "QUERY_ID JG JSG DOC_ID REL_LEVEL (5 fields, whitespace-separated)"
+QRELS_PREFS_EXPECTED = "QUERY_ID JG DOC_ID REL_LEVEL (4 fields, whitespace-separated)"
+QRELS_JG_EXPECTED = "QUERY_ID JG DOC_ID REL (4 fields, whitespace-separated; REL an integer)"
+
+
+@dataclass(frozen=True, eq=False)
+class Preferences:
+    """Preference judgements, grouped by query (byte order of ids), docnos sorted in each.
+
+    Row ``i`` says: in judgement group ``jg[i]``, sub-group ``jsg[i]``, document
+    ``docnos[i]`` has level ``level[i]``. ``jg`` and ``jsg`` index :attr:`jg_ids` and
+    :attr:`jsg_ids` (sorted bytes, so code order is trec_eval's strcmp order).
+    ``format`` is ``"prefs"`` or ``"qrels_prefs"``.
+    """
+
+    path: str
+    format: str
+    qids: np.ndarray         # (Q,) str
+    offsets: np.ndarray      # (Q+1,) int64
+    docnos: np.ndarray       # (m,) bytes
+    jg: np.ndarray           # (m,) int64 into jg_ids
+    jsg: np.ndarray          # (m,) int64 into jsg_ids
+    level: np.ndarray        # (m,) float64, as read
+    lines: np.ndarray        # (m,) int64, 1-based
+    jg_ids: np.ndarray       # bytes
+    jsg_ids: np.ndarray      # bytes
+
+    @property
+    def num_queries(self) -> int:
+        return len(self.qids)
+
+    def __len__(self) -> int:
+        return len(self.docnos)
+
+    def as_qrels(self) -> Qrels:
+        """The plain view the ranking stage joins a run with: each (query, docno) once, its
+        grade the document's index among the query's distinct docnos (so a retrieved
+        document's grade names it; -1, not judged, for the others)."""
+        n = len(self.docnos)
+        codes = np.repeat(np.arange(self.num_queries, dtype=np.int64), np.diff(self.offsets))
+        first = np.ones(n, dtype=bool)
+        if n > 1:
+            first[1:] = (self.docnos[1:] != self.docnos[:-1]) | (codes[1:] != codes[:-1])
+        rows = np.flatnonzero(first)
+        index = np.cumsum(first) - 1
+        start = index[self.offsets[:-1][np.diff(self.offsets) > 0]]
+        qstart = np.zeros(self.num_queries, dtype=np.int64)
+        qstart[np.diff(self.offsets) > 0] = start
+        grades = index[rows] - qstart[codes[rows]]
+        return qrels_columns(self.path, self.qids, codes[rows], self.docnos[rows],
+                             grades.astype(np.int64), self.lines[rows])
+
+
+@dataclass(frozen=True, eq=False)
+class JudgementGroups:
+    """Qrels with judgement groups (``-R qrels_jg``): one set of qrels per (query, group).
+
+    :attr:`groups` holds them as plain :class:`Qrels` whose queries are the (query, group)
+    pairs, in trec_eval's order (query, then group by bytes); ``group_query[g]`` is the
+    index in :attr:`qids` of group ``g``'s query.
+    """
+
+    path: str
+    qids: np.ndarray          # (Q,) str
+    groups: Qrels             # one "query" per (query, group)
+    group_query: np.ndarray   # (G,) int64 into qids
+    jg_ids: np.ndarray        # (G,) bytes: each group's name
+
+    #: the -R format it was read as
+    format = "qrels_jg"
+
+    @property
+    def num_queries(self) -> int:
+        return len(self.qids)
+
+    def as_qrels(self) -> Qrels:
+        """The plain view the ranking stage selects queries with: every judged document of
+        the query once, at its highest grade over the groups (its first line's number)."""
+        g = self.groups
+        codes = self.group_query[np.repeat(np.arange(len(self.group_query)),
+                                           np.diff(g.offsets))]
+        _, order = query_docno_order(codes, g.docnos)
+        c, d = codes[order], g.docnos[order]
+        first = np.ones(len(c), dtype=bool)
+        first[1:] = (c[1:] != c[:-1]) | (d[1:] != d[:-1])
+        starts = np.flatnonzero(first)
+        grades = np.maximum.reduceat(g.grades[order], starts) if len(c) else g.grades
+        lines = np.minimum.reduceat(g.lines[order], starts) if len(c) else g.lines
+        return qrels_columns(self.path, self.qids, c[starts], d[starts], grades, lines)
+
+
+def _levels(level_bytes: np.ndarray, lines: _Lines, expected: str) -> np.ndarray:
+    """Relevance levels, read as run scores are (the message says what the field is)."""
+    try:
+        return _parse_scores(level_bytes, lines)
+    except InputError as e:
+        raise InputError(e.path, e.line, e.problem.replace("score", "relevance level", 1),
+                         text=e.text, expected=expected) from None
+
+
+@_naming_the_file_out_of_memory
+def read_prefs(path: str | os.PathLike, *, data: bytes | None = None) -> Preferences:
+    """Read trec_eval's preference file: ``QID JG JSG DOCNO REL_LEVEL`` per line."""
+    return _read_preferences(path, data, "prefs")
+
+
+@_naming_the_file_out_of_memory
+def read_qrels_prefs(path: str | os.PathLike, *, data: bytes | None = None) -> Preferences:
+    """Read a qrels file as preferences (``-R qrels_prefs``): the second field is the
+    judgement group, every line in sub-group ``0``, the grade the level."""
+    return _read_preferences(path, data, "qrels_prefs")
+
+
+def _read_preferences(path, data: bytes | None, fmt: str) -> Preferences:
+    name = display(str(path))
+    data = read_bytes(path) if data is None else read_bytes(name, data=data)
+    five = fmt == "prefs"
+    expected = PREFS_EXPECTED if five else QRELS_PREFS_EXPECTED
+    lines = _Lines(data, name, 5 if five else 4, expected, fmt, exact=True)
+    level = _levels(lines.field(4 if five else 3), lines, expected)
+    docnos = lines.field(3 if five else 2)
+    uniq, codes, grouped = _group_queries(lines.field(0))
+    qids, codes, _ = _decode_ids(uniq, codes, grouped)
+    jg_ids, jg = np.unique(lines.field(1), return_inverse=True)
+    if five:
+        jsg_ids, jsg = np.unique(lines.field(2), return_inverse=True)
+    else:
+        jsg_ids, jsg = np.array([b"0"]), np.zeros(len(codes), dtype=np.int64)
+    _, order = query_docno_order(codes, docnos)
+    offsets = np.zeros(len(qids) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(codes, minlength=len(qids)), out=offsets[1:])
+    return Preferences(path=name, format=fmt, qids=qids, offsets=offsets,
+                       docnos=docnos[order], jg=jg.reshape(-1)[order].astype(np.int64),
+                       jsg=jsg.reshape(-1)[order].astype(np.int64), level=level[order],
+                       lines=lines.lines[order], jg_ids=jg_ids, jsg_ids=jsg_ids)
+
+
+@_naming_the_file_out_of_memory
+def read_qrels_jg(path: str | os.PathLike, *, data: bytes | None = None) -> JudgementGroups:
+    """Read qrels with judgement groups (``-R qrels_jg``): ``QID JG DOCNO REL`` per line."""
+    name = display(str(path))
+    data = read_bytes(path) if data is None else read_bytes(name, data=data)
+    lines = _Lines(data, name, 4, QRELS_JG_EXPECTED, "qrels_jg", exact=True)
+    grades = _parse_ints(lines.field(3), lines)
+    docnos = lines.field(2)
+    uniq, codes, grouped = _group_queries(lines.field(0))
+    qids, codes, _ = _decode_ids(uniq, codes, grouped)
+    jg_bytes = lines.field(1)
+    # (query, group) pairs in trec_eval's order: query, then group name by bytes
+    jg_uniq, jg_code = np.unique(jg_bytes, return_inverse=True)
+    jg_code = jg_code.reshape(-1).astype(np.int64)
+    pair_key = codes * len(jg_uniq) + jg_code
+    pairs, group = np.unique(pair_key, return_inverse=True)
+    group = group.reshape(-1).astype(np.int64)
+    group_query = pairs // len(jg_uniq)
+    group_names = jg_uniq[pairs % len(jg_uniq)]
+    # "QID JG": a space sorts below every byte of an id, so the labels keep this order
+    labels = np.char.add(np.char.add(qids[group_query], " "),
+                         np.char.decode(group_names, "utf-8", "surrogateescape"))
+    groups = qrels_columns(name, np.asarray(labels), group, docnos, grades, lines.lines)
+    if len(groups.repeated):
+        g, first, again = (int(v) for v in groups.repeated[0])
+        raise InputError(name, again,
+                         f"document judged twice in judgement group "
+                         f"{group_names[g].decode('utf-8', 'replace')!r} of query "
+                         f"{qids[group_query[g]]} (first at line {first})",
+                         text=lines.line_text(again),
+                         expected="each document once in each judgement group of a query")
+    return JudgementGroups(path=name, qids=qids, groups=groups,
+                           group_query=group_query.astype(np.int64), jg_ids=group_names)

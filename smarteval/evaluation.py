@@ -136,7 +136,8 @@ def _read_trec_format(qrels, fmt: str):
         return read(qrels)
     if getattr(qrels, "format", None) == fmt:
         return qrels                    # already read in this format
-    raise UsageError(f"-R {fmt} needs judgements read as {fmt} (a file), not {type(qrels).__name__}")
+    raise UsageError(f"-R {fmt} needs judgements read as {fmt} (a file), not "
+                     f"{type(qrels).__name__}")
 
 
 def judgements(relevance) -> tuple[Qrels, object | None]:

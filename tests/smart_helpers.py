@@ -16,6 +16,7 @@ import cwl_oracle as C
 import diversity_oracle as D
 import numpy as np
 import oracle as T
+import prefs_oracle as PO
 import smart_oracle as S
 import web_oracle as W
 
@@ -306,6 +307,16 @@ ORACLES: dict[str, Oracle] = {
            ("NRBP", ("NRBP.0.3,0.8", "NRBP.1", "NRBP.0,1")),
            ("nNRBP", ("nNRBP.0.7", "nNRBP.0.2,1")), ("MAP-IA", ()))},
     # ---- cwl_eval's C/W/L measures (tests/cwl_oracle.py: cwl_eval's own classes)
+    # ---- trec_eval's preference measures: the qrels as one judgement group per query
+    # (tests/prefs_oracle.py; tests/test_prefs.py gives preference files)
+    **{name: Oracle("trec", (lambda m: lambda q, p, c: PO.from_qrels(q.codes, q.grades)[m])(name))
+       for name in PO.MEASURES},
+    # ---- judgement-group measures: against one group, the measure itself
+    "map_avgjg": Oracle("trec", lambda q, p, c: ORACLES["map"].value(q, p, c)),
+    "P_avgjg": Oracle("trec", lambda q, k, c: ORACLES["P"].value(q, k, c),
+                      ["P_avgjg.1,7,20"]),
+    "Rprec_mult_avgjg": Oracle("trec", lambda q, p, c: ORACLES["Rprec_mult"].value(q, p, c),
+                               ["Rprec_mult_avgjg.0.5,1.0,3.0"]),
     **{name: Oracle("trec", (lambda m: lambda q, p, c: C.cwl_query(q.codes, m, p))(name),
                     variants)
        for name, variants in (

@@ -29,13 +29,17 @@ from click.testing import CliRunner
 from smarteval.cli import main
 
 DATA = Path(__file__).parent / "data" / "golden"
-CORPORA = {"9": DATA / "trec_eval-9.0.8.jsonl", "10": DATA / "trec_eval-10.0.jsonl"}
+#: (version, file): the qrels corpus, and the one of trec_eval's other relevance formats
+#: (-R prefs, qrels_prefs, qrels_jg) and of -Z
+CORPORA = [("9", DATA / "trec_eval-9.0.8.jsonl"), ("10", DATA / "trec_eval-10.0.jsonl"),
+           ("9", DATA / "trec_eval-9.0.8.formats.jsonl"),
+           ("10", DATA / "trec_eval-10.0.formats.jsonl")]
 KNOWN = json.loads((DATA / "known_differences.json").read_text())
 
 
 def _load() -> list[tuple[str, dict]]:
     cases = []
-    for version, path in CORPORA.items():
+    for version, path in CORPORA:
         with open(path) as fh:
             cases += [(version, json.loads(line)) for line in fh]
     return cases
@@ -62,8 +66,13 @@ def test_golden(version, case, workdir):
     qrels, run = workdir / "qrels", workdir / "run"
     qrels.write_text(case["qrels"])
     run.write_text(case["run"])
+    argv = list(case["argv"])
+    if "zscores" in case:                       # -Z zscores: the means file of the case
+        zscores = workdir / "zscores"
+        zscores.write_text(case["zscores"])
+        argv = [str(zscores) if a == "zscores" else a for a in argv]
     args = ["evaluate", "-f", "trec"] + (["--trec-version", "10"] if version == "10" else [])
-    res = CliRunner().invoke(main, [*args, *case["argv"], str(qrels), str(run)])
+    res = CliRunner().invoke(main, [*args, *argv, str(qrels), str(run)])
     if res.exception is not None and not isinstance(res.exception, SystemExit):
         raise res.exception
     argv = " ".join(case["argv"])
@@ -79,7 +88,12 @@ def test_golden(version, case, workdir):
 def test_corpus():
     ids = [c["id"] for _, c in CASES]
     assert len(ids) == len(set(ids))
-    for version in CORPORA:
-        assert sum(v == version for v, _ in CASES) >= 500
+    for version in ("9", "10"):
+        assert sum(v == version and "-f" not in c["id"] for v, c in CASES) >= 500
+        formats = [c for v, c in CASES if v == version and "-f" in c["id"]]
+        assert len(formats) >= 200
+        for kind in ("prefs", "qrels_prefs", "qrels_jg"):
+            assert sum(kind in c["argv"] for c in formats) >= 30, kind
+        assert sum("zscores" in c for c in formats) >= 30
     assert set(KNOWN) <= set(ids), sorted(set(KNOWN) - set(ids))
     assert all(isinstance(v, str) and v for v in KNOWN.values())

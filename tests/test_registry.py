@@ -439,6 +439,13 @@ REFUSE = {
     "ranx_hit_rate": "not provided (ranx's own order of ties is arbitrary)",
     "sdcg": "not provided (linear in the ranks' weights, so one could be)",
     "pair_accuracy": "a ratio of pair counts",
+    **{n: "not provided (ratios of preference counts; trec_eval ranks ties by docno)" for n in
+       ("prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair",
+        "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
+        "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
+        "prefs_avgjg_imp")},
+    **{n: "not provided (averages over judgement groups of measures that have one)" for n in
+       ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")},
 }
 
 

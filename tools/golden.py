@@ -343,6 +343,115 @@ def gen_case(rng: random.Random, version: str, long: bool) -> dict[str, Any]:
     return {"argv": gen_args(rng, version, long), "qrels": qtext, "run": rtext}
 
 
+# --------------------------------------------------------------------------- other formats
+
+#: the second corpus: cases of trec_eval's other relevance formats and of -Z
+FORMATS = {"9": "trec_eval-9.0.8.formats.jsonl", "10": "trec_eval-10.0.formats.jsonl"}
+FORMAT_CASES = 250
+PREFS_MEASURES = ["prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+                  "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel",
+                  "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
+                  "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
+                  "prefs_avgjg_imp"]
+LEVELS = ["0", "1", "2", "3", "0.5", "1.5", "2.5", "4", "10"]
+Z_NAMES = ["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+           "recip_rank", "P_5", "P_10", "ndcg", "iprec_at_recall_0.00", "recall_5",
+           "set_F", "utility", "num_q"]
+
+
+def _format_run(rng: random.Random, qids: list[str], docs: list[str]) -> str:
+    run = []
+    tag = rng.choice(["runA", "bm25"])
+    for q in qids:
+        scores = gen_scores(rng)
+        for rank, d in enumerate(rng.sample(docs, rng.randint(1, len(docs))), 1):
+            run.append([q, "Q0", d, str(rank), rng.choice(scores), tag])
+    if run and rng.random() < 0.04:               # a document retrieved twice
+        run.append(list(rng.choice(run)))
+    if rng.random() < 0.5:
+        rng.shuffle(run)
+    return "".join(" ".join(r) + "\n" for r in run)
+
+
+def _prefs_lines(rng: random.Random, q: str, docs: list[str], fmt: str) -> list[list[str]]:
+    """One query's judgement groups: each group a hidden order of documents, its
+    sub-groups levels that follow it (so no group contradicts itself, mostly)."""
+    rows = []
+    for g in range(rng.randint(1, 3)):
+        jg = rng.choice(["u1", "u2", "A", "0", "1"]) + str(g)
+        pool = rng.sample(docs, rng.randint(2, min(len(docs), 9)))
+        base = {d: rng.choice(LEVELS) for d in pool}
+        nsub = 1 if fmt != "prefs" or rng.random() < 0.4 else rng.randint(2, 3)
+        for s in range(nsub):
+            picked = rng.sample(pool, rng.randint(2, len(pool))) if nsub > 1 else pool
+            for d in picked:
+                level = base[d]
+                if rng.random() < 0.03:           # inconsistent: refused (or a crash)
+                    level = rng.choice(LEVELS)
+                if fmt == "prefs":
+                    rows.append([q, jg, f"s{s}", d, level])
+                else:
+                    rows.append([q, jg, d, level if fmt == "qrels_prefs"
+                                 else str(int(float(level)) - rng.choice([0, 0, 0, 1, 2]))])
+    if rows and rng.random() < 0.05:              # the same line twice
+        rows.append(list(rng.choice(rows)))
+    return rows
+
+
+def gen_format_case(rng: random.Random, version: str) -> dict[str, Any]:
+    kind = rng.choices(["prefs", "qrels_prefs", "qrels_jg", "zscores"], [4, 2.5, 2, 2])[0]
+    qids = rng.sample(QIDS, rng.randint(1, 4))
+    docs = [f"d{i}" for i in range(1, rng.randint(4, 14))] + rng.sample(ODD_DOCS, 2)
+    judged_q = qids[:]
+    if rng.random() < 0.3:
+        judged_q = judged_q[:-1] or judged_q    # retrieved, never judged
+    run_q = qids[:]
+    if len(run_q) > 1 and rng.random() < 0.25:
+        run_q = run_q[1:]                         # judged, never retrieved
+    flags: list[list[str]] = []
+    for flag, p in (("-q", 0.6), ("-c", 0.25), ("-J", 0.1), ("-n", 0.05)):
+        if rng.random() < p:
+            flags.append([flag])
+    if rng.random() < 0.15:
+        flags.append(["-M", str(rng.choice([0, 1, 2, 3, 5]))])
+    if kind == "zscores":
+        case = gen_case(rng, version, False)
+        ms = rng.choice([["official"], ["map"], ["P.5,10", "map"], ["ndcg", "num_ret"],
+                         ["bpref", "recip_rank", "Rprec"], ["all_trec"], ["set_F", "utility"]])
+        lines = []
+        zq = sorted({ln.split()[0] for ln in case["qrels"].splitlines() if ln.split()}
+                    | {ln.split()[0] for ln in case["run"].splitlines() if ln.split()})
+        for q in zq:
+            if rng.random() < 0.15:
+                continue                          # a query without means
+            for name in Z_NAMES:
+                if rng.random() < 0.8:
+                    mean = rng.choice(["0", "0.5", "0.25", "0.1234", "3", "10", "1"])
+                    sd = rng.choice(["0.1", "0.2", "0.5", "1", "2", "0", "0.3333"])
+                    lines.append(f"{q} {name} {mean} {sd}")
+        rng.shuffle(lines)
+        argv = [a for f in flags if f[0] != "-J" for a in f]
+        argv += ["-Z", "zscores"] + [a for m in ms for a in ("-m", m)]
+        return {"argv": argv, "qrels": case["qrels"], "run": case["run"],
+                "zscores": "".join(ln + "\n" for ln in lines)}
+    rows: list[list[str]] = []
+    for q in judged_q:
+        rows += _prefs_lines(rng, q, docs, kind)
+    rng.shuffle(rows)
+    if kind == "qrels_jg":
+        ms = rng.choice([["qrels_jg"], ["map_avgjg"], ["P_avgjg.1,3,5"],
+                         ["Rprec_mult_avgjg.0.5,1.0,2.0", "map_avgjg"], ["P_avgjg"]])
+        if rng.random() < 0.3:
+            flags.append(["-l", str(rng.choice([0, 1, 2, 3]))])
+    else:
+        ms = rng.choice([["all_prefs"], ["prefs"], rng.sample(PREFS_MEASURES, 2),
+                         rng.sample(PREFS_MEASURES, 4)])
+    argv = [a for f in flags for a in f] + ["-R", kind] + [a for m in ms for a in ("-m", m)]
+    sep = rng.choice([" ", "\t"])
+    return {"argv": argv, "qrels": "".join(sep.join(r) + "\n" for r in rows),
+            "run": _format_run(rng, run_q, docs)}
+
+
 # --------------------------------------------------------------------------- running
 
 def run_binary(cmd: list[str], cwd: str) -> tuple[int | None, str, str]:
@@ -434,15 +543,16 @@ def skip_reason(version: str, case: dict[str, Any], rc: int | None, out: str, er
 
 
 def one_case(binaries: dict[str, str], seed: int, version: str, index: int,
-             memcheck: bool) -> tuple[dict[str, Any], collections.Counter[str]]:
+             memcheck: bool, formats: bool = False
+             ) -> tuple[dict[str, Any], collections.Counter[str]]:
     skipped: collections.Counter[str] = collections.Counter()
     binary = binaries[version]
     long = index % LONG_EVERY == LONG_EVERY // 2
     attempt = 0
     while True:
-        rng = random.Random(f"{seed}:{version}:{index}:{attempt}")
+        rng = random.Random(f"{seed}:{version}:{index}:{attempt}" + (":f" if formats else ""))
         attempt += 1
-        case = gen_case(rng, version, long)
+        case = gen_format_case(rng, version) if formats else gen_case(rng, version, long)
         req = requested(case["argv"], version)
         if version == "10" and len(SHARED_GAINS_10 & set(req)) > 1 and any(
                 p for m in SHARED_GAINS_10 for p in req.get(m, [])):
@@ -450,9 +560,10 @@ def one_case(binaries: dict[str, str], seed: int, version: str, index: int,
             continue
         d = tempfile.mkdtemp(prefix="golden")
         try:
-            for name in ("qrels", "run"):
-                with open(os.path.join(d, name), "w") as fh:
-                    fh.write(case[name])
+            for name in ("qrels", "run", "zscores"):
+                if name in case:
+                    with open(os.path.join(d, name), "w") as fh:
+                        fh.write(case[name])
             rc, out, err = run_binary([binary, *case["argv"], "qrels", "run"], d)
             why = skip_reason(version, case, rc, out, err)
             rbp = version == "10" and "rbp" in req
@@ -467,9 +578,11 @@ def one_case(binaries: dict[str, str], seed: int, version: str, index: int,
             skipped[why] += 1
             continue
         assert rc is not None
-        record = {"id": f"{version}-{index:04d}", "argv": case["argv"],
+        record = {"id": f"{version}-{'f' if formats else ''}{index:04d}", "argv": case["argv"],
                   "qrels": case["qrels"], "run": case["run"], "stdout": out,
                   "status": 0 if rc == 0 else 1}
+        if "zscores" in case:
+            record["zscores"] = case["zscores"]
         if rc != 0:
             record["stderr"] = err[:300]          # for whoever reads a failure
         return record, skipped
@@ -487,29 +600,34 @@ def generate(a: argparse.Namespace) -> None:
                                  "the corpus)")
     out_dir = Path(a.out)
     out_dir.mkdir(parents=True, exist_ok=True)
-    meta: dict[str, Any] = {"seed": a.seed, "cases": a.cases, "memcheck": a.memcheck,
-                            "versions": {}}
+    meta_path = out_dir / "meta.json"
+    meta: dict[str, Any] = json.loads(meta_path.read_text()) if a.formats_only else {
+        "seed": a.seed, "cases": a.cases, "memcheck": a.memcheck, "versions": {}}
+    plan = [] if a.formats_only else [(VERSIONS, a.cases, False)]
+    plan.append((FORMATS, a.format_cases, True))
+    meta["format_cases"] = a.format_cases
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        for version, name in VERSIONS.items():
-            futures = [pool.submit(one_case, binaries, a.seed, version, i, a.memcheck)
-                       for i in range(1, a.cases + 1)]
-            skipped: collections.Counter[str] = collections.Counter()
-            records = []
-            for k, f in enumerate(futures, 1):
-                rec, sk = f.result()
-                records.append(rec)
-                skipped.update(sk)
-                if k % 50 == 0:
-                    print(f"{name}: {k}/{a.cases}", file=sys.stderr)
-            with open(out_dir / f"{name}.jsonl", "w") as fh:
-                for rec in records:
-                    fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
-            meta["versions"][name] = {
-                "cases": len(records),
-                "non_zero_status": sum(r["status"] for r in records),
-                "discarded": dict(sorted(skipped.items())),
-            }
-    with open(out_dir / "meta.json", "w") as fh:
+        for files, count, formats in plan:
+            for version, name in files.items():
+                futures = [pool.submit(one_case, binaries, a.seed, version, i, a.memcheck,
+                                       formats) for i in range(1, count + 1)]
+                skipped: collections.Counter[str] = collections.Counter()
+                records = []
+                for k, f in enumerate(futures, 1):
+                    rec, sk = f.result()
+                    records.append(rec)
+                    skipped.update(sk)
+                    if k % 50 == 0:
+                        print(f"{name}: {k}/{count}", file=sys.stderr)
+                with open(out_dir / (name if formats else f"{name}.jsonl"), "w") as fh:
+                    for rec in records:
+                        fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
+                meta["versions"][name] = {
+                    "cases": len(records),
+                    "non_zero_status": sum(r["status"] for r in records),
+                    "discarded": dict(sorted(skipped.items())),
+                }
+    with open(meta_path, "w") as fh:
         json.dump(meta, fh, indent=1)
         fh.write("\n")
     print(json.dumps(meta, indent=1))
@@ -533,9 +651,15 @@ def smarteval_run(case: dict[str, Any], d: str) -> tuple[int, str]:
         fh.write(case["qrels"])
     with open(r, "w") as fh:
         fh.write(case["run"])
+    argv = list(case["argv"])
+    if "zscores" in case:
+        z = os.path.join(d, "zscores")
+        with open(z, "w") as fh:
+            fh.write(case["zscores"])
+        argv = [z if a == "zscores" else a for a in argv]
     version = case["id"].split("-")[0]
     res = CliRunner().invoke(main, ["evaluate", "-f", "trec", "--trec-version", version,
-                                    *case["argv"], q, r])
+                                    *argv, q, r])
     if res.exception is not None and not isinstance(res.exception, SystemExit):
         return -1, res.stdout
     return res.exit_code, res.stdout
@@ -569,8 +693,11 @@ def check(a: argparse.Namespace) -> None:
     differing: dict[str, str] = {}
     d = tempfile.mkdtemp(prefix="golden")
     try:
-        for name in VERSIONS.values():
-            for case in load(Path(a.out) / f"{name}.jsonl"):
+        files = [f"{n}.jsonl" for n in VERSIONS.values()] + list(FORMATS.values())
+        for name in files:
+            if not (Path(a.out) / name).exists():
+                continue
+            for case in load(Path(a.out) / name):
                 status, stdout = smarteval_run(case, d)
                 same = (status == 0) == (case["status"] == 0) and (
                     case["status"] != 0 or stdout == case["stdout"])
@@ -600,6 +727,11 @@ def main() -> None:
     p.add_argument("--trec-eval-10", metavar="PATH", help="trec_eval 10.0 binary")
     p.add_argument("--seed", type=int, default=SEED)
     p.add_argument("--cases", type=int, default=CASES, help="cases per version")
+    p.add_argument("--format-cases", type=int, default=FORMAT_CASES,
+                   help="cases per version of the second corpus (prefs, qrels_prefs, "
+                        "qrels_jg, -Z)")
+    p.add_argument("--formats-only", action="store_true",
+                   help="generate the second corpus only (the first one kept)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--out", default=str(OUT), help="corpus directory")
     p.add_argument("--no-memcheck", dest="memcheck", action="store_false",

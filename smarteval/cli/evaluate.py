@@ -14,6 +14,7 @@ from smarteval.cli.options import (
     rel_info_format_option,
     repeated_notes,
     reports_errors,
+    results_format_option,
     seed_option,
     settings_from,
     target_generality_option,
@@ -31,6 +32,7 @@ from smarteval.errors import UsageError
 @click.argument("runs", nargs=-1, required=True, type=input_path(allow_dash=True))
 @trec_options()
 @rel_info_format_option()
+@results_format_option()
 @click.option("-q", "--per-query", is_flag=True, help="Also print each query's values.")
 @click.option("-n", "--no-summary", is_flag=True, help="Leave out the summary (all) values.")
 @debug_option()

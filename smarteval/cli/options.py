@@ -383,10 +383,28 @@ def rel_info_format_option() -> Decorator:
     return click.option(
         "-R", "--rel-info-format", "qrels_format", type=click.Choice(list(QRELS_FORMATS)),
         default="qrels", show_default=True,
-        help="Format of the relevance file: trec_eval's qrels, or ndeval's diversity qrels "
-             "(QUERY SUBTOPIC DOCNO REL) for the diversity measures. Asked for a diversity "
-             "measure, a qrels file whose second field varies within a query is read as "
-             "diversity qrels (and said).")
+        help="Format of the relevance file: trec_eval's qrels; ndeval's diversity qrels "
+             "(QUERY SUBTOPIC DOCNO REL) for the diversity measures (asked for a diversity "
+             "measure, a qrels file whose second field varies within a query is read so, "
+             "and said); trec_eval's preferences, prefs (QUERY JG JSG DOCNO LEVEL), or "
+             "qrels_prefs (a qrels file read as preferences, its second field the judgement "
+             "group), for the prefs_* measures (default -m prefs); qrels_jg (QUERY JG DOCNO "
+             "REL, a qrels per judgement group) for map_avgjg, P_avgjg and Rprec_mult_avgjg "
+             "(default -m qrels_jg). Without prefs or judgement groups those measures read "
+             "the qrels as one judgement group per query.")
+
+
+#: trec_eval's formats of a results file (its -T): the one it has
+RESULTS_FORMATS = ("trec_results",)
+
+
+def results_format_option() -> Decorator:
+    """trec_eval's ``-T``: the format of the run files (it has one)."""
+    return click.option(
+        "-T", "--results-format", type=click.Choice(list(RESULTS_FORMATS)),
+        default="trec_results", show_default=True, expose_value=False,
+        help="Format of the run files, as trec_eval's -T: trec_results (QUERY Q0 DOCNO RANK "
+             "SCORE TAG), the only one.")
 
 
 def curve_options(*, method_default: str = "quasi",

@@ -37,7 +37,13 @@ import numpy as np
 from smarteval.columns import Ranked
 from smarteval.errors import InputError
 from smarteval.measures.registry import measure
-from smarteval.measures.trec import RPREC_MULTS, TREC_CUTOFFS, average_precision, precision, rprec_mult
+from smarteval.measures.trec import (
+    RPREC_MULTS,
+    TREC_CUTOFFS,
+    average_precision,
+    precision,
+    rprec_mult,
+)
 from smarteval.ranking.join import concat_ranges, offsets_from_counts
 from smarteval.ranking.prefs import GroupRanking, PrefRanking
 
@@ -265,10 +271,10 @@ def _closure(t: PrefRanking, docs_g, docs_id, eg, ea, eb):
             reach[:, diag, diag] = False
             both = reach & reach.transpose(0, 2, 1)
             if both.any():
-                k, i, j = (int(v[0]) for v in np.nonzero(both))
-                gi = int(block[k])
-                raise _contradiction(t, gi, int(docs_id[first[gi] + i]),
-                                     int(docs_id[first[gi] + j]))
+                at = [int(v[0]) for v in np.nonzero(both)]
+                gi = int(block[at[0]])
+                raise _contradiction(t, gi, int(docs_id[first[gi] + at[1]]),
+                                     int(docs_id[first[gi] + at[2]]))
             k, i, j = np.nonzero(reach)
             gk = block[k]
             out_g.append(gk)
@@ -464,7 +470,7 @@ def _pairs(r: Ranked, blocks: int) -> np.ndarray:
     return np.where(count > 0, total / np.maximum(count, 1), 0.0)
 
 
-# --------------------------------------------------------------------------- the measures, in trec_eval's order
+# ------------------------------------------------------ the measures, in trec_eval's order
 
 @measure("prefs_num_prefs_poss", average="sum", value="int", order_free=True, rel_info="prefs")
 def prefs_num_prefs_poss(r: Ranked) -> np.ndarray:

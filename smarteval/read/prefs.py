@@ -1,4 +1,4 @@
-"""Preference judgements and judgement groups (trec_eval's ``-R prefs``, ``qrels_prefs``, ``qrels_jg``).
+"""trec_eval's preference judgements and judgement groups (-R prefs, qrels_prefs, qrels_jg).
 
 trec_eval reads three more relevance formats besides its qrels (``get_prefs.c``,
 ``get_qrels_prefs.c``, ``get_qrels_jg.c``):
@@ -132,6 +132,15 @@ class JudgementGroups:
         return qrels_columns(self.path, self.qids, c[starts], d[starts], grades, lines)
 
 
+def _grades(rel_bytes: np.ndarray, lines: _Lines) -> np.ndarray:
+    """Grades of qrels with judgement groups, read as qrels grades are."""
+    try:
+        return _parse_ints(rel_bytes, lines)
+    except InputError as e:
+        raise InputError(e.path, e.line, e.problem, text=e.text,
+                         expected=QRELS_JG_EXPECTED) from None
+
+
 def _levels(level_bytes: np.ndarray, lines: _Lines, expected: str) -> np.ndarray:
     """Relevance levels, read as run scores are (the message says what the field is)."""
     try:
@@ -184,7 +193,7 @@ def read_qrels_jg(path: str | os.PathLike, *, data: bytes | None = None) -> Judg
     name = display(str(path))
     data = read_bytes(path) if data is None else read_bytes(name, data=data)
     lines = _Lines(data, name, 4, QRELS_JG_EXPECTED, "qrels_jg", exact=True)
-    grades = _parse_ints(lines.field(3), lines)
+    grades = _grades(lines.field(3), lines)
     docnos = lines.field(2)
     uniq, codes, grouped = _group_queries(lines.field(0))
     qids, codes, _ = _decode_ids(uniq, codes, grouped)

@@ -9,6 +9,7 @@ from smarteval.cli.options import (
     input_path,
     note,
     output_options,
+    rel_info_format_option,
     repeated_notes,
     reports_errors,
     same_file,
@@ -75,6 +76,7 @@ _TEST_HELP = ("Significance test, repeatable or comma-separated: t (paired t-tes
 @click.option("--tau", is_flag=True,
               help="Correlate each run's document ordering with the baseline's, query by "
                    "query: Kendall's tau, Spearman, Pearson, tau-AP.")
+@rel_info_format_option()
 @output_options(FORMATS, format_help="Output format: smart (readable tables), markdown, "
                                       "latex, tsv, csv, json.",
                 header_help="Leave out the header lines of tsv and csv output.")
@@ -82,7 +84,7 @@ _TEST_HELP = ("Significance test, repeatable or comma-separated: t (paired t-tes
 def compare(qrels, baseline, runs, measures, complete, rel_level, max_docs, judged_only,
             num_docs, trec_version, tests, correction, alpha, confidence, samples, seed,
             tie_tolerance, magnitudes, plot, select, select_measure, depth, theta, tau, fmt,
-            output, no_header):
+            output, no_header, qrels_format):
     """Compare each RUN with BASELINE query by query: is the difference real?
 
     For each run and measure (-m, default map): the queries better, worse and equal
@@ -97,7 +99,7 @@ def compare(qrels, baseline, runs, measures, complete, rel_level, max_docs, judg
 
     settings = settings_from(complete=complete, rel_level=rel_level, max_docs=max_docs,
                              judged_only=judged_only, num_docs=num_docs,
-                             trec_version=trec_version)
+                             trec_version=trec_version, qrels_format=qrels_format)
     if any(same_file(baseline, run) for run in runs):
         raise UsageError(f"the baseline {baseline} is also given as a run: a run compared "
                          "with itself differs on no query")

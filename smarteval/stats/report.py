@@ -148,7 +148,7 @@ def compare_runs(qrels, baseline, runs: Sequence, measures: Sequence[str] = ("ma
     orderings. ``on_run`` is called as each run is evaluated (progress). Runs that would
     print under one name (the same file twice) get distinct names.
     """
-    from smarteval.evaluation import as_qrels, evaluate
+    from smarteval.evaluation import evaluate, read_relevance
     from smarteval.measures import parse_measures
 
     check_parameters(alpha=alpha, confidence=confidence, samples=samples, seed=seed,
@@ -175,7 +175,7 @@ def compare_runs(qrels, baseline, runs: Sequence, measures: Sequence[str] = ("ma
                              "cut-off measure with --select-measure (P, recall)")
         all_requests.append(srq)
         select_names = [o.name for o in srq.outputs()]
-    q = as_qrels(qrels)
+    q = read_relevance(qrels, all_requests, settings)       # in the format of -R
     # runs are read one at a time; their rankings are kept only for --tau
     evs = evaluate(q, [baseline, *runs], all_requests, settings, keep_ranked=tau,
                    on_run=on_run)

@@ -20,6 +20,8 @@ AVERAGES = ("macro", "micro", "median")
 #: Formats of the relevance file (trec_eval's -R): trec_eval's qrels, or ndeval's
 #: diversity qrels (QUERY SUBTOPIC DOCNO REL).
 QRELS_FORMATS = ("qrels", "qrels_diversity")
+#: Formats of the run files (trec_eval's -T): trec_eval has only its own, trec_results.
+RESULTS_FORMATS = ("trec_results",)
 #: The largest and smallest counts and levels (a C long: trec_eval reads -M, -N, -l and
 #: cut-offs with atol, which saturates here; smarteval takes a larger number as this one).
 LONG_MAX = 2**63 - 1

@@ -77,6 +77,9 @@ def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth,
     runs = check_runs(runs)
     if zscores is not None:
         check_zscores_average(settings.average)
+        if zscores == "-" and "-" in runs:
+            raise UsageError("standard input ('-') can be either a run or the -Z file, "
+                             "not both")
     if is_table(fmt) and (per_query or no_summary):
         flags = " and ".join(f for f, given in (("-q/--per-query", per_query),
                                                  ("-n/--no-summary", no_summary)) if given)

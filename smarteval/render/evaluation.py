@@ -44,6 +44,11 @@ def _trec_value(kind: str, name: str, value, z: bool = False) -> str:
     return f"{v:6.4f}"
 
 
+def _trec_name(ev, out) -> str:
+    """The name column of trec_eval's lines: padded to 22, after the ``Z`` of z-scores."""
+    return f"Z{out.name:<22}" if ev.label(out) != out.name else f"{out.name:<22}"
+
+
 def render_trec(evaluations, *, per_query: bool = False, summary: bool = True,
                 trec_version: int = 9) -> str:
     """trec_eval's output, byte for byte: ``name<pad 22>\\tqid\\tvalue`` lines.
@@ -56,12 +61,9 @@ def render_trec(evaluations, *, per_query: bool = False, summary: bool = True,
     w = buf.write
     for ev in evaluations:
         z = ev.zscores is not None
-
-        def head(o) -> str:
-            return f"Z{o.name:<22}" if ev.label(o) != o.name else f"{o.name:<22}"
         if per_query:
             q_outputs = [o for o in ev.outputs if o.measure.per_query]
-            cols = [(o, head(o), ev.per_query[o.name]) for o in q_outputs]
+            cols = [(o, _trec_name(ev, o), ev.per_query[o.name]) for o in q_outputs]
             show = ev.in_run if trec_version < 10 else np.ones(len(ev.qids), dtype=bool)
             for qi in np.flatnonzero(show):
                 qid = ev.qids[qi]
@@ -72,7 +74,7 @@ def render_trec(evaluations, *, per_query: bool = False, summary: bool = True,
                 v = ev.summary[o.name]
                 if v is None:
                     continue
-                w(f"{head(o)}\tall\t{_trec_value(o.measure.value, o.name, v, z)}\n")
+                w(f"{_trec_name(ev, o)}\tall\t{_trec_value(o.measure.value, o.name, v, z)}\n")
     return buf.getvalue()
 
 

@@ -166,7 +166,8 @@ def check_zscores_average(average: str) -> None:
         raise UsageError(ZSCORES_MICRO)
 
 
-def standardized(out: Output, values: np.ndarray, ranked, zscores) -> np.ndarray:
+def standardized(out: Output, values: np.ndarray, ranked, zscores,
+                 located: np.ndarray | None = None) -> np.ndarray:
     """``values`` as z-scores against ``zscores`` (a :class:`~smarteval.read.zscores.ZScores`),
     as trec_eval's ``-Z`` converts each evaluated query's values before it adds them up.
 
@@ -176,7 +177,8 @@ def standardized(out: Output, values: np.ndarray, ranked, zscores) -> np.ndarray
     no mean. A geometric mean's values are standardized as trec_eval keeps them, as the
     log of the value (at least :data:`GMEAN_FLOOR`). Text values (runid, relstring) are
     left as they are, and so are the queries trec_eval 9.0.8 does not evaluate under
-    ``-c`` (they add 0 to every sum, as without ``-Z``).
+    ``-c`` (they add 0 to every sum, as without ``-Z``). ``located`` is
+    ``zscores.locate(ranked.qids)``, when the caller has it for every output.
     """
     m = out.measure
     if m.value == "str" or m.average in ("tag", "none"):
@@ -186,7 +188,9 @@ def standardized(out: Output, values: np.ndarray, ranked, zscores) -> np.ndarray
     kept = raw
     if m.average == "gmean":
         raw = np.log(np.maximum(raw, GMEAN_FLOOR))
-    found, mean, stddev = zscores.lookup(ranked.qids, out.name)
+    if located is None:
+        located = zscores.locate(ranked.qids)
+    found, mean, stddev = zscores.lookup(located, out.name)
     spread = stddev != 0
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(spread, (raw - mean) / np.where(spread, stddev, 1.0),

@@ -299,10 +299,11 @@ class Job:
         outputs = [o for rq in self.requests for o in rq.outputs()]
         per_query = {}
         summary = {}
+        located = None if self.zscores is None else self.zscores.locate(ranked.qids)
         for out in outputs:
             values = complete_values(out, out.compute(ranked, ties=settings.ties), ranked)
             if self.zscores is not None:
-                values = standardized(out, values, ranked, self.zscores)
+                values = standardized(out, values, ranked, self.zscores, located)
             per_query[out.name] = values
             summary[out.name] = summarize(out, values, ranked, average=settings.average,
                                           zscores=self.zscores is not None)

@@ -132,15 +132,16 @@ def test_from_standard_input():
 def test_lookup_follows_trec_eval_search(tmp_path):
     z = read_zscores(_write(tmp_path, "301 P_5 1 2\n302 map 3 4\n302 zzz 0 1\n"
                                       "303 map 5 6\n"))
-    qids = np.array(["300", "301", "302", "303", "304"])
-    found, mean, sd = z.lookup(qids, "map")
+    at = z.locate(np.array(["300", "301", "302", "303", "304"]))
+    assert at.tolist() == [-1, 0, 1, 2, -1]
+    found, mean, sd = z.lookup(at, "map")
     # 301 has no map, which sorts after its every measure: the next query's first entry
     assert found.tolist() == [False, True, True, True, False]
     assert mean.tolist() == [0, 3, 3, 5, 0] and sd.tolist() == [0, 4, 4, 6, 0]
     # 302's zzz is last of its query; nothing past the file's last entry (303's map)
-    assert z.lookup(qids, "zzz")[0].tolist() == [False, False, True, False, False]
-    assert z.lookup(qids, "P.5")[0].tolist() == [False] * 5
-    assert z.lookup(np.array([], dtype=str), "map")[0].tolist() == []
+    assert z.lookup(at, "zzz")[0].tolist() == [False, False, True, False, False]
+    assert z.lookup(at, "P.5")[0].tolist() == [False] * 5
+    assert z.lookup(z.locate(np.array([], dtype=str)), "map")[0].tolist() == []
 
 
 def test_formats_name_z_scores(tmp_path):

@@ -21,6 +21,7 @@ smarteval finds nothing there.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 
@@ -54,35 +55,55 @@ class ZScores:
     stddevs: np.ndarray      # (n,) float64
     lines: np.ndarray        # (n,) int64
 
-    def lookup(self, qids: np.ndarray, measure: str) -> tuple[np.ndarray, np.ndarray,
-                                                              np.ndarray]:
-        """``(found, mean, stddev)``, each (len(qids),), of ``measure`` for the queries
-        ``qids`` (text, as the other readers decode ids), as trec_eval's search finds
-        them (see the module's notes); mean and stddev are 0 where nothing is found."""
+    def locate(self, qids: np.ndarray) -> np.ndarray:
+        """Each of ``qids`` (text, as the other readers decode ids) as the index of its
+        entries' query in :attr:`qids`, or -1 for a query the file does not have."""
         n_q = len(self.qids)
         wanted = np.asarray(qids, dtype=str)
-        keys = np.char.encode(wanted, "utf-8", ID_ERRORS) if len(wanted) \
-            else np.zeros(0, dtype="S1")
-        at = np.minimum(np.searchsorted(self.qids, keys), max(n_q - 1, 0))
-        has_query = (self.qids[at] == keys) if n_q else np.zeros(len(keys), dtype=bool)
+        if not len(wanted) or not n_q:
+            return np.full(len(wanted), -1, dtype=np.int64)
+        keys = np.char.encode(wanted, "utf-8", ID_ERRORS)
+        at = np.minimum(np.searchsorted(self.qids, keys), n_q - 1)
+        return np.where(self.qids[at] == keys, at, -1).astype(np.int64)
+
+    def lookup(self, located: np.ndarray, measure: str) -> tuple[np.ndarray, np.ndarray,
+                                                                 np.ndarray]:
+        """``(found, mean, stddev)`` of ``measure`` for the queries :meth:`locate` gave,
+        each of their length, as trec_eval's search finds them (see the module's notes);
+        mean and stddev are 0 where nothing is found."""
+        n_q = len(self.qids)
         name = measure.encode("utf-8", ID_ERRORS)
-        row = np.full(n_q, -1, dtype=np.int64)
-        hit = np.flatnonzero(self.measures == name)
+        row = np.full(n_q + 1, -1, dtype=np.int64)     # the last: a query not in the file
+        hit = self._rows_named(name)
         row[np.searchsorted(self.offsets, hit, side="right") - 1] = hit
         # the search's reach past a query's last entry: the next query's first entry
         if n_q > 1:
             last = self.measures[self.offsets[1:-1] - 1]
             first_next = self.measures[self.offsets[1:-1]]
-            borrows = (row[:-1] < 0) & (last < name) & (first_next == name)
-            row[:-1] = np.where(borrows, self.offsets[1:-1], row[:-1])
-        found_row = np.where(has_query, row[at] if n_q else -1, -1)
+            borrows = (row[:n_q - 1] < 0) & (last < name) & (first_next == name)
+            row[:n_q - 1] = np.where(borrows, self.offsets[1:-1], row[:n_q - 1])
+        found_row = row[located]
         found = found_row >= 0
         safe = np.maximum(found_row, 0)
-        zero = np.zeros(len(keys))
-        if not len(self.means):
-            return found, zero, zero
         return (found, np.where(found, self.means[safe], 0.0),
                 np.where(found, self.stddevs[safe], 0.0))
+
+    @functools.cached_property
+    def _by_name(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The distinct measure names, and the entries of each: ``rows[starts[k]:
+        starts[k+1]]`` are those of ``names[k]``, in file order (one sort, once)."""
+        names, code = np.unique(self.measures, return_inverse=True)
+        rows = np.argsort(code.reshape(-1), kind="stable")
+        starts = np.zeros(len(names) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(code.reshape(-1), minlength=len(names)), out=starts[1:])
+        return names, rows, starts
+
+    def _rows_named(self, name: bytes) -> np.ndarray:
+        names, rows, starts = self._by_name
+        k = int(np.searchsorted(names, name))
+        if k == len(names) or names[k] != name:
+            return np.zeros(0, dtype=np.int64)
+        return rows[starts[k]:starts[k + 1]]
 
 
 @_naming_the_file_out_of_memory

@@ -91,7 +91,8 @@ def complete_values(out: Output, values: np.ndarray, ranked) -> np.ndarray:
     return values
 
 
-def summarize(out: Output, values: np.ndarray, ranked, *, average: str = "macro"):
+def summarize(out: Output, values: np.ndarray, ranked, *, average: str = "macro",
+              zscores: bool = False):
     """The summary value of one output over all evaluated queries.
 
     ``average`` is ``macro`` (trec_eval's: each query counts once), ``median``, or
@@ -101,23 +102,33 @@ def summarize(out: Output, values: np.ndarray, ranked, *, average: str = "macro"
     adds the value of every one, :func:`complete_values`) and num_rel's
     summary is trec_eval's recount of the qrels lines with a grade above 0, whatever
     ``-l`` (:attr:`~smarteval.columns.Qrels.num_positive_lines`).
+
+    With ``zscores``, ``values`` are :func:`standardized` and summarized as trec_eval's
+    ``-Z`` does: each measure's own rule applied to the z-scores (a mean, a sum for the
+    counts, ``exp`` of the mean for a geometric mean, whose z-scores are of the logs),
+    every summary a float; num_q and num_rel's ``-c`` recount stay raw counts.
     """
     m = out.measure
     n_q = len(values)
     if m.average == "tag":
         return ranked.run_tag
     if m.average == "count":
-        return averaged_over(ranked)
+        return float(averaged_over(ranked)) if zscores else averaged_over(ranked)
     if m.average == "none":
         return None
     acc = np.ones(n_q, dtype=bool) if empty_ranking(out) else accumulated(ranked)
     if m.average == "sum":
         if (m.name == "num_rel" and out.rel_level is None and ranked.settings.complete
                 and ranked.qrels_positive_lines is not None):
-            return int(ranked.qrels_positive_lines)
+            count = int(ranked.qrels_positive_lines)
+            return float(count) if zscores else count
+        if zscores:
+            return sequential_sum(np.asarray(values)[acc])
         return int(np.sum(np.asarray(values)[acc]))
     if average == "median" and m.average in ("mean", "gmean"):
         return float(np.median(values)) if n_q else 0.0
+    if zscores:
+        check_zscores_average(average)
     if average == "micro" and m.average in ("mean", "gmean"):
         if m.micro is None:
             raise UsageError(f"{out.name} is not a ratio of counts, so it has no micro "
@@ -132,8 +143,56 @@ def summarize(out: Output, values: np.ndarray, ranked, *, average: str = "macro"
     if m.average == "gmean":
         # the logs of the queries added by -c and not evaluated come after the others,
         # as trec_eval patches its sum
-        logs = np.log(np.maximum(np.asarray(values, dtype=np.float64)[acc], GMEAN_FLOOR))
+        logs = np.asarray(values, dtype=np.float64)[acc]
+        if not zscores:
+            logs = np.log(np.maximum(logs, GMEAN_FLOOR))
         total = sequential_sum(logs) + (n - int(acc.sum())) * math.log(GMEAN_FLOOR)
         return math.exp(total / n) if n else 0.0
     # mean
     return sequential_sum(np.asarray(values)[acc]) / n if n else 0.0
+
+
+#: What trec_eval's ``-Z`` gives a (query, measure) whose mean its file lacks, and one
+#: whose standard deviation is 0 while its value is not the mean.
+MISSING_ZSCORE = -1000000.0
+#: Why z-scores have no micro average.
+ZSCORES_MICRO = ("-Z/--zscores: --average micro pools each query's counts, and z-scores "
+                 "have none: use --average macro or median")
+
+
+def check_zscores_average(average: str) -> None:
+    """Refuse an average that z-scores do not have (micro: they are not counts)."""
+    if average == "micro":
+        raise UsageError(ZSCORES_MICRO)
+
+
+def standardized(out: Output, values: np.ndarray, ranked, zscores,
+                 located: np.ndarray | None = None) -> np.ndarray:
+    """``values`` as z-scores against ``zscores`` (a :class:`~smarteval.read.zscores.ZScores`),
+    as trec_eval's ``-Z`` converts each evaluated query's values before it adds them up.
+
+    (value - mean) / stddev, where the file has the (query, measure): the measure named
+    as printed (``P_5``, not ``P.5``); with a standard deviation of 0 the z-score is 0
+    when the value is the mean, else :data:`MISSING_ZSCORE`, as it is where the file has
+    no mean. A geometric mean's values are standardized as trec_eval keeps them, as the
+    log of the value (at least :data:`GMEAN_FLOOR`). Text values (runid, relstring) are
+    left as they are, and so are the queries trec_eval 9.0.8 does not evaluate under
+    ``-c`` (they add 0 to every sum, as without ``-Z``). ``located`` is
+    ``zscores.locate(ranked.qids)``, when the caller has it for every output.
+    """
+    m = out.measure
+    if m.value == "str" or m.average in ("tag", "none"):
+        return values
+    acc = np.ones(len(values), dtype=bool) if empty_ranking(out) else accumulated(ranked)
+    raw = np.asarray(values, dtype=np.float64)
+    kept = raw
+    if m.average == "gmean":
+        raw = np.log(np.maximum(raw, GMEAN_FLOOR))
+    if located is None:
+        located = zscores.locate(ranked.qids)
+    found, mean, stddev = zscores.lookup(located, out.name)
+    spread = stddev != 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(spread, (raw - mean) / np.where(spread, stddev, 1.0),
+                     np.where(raw == mean, 0.0, MISSING_ZSCORE))
+    return np.where(acc & found, z, np.where(acc, MISSING_ZSCORE, kept))

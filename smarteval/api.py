@@ -32,6 +32,7 @@ from smarteval.errors import UsageError
 from smarteval.evaluation import Evaluation, RunInfo, run_names
 from smarteval.measures.grammar import Request
 from smarteval.read import frames
+from smarteval.read.zscores import ZScores
 from smarteval.settings import Settings, distinct_names
 
 if TYPE_CHECKING:
@@ -65,7 +66,8 @@ class Results(list):
     their values as DataFrames and dicts.
 
     Measures whose values are text (``runid``, ``relstring``) are left out of the frames
-    and dicts; they stay in each evaluation's ``summary`` and ``per_query``.
+    and dicts; they stay in each evaluation's ``summary`` and ``per_query``. Z-scores
+    (``zscores=``) are named there as ``evaluate -Z`` prints them (``Zmap``).
     """
 
     def rows(self, per_query: bool = False) -> Iterator[tuple[str, str, str, float]]:
@@ -92,19 +94,20 @@ class Results(list):
         (pytrec_eval's shape, one level up)."""
         out: dict[str, dict[str, Any]] = {}
         for ev in self:
-            numeric = [o.name for o in ev.outputs if _numeric(o)]
+            numeric = [o for o in ev.outputs if _numeric(o)]
             if per_query:
-                cols = {n: ev.per_query[n].tolist() for n in numeric
-                        if ev.outputs[ev.names.index(n)].measure.per_query}
+                cols = {ev.label(o): ev.per_query[o.name].tolist() for o in numeric
+                        if o.measure.per_query}
                 out[ev.name] = {q: {n: v[i] for n, v in cols.items()}
                                 for i, q in enumerate(ev.qids.tolist())}
             else:
-                out[ev.name] = {n: _plain(ev.summary[n]) for n in numeric
-                                if ev.summary[n] is not None}
+                out[ev.name] = {ev.label(o): _plain(ev.summary[o.name]) for o in numeric
+                                if ev.summary[o.name] is not None}
         return out
 
     def per_query(self, measure: str) -> dict[str, np.ndarray]:
-        """``{run: (Q,) values}`` of one measure (each run's ``qids`` give the queries)."""
+        """``{run: (Q,) values}`` of one measure (each run's ``qids`` give the queries),
+        named as asked for (``map``, z-scores included)."""
         return {ev.name: ev.per_query[measure] for ev in self}
 
     def render(self, fmt: str = "smart", *, per_query: bool = False) -> str:
@@ -141,13 +144,13 @@ def _columns(evaluations, per_query: bool):
                                          for o in cols])
                 values.append(block.ravel())
                 queries.append(np.repeat(ev.qids.astype(object), len(cols)))
-                names.append(np.tile(np.array([o.name for o in cols], dtype=object), nq))
+                names.append(np.tile(np.array([ev.label(o) for o in cols], dtype=object), nq))
                 runs.append(np.full(nq * len(cols), ev.name, dtype=object))
         summary = [o for o in numeric if ev.summary[o.name] is not None]
         values.append(np.array([float(ev.summary[o.name]) for o in summary],
                                dtype=np.float64))
         queries.append(np.full(len(summary), "all", dtype=object))
-        names.append(np.array([o.name for o in summary], dtype=object))
+        names.append(np.array([ev.label(o) for o in summary], dtype=object))
         runs.append(np.full(len(summary), ev.name, dtype=object))
 
     def cat(parts, dtype):
@@ -199,7 +202,8 @@ def evaluate(qrels: Source, runs: Source,
              settings: Settings | None = None, frozen: Source = None,
              frozen_depth: int | None = None, require_common: bool = True,
              on_run: Callable[[RunInfo], None] | None = None, jobs: int = 1,
-             keep_ranked: bool = True, **options: Any) -> Results:
+             keep_ranked: bool = True, zscores: str | os.PathLike | ZScores | None = None,
+             **options: Any) -> Results:
     """Evaluate one or more runs against qrels.
 
     ``qrels`` and each run may be a path (TREC text, plain or compressed, Parquet or JSON
@@ -220,6 +224,9 @@ def evaluate(qrels: Source, runs: Source,
     evaluates them in that many processes (the qrels are read once and handed to each).
     ``keep_ranked=False`` drops each :class:`Evaluation`'s ranking to save memory.
     Runs that would print under one name (the same file twice) get distinct names.
+    ``zscores`` (a z-score file's path, or one read by
+    :func:`smarteval.read.zscores.read_zscores`) turns every value into a z-score, as
+    ``evaluate -Z`` does (converted all queries at once, before each measure's average).
 
     What cannot work is refused at once with :class:`~smarteval.errors.UsageError`, before
     anything is read (a setting out of its range, ``jobs=0``, a run given as the qrels);
@@ -242,7 +249,8 @@ def evaluate(qrels: Source, runs: Source,
     given, names = _run_sources(runs)
     results = evaluation.evaluate(qrels, given, wanted, settings, frozen=frozen,
                                   frozen_depth=frozen_depth, require_common=require_common,
-                                  on_run=on_run, jobs=jobs, keep_ranked=keep_ranked)
+                                  on_run=on_run, jobs=jobs, keep_ranked=keep_ranked,
+                                  zscores=zscores)
     chosen = [name if name is not None else ev.name for ev, name in zip(results, names)]
     for ev, name in zip(results, distinct_names(chosen)):
         ev.name = name

@@ -15,12 +15,20 @@ from typing import cast
 
 import numpy as np
 
-from smarteval.aggregate import accumulated, averaged_over, complete_values, summarize
+from smarteval.aggregate import (
+    accumulated,
+    averaged_over,
+    check_zscores_average,
+    complete_values,
+    standardized,
+    summarize,
+)
 from smarteval.columns import Qrels, Ranked, Run
 from smarteval.errors import InputError, UsageError
 from smarteval.measures.grammar import Output, Request, parse_measures
 from smarteval.ranking import rank, residual
 from smarteval.read import read_qrels, read_run
+from smarteval.read.zscores import ZScores, read_zscores
 from smarteval.settings import Settings, distinct_names
 
 
@@ -33,6 +41,9 @@ class Evaluation:
     as relstring). ``in_run`` is False for queries added by ``complete`` (-c); their
     values are what trec_eval averages in for them (0 under 9.0.8; under 10.0 the
     placeholder ranking's, see :func:`smarteval.aggregate.complete_values`).
+    ``zscores`` is the z-score file the values were standardized against (trec_eval's
+    ``-Z``), None for raw values: then every value but text is a z-score (a float),
+    named with a ``Z`` in front wherever it is printed (:meth:`label`).
     """
 
     name: str
@@ -48,6 +59,7 @@ class Evaluation:
     #: the number of queries the averages divide by: len(qids), or under -c every query
     #: of the qrels (even when -D evaluates one); None means len(qids)
     averaged_over: int | None = None
+    zscores: str | None = None
 
     @property
     def added_by_complete(self) -> int:
@@ -62,6 +74,12 @@ class Evaluation:
     @property
     def names(self) -> list[str]:
         return [o.name for o in self.outputs]
+
+    def label(self, out: Output) -> str:
+        """The name ``out``'s values are printed under: ``Zmap`` for z-scores, as
+        trec_eval's ``-Z`` prints them (text values keep their names), else its name."""
+        return f"Z{out.name}" if self.zscores is not None and out.measure.value != "str" \
+            else out.name
 
     def value(self, name: str, qid: str | None = None):
         """The summary value of ``name``, or its value for query ``qid``."""
@@ -146,6 +164,16 @@ def judgements(relevance) -> tuple[Qrels, object | None]:
     if isinstance(relevance, Qrels):
         return relevance, None
     return relevance.as_qrels(), relevance
+
+
+def as_zscores(zscores) -> ZScores | None:
+    """A z-score file (a path) read, unless it already is :class:`ZScores` (or None)."""
+    if zscores is None or isinstance(zscores, ZScores):
+        return zscores
+    if not isinstance(zscores, (str, os.PathLike)):
+        raise UsageError(f"zscores must be the path of a z-score file (QUERY MEASURE MEAN "
+                         f"STDDEV lines), not {type(zscores).__name__}")
+    return read_zscores(zscores)
 
 
 def as_run(run) -> Run:
@@ -289,6 +317,7 @@ class Job:
     ranker: Ranker
     requests: list[Request]
     keep_ranked: bool
+    zscores: ZScores | None = None
 
     def evaluate(self, run) -> Evaluation:
         run = as_run(run)
@@ -299,14 +328,19 @@ class Job:
         outputs = [o for rq in self.requests for o in rq.outputs()]
         per_query = {}
         summary = {}
+        located = None if self.zscores is None else self.zscores.locate(ranked.qids)
         for out in outputs:
             values = complete_values(out, out.compute(ranked, ties=settings.ties), ranked)
+            if self.zscores is not None:
+                values = standardized(out, values, ranked, self.zscores, located)
             per_query[out.name] = values
-            summary[out.name] = summarize(out, values, ranked, average=settings.average)
+            summary[out.name] = summarize(out, values, ranked, average=settings.average,
+                                          zscores=self.zscores is not None)
         return Evaluation(name=info.tag, path=info.path, tag=info.tag, qids=ranked.qids,
                           in_run=ranked.in_run, outputs=outputs, per_query=per_query,
                           summary=summary, ranked=ranked if self.keep_ranked else None,
-                          run_info=info, averaged_over=averaged_over(ranked))
+                          run_info=info, averaged_over=averaged_over(ranked),
+                          zscores=None if self.zscores is None else self.zscores.path)
 
 
 def requests_for(measures: Iterable[str] | Sequence[Request], settings: Settings) -> list[Request]:
@@ -338,15 +372,18 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
              settings: Settings | None = None, *, frozen=None,
              frozen_depth: int | None = None, require_common: bool = True,
              on_run: Callable[[RunInfo], None] | None = None, jobs: int = 1,
-             keep_ranked: bool = True) -> list[Evaluation]:
+             keep_ranked: bool = True, zscores=None) -> list[Evaluation]:
     """Evaluate each run against ``qrels``; see :func:`smarteval.api.evaluate`."""
     settings = settings or Settings()
     runs = check_runs(runs)
     requests = requests_for(measures, settings)
+    if zscores is not None:
+        check_zscores_average(settings.average)
     documents = any(rq.measure.name not in ("num_q", "runid") for rq in requests)
     plain, subtopics = judgements(read_relevance(qrels, requests, settings))
+    table = as_zscores(zscores)
     job = Job(Ranker(plain, settings, frozen, frozen_depth, require_common, documents,
-                     subtopics), requests, keep_ranked)
+                     subtopics), requests, keep_ranked, table)
     if jobs > 1 and len(runs) > 1:
         results = _evaluate_in_processes(job, runs, jobs, on_run)
     else:

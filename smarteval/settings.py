@@ -22,6 +22,8 @@ AVERAGES = ("macro", "micro", "median")
 #: qrels read as preferences (the second field the judgement group) and qrels with
 #: judgement groups (QUERY JG DOCNO REL).
 QRELS_FORMATS = ("qrels", "qrels_diversity", "prefs", "qrels_prefs", "qrels_jg")
+#: Formats of the run files (trec_eval's -T): trec_eval has only its own, trec_results.
+RESULTS_FORMATS = ("trec_results",)
 #: The largest and smallest counts and levels (a C long: trec_eval reads -M, -N, -l and
 #: cut-offs with atol, which saturates here; smarteval takes a larger number as this one).
 LONG_MAX = 2**63 - 1

@@ -15,6 +15,7 @@ from smarteval.cli.options import (
     same_file,
     settings_from,
     trec_options,
+    zscores_option,
 )
 from smarteval.errors import UsageError
 from smarteval.output import write_bytes, write_text
@@ -35,6 +36,7 @@ _TEST_HELP = ("Significance test, repeatable or comma-separated: t (paired t-tes
 @click.argument("runs", nargs=-1, required=True, type=input_path())
 @trec_options(measure_help="Measure to compare, trec_eval style (map, P.10, ndcg_cut.10) or "
                            "ir_measures style (AP, P@10, nDCG@10). Repeatable. Default: map.")
+@zscores_option(refused=True)
 @click.option("-t", "--test", "tests", multiple=True, metavar="TEST", help=_TEST_HELP)
 @click.option("--correction", type=click.Choice(CORRECTIONS), default="holm", show_default=True,
               help="Multiple-comparison correction over every (run, measure) pair, for each "

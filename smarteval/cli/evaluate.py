@@ -23,6 +23,7 @@ from smarteval.cli.options import (
     trec_options,
     unranked_option,
     unused_notes,
+    zscores_option,
 )
 from smarteval.errors import UsageError
 
@@ -33,6 +34,7 @@ from smarteval.errors import UsageError
 @trec_options()
 @rel_info_format_option()
 @results_format_option()
+@zscores_option()
 @click.option("-q", "--per-query", is_flag=True, help="Also print each query's values.")
 @click.option("-n", "--no-summary", is_flag=True, help="Leave out the summary (all) values.")
 @debug_option()
@@ -54,23 +56,30 @@ from smarteval.errors import UsageError
 @output_options()
 @reports_errors
 def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth, jobs, fmt,
-             output, no_header, **options):
+             output, no_header, zscores, **options):
     """Evaluate RUNS against QRELS and print per-query and averaged measures.
 
     QRELS holds judgements (QUERY ITER DOCNO REL); each RUN holds ranked results
     (QUERY Q0 DOCNO RANK SCORE TAG). Files may be gzip, bzip2 or xz compressed; a RUN
     of '-' is read from standard input.
     """
+    from smarteval.aggregate import check_zscores_average
     from smarteval.evaluation import check_runs, judgements, read_relevance
     from smarteval.evaluation import evaluate as run_evaluation
     from smarteval.measures.grammar import default_requests, parse_measures
     from smarteval.output import write_text
     from smarteval.progress import Progress
+    from smarteval.read.zscores import read_zscores
     from smarteval.render.evaluation import complete_notes, relevance_notes, render
     from smarteval.render.formats import is_table
 
     settings = settings_from(**options)
     runs = check_runs(runs)
+    if zscores is not None:
+        check_zscores_average(settings.average)
+        if zscores == "-" and "-" in runs:
+            raise UsageError("standard input ('-') can be either a run or the -Z file, "
+                             "not both")
     if is_table(fmt) and (per_query or no_summary):
         flags = " and ".join(f for f, given in (("-q/--per-query", per_query),
                                                  ("-n/--no-summary", no_summary)) if given)
@@ -89,6 +98,7 @@ def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth,
         note(f"smarteval: {text}")
     # read once, whatever the number of runs; in the format asked for (-R)
     relevance = read_relevance(qrels, requests, settings)
+    table = None if zscores is None else read_zscores(zscores)
     qrels_data = judgements(relevance)[0]
     with Progress(runs, "smarteval") as bar:    # only on a terminal, only for long work
         finished = bar.each_run(runs)
@@ -96,7 +106,7 @@ def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth,
         bar.doing("evaluating")
         evaluations = run_evaluation(relevance, runs, requests, settings, frozen=frozen,
                                      frozen_depth=frozen_depth, on_run=finished, jobs=jobs,
-                                     keep_ranked=False)
+                                     keep_ranked=False, zscores=table)
     if settings.complete:
         for ev in evaluations:
             for text in complete_notes(ev, settings):

@@ -14,7 +14,15 @@ from typing import Any
 import click
 
 from smarteval.errors import SmartevalError, UsageError
-from smarteval.settings import AVERAGES, QRELS_FORMATS, TIES, TREC_VERSIONS, UNRANKED, Settings
+from smarteval.settings import (
+    AVERAGES,
+    QRELS_FORMATS,
+    RESULTS_FORMATS,
+    TIES,
+    TREC_VERSIONS,
+    UNRANKED,
+    Settings,
+)
 
 CONTEXT: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -77,7 +85,8 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 #: the parameters of the commands that name files read, and what each is
 INPUTS = {"qrels": "the qrels", "runs": "a run", "baseline": "the baseline run",
           "frozen": "the --frozen run", "full": "the --full run",
-          "cutoffs_from": "the --cutoffs-from run", "results": "a results file"}
+          "cutoffs_from": "the --cutoffs-from run", "results": "a results file",
+          "zscores": "the -Z z-score file"}
 #: the parameters that name files written, and their option
 OUTPUTS = {"output": "-o", "plot": "--plot"}
 
@@ -394,17 +403,52 @@ def rel_info_format_option() -> Decorator:
              "the qrels as one judgement group per query.")
 
 
-#: trec_eval's formats of a results file (its -T): the one it has
-RESULTS_FORMATS = ("trec_results",)
-
-
 def results_format_option() -> Decorator:
-    """trec_eval's ``-T``: the format of the run files (it has one)."""
+    """trec_eval's ``-T``: the format of the runs, of which it has one."""
     return click.option(
-        "-T", "--results-format", type=click.Choice(list(RESULTS_FORMATS)),
-        default="trec_results", show_default=True, expose_value=False,
-        help="Format of the run files, as trec_eval's -T: trec_results (QUERY Q0 DOCNO RANK "
-             "SCORE TAG), the only one.")
+        "-T", "--results-format", "--Results_format", type=click.Choice(list(RESULTS_FORMATS)),
+        default=RESULTS_FORMATS[0], show_default=True, expose_value=False,
+        help="Format of the runs, as trec_eval's -T: trec_results (QUERY Q0 DOCNO RANK "
+             "SCORE TAG), the only one trec_eval has; accepted so that its command lines "
+             "run unchanged (Parquet and JSON Lines runs are told by their names or first "
+             "bytes whatever -T says).")
+
+
+#: Why ``compare`` has no z-scores.
+_COMPARE_ZSCORES = ("-Z/--zscores: compare tests the per-query differences of raw values; "
+                    "z-scores would weigh each query's difference by the reference runs' "
+                    "spread, and a query missing from the file would count -1000000. "
+                    "Standardize with evaluate -Z -q instead")
+
+
+def _refuse_zscores(ctx: click.Context, param, value):
+    if value is not None and not ctx.resilient_parsing:
+        raise click.UsageError(_COMPARE_ZSCORES, ctx)
+    return value
+
+
+def zscores_option(*, refused: bool = False) -> Decorator:
+    """trec_eval's ``-Z ZMEAN_FILE`` (also ``--Zscore``, its own long name): print z-scores.
+
+    ``refused``: the command does not standardize, and says why when ``-Z`` is given.
+    """
+    if refused:
+        return click.option("-Z", "--zscores", "--Zscore", "zscores", default=None,
+                            metavar="ZMEAN_FILE", expose_value=False,
+                            callback=_refuse_zscores,
+                            help="Not for compare: see evaluate -Z.")
+    return click.option(
+        "-Z", "--zscores", "--Zscore", "zscores", type=input_path(), default=None,
+        metavar="ZMEAN_FILE",
+        help="Print z-scores instead of raw values, as trec_eval's -Z: each query's value "
+             "less the mean over reference runs, in their standard deviations, from "
+             "ZMEAN_FILE's lines QUERY MEASURE MEAN STDDEV (measures named as printed: "
+             "P_5, not P.5). -1000000 where the file has no mean for the query and "
+             "measure, or a standard deviation of 0 and a value other than the mean. Each "
+             "summary is the measure's own average of the z-scores (the counts' sum; "
+             "num_q stays the number of queries). Names print with a Z (Zmap) in every "
+             "format; JSON also names the file. A query's measure given twice is "
+             "refused.")
 
 
 def curve_options(*, method_default: str = "quasi",

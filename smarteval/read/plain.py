@@ -403,24 +403,29 @@ def _underscores(fields: np.ndarray) -> np.ndarray:
 
 
 def _parse_scores(score_bytes: np.ndarray, lines: _Lines) -> np.ndarray:
-    """Scores: ``[+-]`` digits with an optional fraction and exponent (what C's strtod
-    reads in full, less hexadecimal); ``inf`` and ``nan`` are refused as not finite."""
-    odd = _underscores(score_bytes)
+    return parse_numbers(score_bytes, lines, "score", RUN_EXPECTED)
+
+
+def parse_numbers(fields: np.ndarray, lines: _Lines, what: str, expected: str) -> np.ndarray:
+    """Numbers (scores, a z-score file's means): ``[+-]`` digits with an optional fraction
+    and exponent (what C's strtod reads in full, less hexadecimal); ``inf`` and ``nan``
+    are refused as not finite. ``what`` names the field in the error."""
+    odd = _underscores(fields)
     try:
         if odd.any():
             raise ValueError
-        scores = score_bytes.astype(np.float64)
+        numbers = fields.astype(np.float64)
     except ValueError:
         first_odd = int(np.flatnonzero(odd)[0]) if odd.any() else len(odd)
-        bad = _first_bad_float(score_bytes[:first_odd])      # first_odd when none fails
-        raise lines.error(bad, f"score {score_bytes[bad].decode('utf-8', 'replace')!r} "
-                          "is not a number", RUN_EXPECTED) from None
-    finite = np.isfinite(scores)
+        bad = _first_bad_float(fields[:first_odd])      # first_odd when none fails
+        raise lines.error(bad, f"{what} {fields[bad].decode('utf-8', 'replace')!r} "
+                          "is not a number", expected) from None
+    finite = np.isfinite(numbers)
     if not finite.all():
         bad = int(np.flatnonzero(~finite)[0])
-        raise lines.error(bad, f"score {score_bytes[bad].decode('utf-8', 'replace')!r} "
-                          "is not a finite number", RUN_EXPECTED)
-    return scores
+        raise lines.error(bad, f"{what} {fields[bad].decode('utf-8', 'replace')!r} "
+                          "is not a finite number", expected)
+    return numbers
 
 
 def _first_bad_float(values: np.ndarray) -> int:

@@ -32,8 +32,8 @@ from smarteval.columns import distinct
 from smarteval.render.formats import FORMATS, delimited, fixed, tabulate_table
 
 
-def _trec_value(kind: str, name: str, value) -> str:
-    if kind == "int":
+def _trec_value(kind: str, name: str, value, z: bool = False) -> str:
+    if kind == "int" and not z:
         return str(int(value))
     if kind == "str":
         return f"'{value}'" if name.startswith("relstring") else str(value)
@@ -44,31 +44,37 @@ def _trec_value(kind: str, name: str, value) -> str:
     return f"{v:6.4f}"
 
 
+def _trec_name(ev, out) -> str:
+    """The name column of trec_eval's lines: padded to 22, after the ``Z`` of z-scores."""
+    return f"Z{out.name:<22}" if ev.label(out) != out.name else f"{out.name:<22}"
+
+
 def render_trec(evaluations, *, per_query: bool = False, summary: bool = True,
                 trec_version: int = 9) -> str:
     """trec_eval's output, byte for byte: ``name<pad 22>\\tqid\\tvalue`` lines.
 
     Per-query lines come query by query (queries added by -c only under 10.0), then the
-    ``all`` lines; several runs give one such block each.
+    ``all`` lines; several runs give one such block each. Z-scores (``-Z``) print as
+    trec_eval prints them: ``Z`` before the padded name, every value with 4 decimals.
     """
     buf = io.StringIO()
     w = buf.write
     for ev in evaluations:
+        z = ev.zscores is not None
         if per_query:
             q_outputs = [o for o in ev.outputs if o.measure.per_query]
-            cols = [(o, ev.per_query[o.name]) for o in q_outputs]
+            cols = [(o, _trec_name(ev, o), ev.per_query[o.name]) for o in q_outputs]
             show = ev.in_run if trec_version < 10 else np.ones(len(ev.qids), dtype=bool)
             for qi in np.flatnonzero(show):
                 qid = ev.qids[qi]
-                for o, vals in cols:
-                    w(f"{o.name:<22}\t{qid}\t{_trec_value(o.measure.value, o.name, vals[qi])}\n")
+                for o, name, vals in cols:
+                    w(f"{name}\t{qid}\t{_trec_value(o.measure.value, o.name, vals[qi], z)}\n")
         if summary:
             for o in ev.outputs:
                 v = ev.summary[o.name]
                 if v is None:
                     continue
-                kind = o.measure.value
-                w(f"{o.name:<22}\tall\t{_trec_value(kind, o.name, v)}\n")
+                w(f"{_trec_name(ev, o)}\tall\t{_trec_value(o.measure.value, o.name, v, z)}\n")
     return buf.getvalue()
 
 
@@ -88,17 +94,18 @@ def _rows(evaluations, per_query: bool, summary: bool):
             for qi, qid in enumerate(ev.qids.tolist()):
                 for o in ev.outputs:
                     if o.measure.per_query:
-                        yield ev.name, qid, o.name, _full(ev.per_query[o.name][qi])
+                        yield ev.name, qid, ev.label(o), _full(ev.per_query[o.name][qi])
         if summary:
             for o in ev.outputs:
                 v = ev.summary[o.name]
                 if v is not None:
-                    yield ev.name, "all", o.name, _full(v)
+                    yield ev.name, "all", ev.label(o), _full(v)
 
 
 def render_delimited(evaluations, *, delimiter: str, per_query: bool = False,
                      summary: bool = True, header: bool = True) -> str:
-    """TSV or CSV: ``run, query, measure, value``; summary rows have query ``all``."""
+    """TSV or CSV: ``run, query, measure, value``; summary rows have query ``all``
+    (z-scores: the measure named ``Zmap``, as trec_eval's ``-Z`` names it)."""
     rows = ([run, qid, name, _text(value)]
             for run, qid, name, value in _rows(evaluations, per_query, summary))
     return delimited(["run", "query", "measure", "value"], rows,
@@ -114,16 +121,22 @@ def _text(value) -> str:
 
 
 def render_json(evaluations, *, per_query: bool = False, summary: bool = True) -> str:
-    """A JSON array, one object per run: its name, file, summary and per-query values."""
+    """A JSON array, one object per run: its name, file, summary and per-query values.
+
+    Z-scores (``-Z``) are keyed ``Zmap``, as trec_eval names them, and the run's object
+    names the z-score file (``"zscores"``).
+    """
     out = []
     for ev in evaluations:
         obj = {"run": ev.name, "file": ev.path, "tag": ev.tag}
+        if ev.zscores is not None:
+            obj["zscores"] = ev.zscores
         if summary:
-            obj["summary"] = {o.name: _full(ev.summary[o.name]) for o in ev.outputs
+            obj["summary"] = {ev.label(o): _full(ev.summary[o.name]) for o in ev.outputs
                               if ev.summary[o.name] is not None}
         if per_query:
             obj["queries"] = {
-                qid: {o.name: _full(ev.per_query[o.name][qi]) for o in ev.outputs
+                qid: {ev.label(o): _full(ev.per_query[o.name][qi]) for o in ev.outputs
                       if o.measure.per_query}
                 for qi, qid in enumerate(ev.qids.tolist())}
         out.append(obj)
@@ -146,9 +159,11 @@ def smart_table(evaluations) -> tuple[list[str], list[list]]:
 
     The precision-recall block is every ``iprec_at_recall_L`` output with L > 0 (labelled
     by L); every other summary value follows, with SMART's labels where it has them.
+    Z-scores (``-Z``) say so in the corner cell, and their rows are named as trec_eval
+    names them (``Zmap``).
     """
     first = evaluations[0]
-    header = ["", *[ev.name for ev in evaluations]]
+    header = ["z-score" if first.zscores is not None else "", *[ev.name for ev in evaluations]]
     rows: list[list] = []
     for o in first.outputs:
         if o.measure.name == "iprec_at_recall" and float(o.param) > 0:
@@ -165,7 +180,7 @@ def smart_table(evaluations) -> tuple[list[str], list[list]]:
             continue
         if first.summary[o.name] is None or o.measure.name == "runid":
             continue
-        rows.append([o.name, *[ev.summary[o.name] for ev in evaluations]])
+        rows.append([first.label(o), *[ev.summary[o.name] for ev in evaluations]])
     return header, rows
 
 

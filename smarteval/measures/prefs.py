@@ -103,8 +103,7 @@ def _level_pairs(key: np.ndarray, level: np.ndarray) -> tuple[np.ndarray, np.nda
 
 @dataclass
 class _Counts:
-    """Per judgement group: preference counts and relevant/non-relevant documents, and
-    every preference as a pair of internal ranks (for the pair measures)."""
+    """Per judgement group: preference counts and relevant/non-relevant documents."""
 
     query: np.ndarray           # (G,) query of each group
     ful_ret: np.ndarray
@@ -116,13 +115,19 @@ class _Counts:
     num_rel_ret: np.ndarray
     num_nonrel: np.ndarray
     num_nonrel_ret: np.ndarray
-    pair_group: np.ndarray      # (p,) group of each preference
-    pair_a: np.ndarray          # (p,) internal rank of the preferred document
-    pair_b: np.ndarray
     pa: np.ndarray              # (G,) bool: the preference-array form
-    #: per row of the table: kept where the equivalence-classes form needs it
     table: PrefRanking
-    ec_pairs: tuple[np.ndarray, np.ndarray]
+    #: per row of an equivalence-classes group (0 elsewhere), the preferences it is the
+    #: lower document of: fulfilled retrieved, not fulfilled retrieved, fulfilled implied,
+    #: not fulfilled implied, not occurring
+    row_fr: np.ndarray
+    row_br: np.ndarray
+    row_fi: np.ndarray
+    row_bi: np.ndarray
+    row_no: np.ndarray
+    row_last: np.ndarray        # (m,) bool: in the lowest level of its (classes) group
+    #: the preferences of the preference-array groups: group, preferred, other
+    pa_pairs: tuple[np.ndarray, np.ndarray, np.ndarray]
     #: per (group, document) of the preference-array groups: group, internal rank, level
     pa_docs: tuple[np.ndarray, np.ndarray, np.ndarray]
 
@@ -134,26 +139,74 @@ def _counts(r: Ranked) -> _Counts:
     return memo["prefs"]
 
 
+def _starts(keys: tuple[np.ndarray, ...], n: int) -> np.ndarray:
+    """(n,) bool: where a run of equal key tuples of sorted rows starts."""
+    new = np.zeros(n, dtype=bool)
+    if n:
+        new[0] = True
+        for k in keys:
+            new[1:] |= k[1:] != k[:-1]
+    return new
+
+
+def _class_rows(t: PrefRanking, rows: np.ndarray, m: int):
+    """The equivalence-classes groups' preferences, counted from each row's side without
+    listing the pairs: a row's preferences are with the rows of the higher levels of its
+    group, retrieved (internal rank below the query's judged retrieved) or not; of the
+    retrieved ones, those ranked above it (a smaller internal rank) fulfil them. Those are
+    counted by a binary search in each higher level's ranks (one per row and level)."""
+    g, lv, d = t.group[rows], t.level[rows], t.docid[rows]
+    n = t.num_judged_ret[t.query[rows]] if len(rows) else d
+    ret = d < n
+    k = len(rows)
+    seg_new = _starts((g, lv), k)
+    grp_new = _starts((g,), k)
+    seg = np.cumsum(seg_new) - 1
+    seg_start = np.flatnonzero(seg_new)
+    grp_of_seg = np.cumsum(grp_new)[seg_start] - 1
+    grp_start = np.flatnonzero(grp_new)
+    first_seg = np.searchsorted(seg_start, grp_start)
+    g_idx = np.cumsum(grp_new) - 1
+    cr = np.zeros(k + 1, dtype=np.int64)
+    np.cumsum(ret, out=cr[1:])
+    above = seg_start[seg] - grp_start[g_idx]                    # rows of higher levels
+    above_ret = cr[seg_start[seg]] - cr[grp_start[g_idx]]
+    # retrieved rows of higher levels ranked above each retrieved row
+    rr = np.flatnonzero(ret)
+    levels_above = seg[rr] - first_seg[g_idx[rr]]
+    b = np.repeat(rr, levels_above)
+    s = concat_ranges(first_seg[g_idx[rr]], levels_above)
+    width = int(d.max()) + 1 if k else 1
+    key = seg * width + d                                        # sorted: (level, rank)
+    before = np.searchsorted(key, s * width + d[b]) - seg_start[s]
+    fulfilled = np.bincount(b, weights=before, minlength=k).astype(np.int64)
+    out = [np.zeros(m, dtype=np.int64) for _ in range(5)]
+    out[0][rows] = np.where(ret, fulfilled, 0)
+    out[1][rows] = np.where(ret, above_ret - fulfilled, 0)
+    out[2][rows] = np.where(ret, 0, above_ret)
+    out[3][rows] = np.where(ret, above - above_ret, 0)
+    out[4][rows] = np.where(ret, 0, above - above_ret)
+    last = np.zeros(m, dtype=bool)
+    if k:
+        last_seg = np.append(first_seg[1:], len(seg_start)) - 1
+        last[rows] = seg == last_seg[grp_of_seg[seg]]
+    del grp_of_seg
+    return out, last
+
+
 def _count(t: PrefRanking) -> _Counts:
     m = len(t.query)
     ng = int(t.group[-1]) + 1 if m else 0
-    starts = np.flatnonzero(np.r_[True, t.group[1:] != t.group[:-1]]) if m else \
-        np.zeros(0, np.int64)
+    starts = np.flatnonzero(_starts((t.group,), m))
     gquery = t.query[starts]
-    sub_new = np.r_[True, t.subgroup[1:] != t.subgroup[:-1]] if m else np.zeros(0, bool)
-    pa = np.bincount(t.group[sub_new], minlength=ng) > 1
+    pa = np.bincount(t.group[_starts((t.subgroup,), m)], minlength=ng) > 1
     n_row = t.num_judged_ret[t.query]
     row_pa = pa[t.group] if m else np.zeros(0, bool)
 
-    # equivalence classes: every pair of rows of a group at different levels
+    # equivalence classes: each row against the higher levels of its group
     ec_rows = np.flatnonzero(~row_pa)
-    ea, eb = _level_pairs(t.group[ec_rows], t.level[ec_rows])
-    ea, eb = ec_rows[ea], ec_rows[eb]
-    same = t.docid[ea] == t.docid[eb]
-    if same.any():
-        i = int(np.flatnonzero(same)[0])
-        raise _judgement_error(t, int(ea[i]), int(eb[i]),
-                               "judged at two levels in one judgement group")
+    _refuse_two_levels(t, ec_rows)
+    (fr, br, fi, bi, no), last = _class_rows(t, ec_rows, m)
     rel = t.level > 0
     ret = t.docid < n_row
     ec = ~row_pa
@@ -176,28 +229,37 @@ def _count(t: PrefRanking) -> _Counts:
     counts["num_rel_ret"] += np.bincount(docs_g, weights=drel & dret, minlength=ng)
     counts["num_nonrel"] += np.bincount(docs_g, weights=dzero, minlength=ng)
     counts["num_nonrel_ret"] += np.bincount(docs_g, weights=dzero & dret, minlength=ng)
-    pg, pa_a, pa_b = _closure(t, docs_g, docs_id, t.group[sa], t.docid[sa], t.docid[sb])
-
-    group = np.concatenate([t.group[ea], pg])
-    a = np.concatenate([t.docid[ea], pa_a])
-    b = np.concatenate([t.docid[eb], pa_b])
-    n = t.num_judged_ret[gquery[group]] if len(group) else a
+    pg, a, b = _closure(t, docs_g, docs_id, t.group[sa], t.docid[sa], t.docid[sb])
+    n = t.num_judged_ret[gquery[pg]] if len(pg) else a
     a_ret, b_ret = a < n, b < n
     fwd = a < b
 
-    def per_group(mask):
-        return np.bincount(group[mask], minlength=ng).astype(np.int64)
+    def per_group(rows_mask, pair_mask):
+        return (np.bincount(t.group, weights=rows_mask, minlength=ng)
+                + np.bincount(pg[pair_mask], minlength=ng)).astype(np.int64)
 
-    ful_ret = per_group(fwd & b_ret)
-    ful_imp = per_group(fwd & ~b_ret & a_ret)
-    back_ret = per_group(~fwd & a_ret)
-    back_imp = per_group(~fwd & ~a_ret & b_ret)
-    notoccur = per_group(~a_ret & ~b_ret)
+    ful_ret = per_group(fr, fwd & b_ret)
+    ful_imp = per_group(fi, fwd & ~b_ret & a_ret)
+    back_ret = per_group(br, ~fwd & a_ret)
+    back_imp = per_group(bi, ~fwd & ~a_ret & b_ret)
+    notoccur = per_group(no, ~a_ret & ~b_ret)
     return _Counts(query=gquery, ful_ret=ful_ret, poss_ret=ful_ret + back_ret, ful_imp=ful_imp,
                    poss_imp=ful_imp + back_imp, notoccur=notoccur,
-                   **{k: v.astype(np.int64) for k, v in counts.items()},
-                   pair_group=group, pair_a=a, pair_b=b, pa=pa, table=t, ec_pairs=(ea, eb),
-                   pa_docs=(docs_g, docs_id, docs_level))
+                   **{k: v.astype(np.int64) for k, v in counts.items()}, pa=pa, table=t,
+                   row_fr=fr, row_br=br, row_fi=fi, row_bi=bi, row_no=no, row_last=last,
+                   pa_pairs=(pg, a, b), pa_docs=(docs_g, docs_id, docs_level))
+
+
+def _refuse_two_levels(t: PrefRanking, rows: np.ndarray) -> None:
+    """trec_eval refuses a document at two levels of one equivalence-classes group."""
+    g, d, lv = t.group[rows], t.docid[rows], t.level[rows]
+    order = np.lexsort((rows, lv, d, g))
+    g, d, lv = g[order], d[order], lv[order]
+    two = (g[1:] == g[:-1]) & (d[1:] == d[:-1]) & (lv[1:] != lv[:-1])
+    if two.any():
+        i = int(np.flatnonzero(two)[0])
+        raise _judgement_error(t, int(rows[order[i]]), int(rows[order[i + 1]]),
+                               "judged at two levels in one judgement group")
 
 
 def _judgement_error(t: PrefRanking, i: int, j: int, problem: str) -> InputError:
@@ -356,30 +418,22 @@ def _recount(c: _Counts, again: np.ndarray, keep: np.ndarray, retrieved: bool):
     # equivalence classes
     ec_groups = again & ~c.pa
     if ec_groups.any():
-        ea, eb = c.ec_pairs
         m = len(t.query)
         row_g = t.group
-        # the last (lowest) level class of each group and its first R rows
-        last_level = np.zeros(ng, dtype=np.float64)
+        # the lowest level of each group: where it starts; the rows of the other levels
+        # against those of the levels above them, from each row's counts
+        is_last = c.row_last
+        first_of_last = np.flatnonzero(is_last & _starts((row_g, t.level), m))
         last_start = np.zeros(ng, dtype=np.int64)
-        is_last = np.zeros(m, dtype=bool)
-        if m:
-            ends = np.flatnonzero(np.r_[row_g[1:] != row_g[:-1], True])
-            last_level[row_g[ends]] = t.level[ends]
-            is_last = t.level == last_level[row_g]
-            first_of_last = np.flatnonzero(is_last & np.r_[True, (row_g[1:] != row_g[:-1])
-                                                            | (t.level[1:] != t.level[:-1])])
-            last_start[row_g[first_of_last]] = first_of_last
-        sel = ec_groups[row_g[ea]] & ~is_last[eb] if len(ea) else np.zeros(0, bool)
-        a, b, g = t.docid[ea[sel]], t.docid[eb[sel]], row_g[ea[sel]]
-        n = nret[g]
+        last_start[row_g[first_of_last]] = first_of_last
+        sel = ec_groups[row_g] & ~is_last if m else np.zeros(0, bool)
         if retrieved:
-            both = (a < n) & (b < n)
-            a, b, g = a[both], b[both], g[both]
-            ful += np.bincount(g, weights=a < b, minlength=ng).astype(np.int64)
+            f1, p1 = c.row_fr, c.row_fr + c.row_br
         else:
-            ful += np.bincount(g, weights=(a < b) & (a < n), minlength=ng).astype(np.int64)
-        poss += np.bincount(g, minlength=ng)
+            f1 = c.row_fr + c.row_fi
+            p1 = f1 + c.row_br + c.row_bi + c.row_no
+        ful += np.bincount(row_g, weights=np.where(sel, f1, 0), minlength=ng).astype(np.int64)
+        poss += np.bincount(row_g, weights=np.where(sel, p1, 0), minlength=ng).astype(np.int64)
         # every row of the group against the first R rows of the last class
         grp = np.flatnonzero(ec_groups)
         count = np.minimum(keep[grp], np.bincount(row_g[is_last], minlength=ng)[grp])
@@ -420,8 +474,8 @@ def _recount(c: _Counts, again: np.ndarray, keep: np.ndarray, retrieved: bool):
         out_doc = (dlv == 0) & (did >= first_out[dg])
         width = int(did.max()) + 2 if len(did) else 1
         out_keys = np.sort(dg[out_doc] * width + did[out_doc])
-        pg, pa_, pb = c.pair_group, c.pair_a, c.pair_b
-        on = pa_groups[pg] & c.pa[pg] if len(pg) else np.zeros(0, bool)
+        pg, pa_, pb = c.pa_pairs
+        on = pa_groups[pg] if len(pg) else np.zeros(0, bool)
         pg, pa_, pb = pg[on], pa_[on], pb[on]
 
         def left_out(doc):
@@ -447,27 +501,65 @@ def _recount(c: _Counts, again: np.ndarray, keep: np.ndarray, retrieved: bool):
 def _pairs(r: Ranked, blocks: int) -> np.ndarray:
     """The average over document pairs with a preference of the share of that pair's
     preferences (over all groups) that the ranking fulfils; ``blocks`` 1: both retrieved,
-    2: and one retrieved, 3: and neither (these count as 0)."""
+    2: and one retrieved, 3: and neither (these count as 0).
+
+    Where each pair is preferred once (a query whose documents each come once, in
+    equivalence-classes groups), a pair's share is 1 or 0 and the counts give the sums.
+    The other queries' pairs are listed and gathered."""
     c = _counts(r)
-    q = c.query[c.pair_group] if len(c.pair_group) else c.pair_group
-    lo, hi = np.minimum(c.pair_a, c.pair_b), np.maximum(c.pair_a, c.pair_b)
-    n = c.table.num_judged_ret[q] if len(q) else q
+    nq = r.num_queries
+    sums = [_per_query(r, c, c.ful_ret), _per_query(r, c, c.ful_imp), np.zeros(nq)]
+    counts = [_per_query(r, c, c.poss_ret), _per_query(r, c, c.poss_imp),
+              _per_query(r, c, c.notoccur)]
+    total = sum(sums[:min(blocks, 2)])
+    count = sum(counts[:blocks])
+    listed = _listed_queries(c)
+    if listed.any():
+        lt, lc = _listed_pairs(c, listed, blocks, nq)
+        total = np.where(listed, lt, total)
+        count = np.where(listed, lc, count)
+    return np.where(count > 0, total / np.maximum(count, 1), 0.0)
+
+
+def _listed_queries(c: _Counts) -> np.ndarray:
+    """(Q,) bool: queries with a preference-array group or a document in two rows (two
+    groups, or a line repeated), where a pair may be preferred more than once."""
+    t = c.table
+    nq = len(t.num_judged_ret)
+    listed = np.zeros(nq, dtype=bool)
+    listed[c.query[c.pa]] = True
+    order = np.lexsort((t.docid, t.query))
+    q, d = t.query[order], t.docid[order]
+    again = (q[1:] == q[:-1]) & (d[1:] == d[:-1])
+    listed[q[1:][again]] = True
+    return listed
+
+
+def _listed_pairs(c: _Counts, listed: np.ndarray, blocks: int, nq: int):
+    t = c.table
+    rows = np.flatnonzero(listed[t.query] & ~c.pa[t.group])
+    ea, eb = _level_pairs(t.group[rows], t.level[rows])
+    pg, pa_, pb = c.pa_pairs
+    group = np.concatenate([t.group[rows[ea]], pg])
+    a = np.concatenate([t.docid[rows[ea]], pa_])
+    b = np.concatenate([t.docid[rows[eb]], pb])
+    q = c.query[group] if len(group) else group
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    n = t.num_judged_ret[q] if len(q) else q
     block = np.where(hi < n, 0, np.where(lo < n, 1, 2))
     keep = block < blocks
-    q, lo, hi, block, fwd = q[keep], lo[keep], hi[keep], block[keep], (c.pair_a < c.pair_b)[keep]
-    order = np.lexsort((hi, lo, block, q))
+    q, lo, hi, block, fwd = q[keep], lo[keep], hi[keep], block[keep], (a < b)[keep]
+    order = np.lexsort((hi, lo, block, q))       # trec_eval's order of summing
     q, lo, hi, block, fwd = q[order], lo[order], hi[order], block[order], fwd[order]
-    new = np.r_[True, (q[1:] != q[:-1]) | (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])] \
-        if len(q) else np.zeros(0, bool)
+    new = _starts((q, lo, hi), len(q))
     pair = np.cumsum(new) - 1
     npairs = int(new.sum())
     c_lo = np.bincount(pair, weights=fwd, minlength=npairs)
     c_all = np.bincount(pair, minlength=npairs)
     share = np.where(block[new] < 2, c_lo / np.maximum(c_all, 1), 0.0)
     pq = q[new]
-    total = np.bincount(pq, weights=share, minlength=r.num_queries)
-    count = np.bincount(pq, minlength=r.num_queries)
-    return np.where(count > 0, total / np.maximum(count, 1), 0.0)
+    return (np.bincount(pq, weights=share, minlength=nq),
+            np.bincount(pq, minlength=nq))
 
 
 # ------------------------------------------------------ the measures, in trec_eval's order

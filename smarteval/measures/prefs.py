@@ -130,6 +130,8 @@ class _Counts:
     pa_pairs: tuple[np.ndarray, np.ndarray, np.ndarray]
     #: per (group, document) of the preference-array groups: group, internal rank, level
     pa_docs: tuple[np.ndarray, np.ndarray, np.ndarray]
+    #: the pairs of the queries where one may be preferred twice (see _gathered_pairs)
+    listed: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
 def _counts(r: Ranked) -> _Counts:
@@ -245,7 +247,10 @@ def _count(t: PrefRanking) -> _Counts:
     notoccur = per_group(no, ~a_ret & ~b_ret)
     return _Counts(query=gquery, ful_ret=ful_ret, poss_ret=ful_ret + back_ret, ful_imp=ful_imp,
                    poss_imp=ful_imp + back_imp, notoccur=notoccur,
-                   **{k: v.astype(np.int64) for k, v in counts.items()}, pa=pa, table=t,
+                   num_rel=counts["num_rel"].astype(np.int64),
+                   num_rel_ret=counts["num_rel_ret"].astype(np.int64),
+                   num_nonrel=counts["num_nonrel"].astype(np.int64),
+                   num_nonrel_ret=counts["num_nonrel_ret"].astype(np.int64), pa=pa, table=t,
                    row_fr=fr, row_br=br, row_fi=fi, row_bi=bi, row_no=no, row_last=last,
                    pa_pairs=(pg, a, b), pa_docs=(docs_g, docs_id, docs_level))
 
@@ -536,6 +541,20 @@ def _listed_queries(c: _Counts) -> np.ndarray:
 
 
 def _listed_pairs(c: _Counts, listed: np.ndarray, blocks: int, nq: int):
+    """Per query of ``listed``: the shares summed over its pairs of the first ``blocks``
+    blocks, and the number of those pairs."""
+    if c.listed is None:
+        c.listed = _gathered_pairs(c, listed)
+    pq, block, share = c.listed
+    keep = block < blocks
+    return (np.bincount(pq[keep], weights=share[keep], minlength=nq),
+            np.bincount(pq[keep], minlength=nq))
+
+
+def _gathered_pairs(c: _Counts, listed: np.ndarray):
+    """Every document pair of the ``listed`` queries with a preference, once, in
+    trec_eval's order of summing (query; both retrieved, one, neither; lower internal rank;
+    higher): its query, block and share of fulfilled preferences."""
     t = c.table
     rows = np.flatnonzero(listed[t.query] & ~c.pa[t.group])
     ea, eb = _level_pairs(t.group[rows], t.level[rows])
@@ -547,19 +566,20 @@ def _listed_pairs(c: _Counts, listed: np.ndarray, blocks: int, nq: int):
     lo, hi = np.minimum(a, b), np.maximum(a, b)
     n = t.num_judged_ret[q] if len(q) else q
     block = np.where(hi < n, 0, np.where(lo < n, 1, 2))
-    keep = block < blocks
-    q, lo, hi, block, fwd = q[keep], lo[keep], hi[keep], block[keep], (a < b)[keep]
-    order = np.lexsort((hi, lo, block, q))       # trec_eval's order of summing
-    q, lo, hi, block, fwd = q[order], lo[order], hi[order], block[order], fwd[order]
-    new = _starts((q, lo, hi), len(q))
+    width = int(t.num_judged.max(initial=0)) + 1
+    # one integer key: query, block, lo, hi, and whether lo is the preferred one
+    key = (((q * 3 + block) * width + lo) * width + hi) * 2 + (a < b)
+    key.sort()
+    pair_key = key >> 1
+    new = _starts((pair_key,), len(key))
     pair = np.cumsum(new) - 1
     npairs = int(new.sum())
-    c_lo = np.bincount(pair, weights=fwd, minlength=npairs)
+    c_lo = np.bincount(pair, weights=key & 1, minlength=npairs)
     c_all = np.bincount(pair, minlength=npairs)
-    share = np.where(block[new] < 2, c_lo / np.maximum(c_all, 1), 0.0)
-    pq = q[new]
-    return (np.bincount(pq, weights=share, minlength=nq),
-            np.bincount(pq, minlength=nq))
+    first = pair_key[new]
+    pblock = (first // (width * width)) % 3
+    share = np.where(pblock < 2, c_lo / np.maximum(c_all, 1), 0.0)
+    return first // (width * width * 3), pblock, share
 
 
 # ------------------------------------------------------ the measures, in trec_eval's order

@@ -74,6 +74,6 @@ def test_api_takes_the_format_from_settings(tmp_path):
 def test_bad_format_is_a_usage_error(tmp_path):
     (tmp_path / "q").write_text(QRELS)
     (tmp_path / "r").write_text(RUN)
-    res = CliRunner().invoke(main, ["evaluate", "-R", "prefs", str(tmp_path / "q"),
+    res = CliRunner().invoke(main, ["evaluate", "-R", "bogus", str(tmp_path / "q"),
                                     str(tmp_path / "r")])
     assert res.exit_code == 2

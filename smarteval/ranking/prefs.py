@@ -146,8 +146,11 @@ def _pref_ranking(r: Ranked, prefs, plain, settings: Settings) -> PrefRanking:
     uq = np.repeat(np.arange(nq), n_docs)[unret]
     ustart = offsets_from_counts(np.bincount(uq, minlength=nq))
     docid[unret] = njr[uq] + np.arange(len(uq)) - ustart[uq]
-    # the judgement lines of the evaluated queries, with their internal ranks
+    # the judgement lines of the queries trec_eval ranks, with their internal ranks (under
+    # 9.0.8 a query -c adds is not ranked: it counts 0, and its judgements are not looked at)
     counts = np.diff(prefs.offsets)[pq]
+    if settings.trec_version < 10:
+        counts = np.where(r.in_run, counts, 0)
     rows = concat_ranges(prefs.offsets[:-1][pq], counts)
     query = np.repeat(np.arange(nq, dtype=np.int64), counts)
     docnos = prefs.docnos[rows]

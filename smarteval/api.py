@@ -414,7 +414,7 @@ def report(qrels: Source, runs: Source, measures: str | Sequence[str] | None = N
 
     >>> t = report("sample_data/qrels.txt", ["sample_data/bm25.run",
     ...            "sample_data/dense.run"], "map")
-    >>> t.table.runs, t.table.cells()[2]["better_than"]
+    >>> t.table.runs, t.table.cells()[1]["better_than"]
     (['bm25', 'dense'], ['bm25'])
     """
     from smarteval.stats.table import DEFAULT_MEASURES, table_runs

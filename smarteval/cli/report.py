@@ -55,7 +55,7 @@ FORMATS = choices(trec=False, html=True)
 @click.option("--label", "labels", multiple=True, metavar="RUN=NAME",
               help="Name RUN (its path or tag) NAME in the table; repeatable. Default: the "
                    "run's tag.")
-@click.option("--digits", type=click.IntRange(0, 15), default=4, show_default=True,
+@click.option("--digits", type=click.IntRange(0, 15), default=4, show_default=True, metavar="N",
               help="Decimal places of the means and intervals.")
 @output_options(FORMATS, format_help="Output format: smart (plain text), markdown, latex "
                                       "(booktabs), html (a self-contained table), tsv, csv or "

@@ -268,8 +268,11 @@ def test_words(t: Table) -> str:
                     f"{t.family} comparisons")
     else:
         how = f"two-sided {TEST_HELP[t.test]}"
-        if t.test in ("randomization", "bootstrap"):
-            how += f", {t.samples} samples"
+        if t.test == "randomization":
+            how += (", every sign assignment" if t.exact else
+                    f", {t.samples} random sign assignments")
+        elif t.test == "bootstrap":
+            how += f", {t.samples} resamples"
         how += (f", {CORRECTION_NAMES[t.correction]} correction over {t.family} comparison"
                 + ("s" if t.family != 1 else ""))
     return f"{how}, \u03b1 = {t.alpha:g}"

@@ -23,7 +23,8 @@ TEST_HELP = {
 }
 TESTS = tuple(TEST_HELP)
 #: Tests of every pair of runs at once, which compare no pair on its own.
-ALL_PAIRS_TESTS = {"tukey": "Tukey's HSD (scipy.stats.tukey_hsd: the runs as independent groups)"}
+ALL_PAIRS_TESTS = {"tukey": "Tukey's HSD, scipy.stats.tukey_hsd over the runs as independent "
+                            "groups"}
 #: The corrections for multiple comparisons, with their names in words.
 CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg",
                     "none": "no"}
@@ -240,7 +241,6 @@ def paired_tests(test: str, base: np.ndarray, run: np.ndarray, *, tolerance: flo
     drawn from ``seed`` and shared by every row, all rows and samples at once: a matrix
     product of the differences (N, Q) with the samples (Q, B).
     """
-    from scipy import stats
     d = np.asarray(run, dtype=np.float64) - np.asarray(base, dtype=np.float64)
     if d.ndim != 2:
         raise ValueError("paired_tests takes aligned (pairs, queries) arrays")
@@ -251,6 +251,7 @@ def paired_tests(test: str, base: np.ndarray, run: np.ndarray, *, tolerance: flo
     if test == "t":
         if n < 2:
             return np.full(k, math.nan), np.full(k, math.nan), None
+        from scipy import stats
         with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
             warnings.simplefilter("ignore", RuntimeWarning)
             r = stats.ttest_rel(np.asarray(run, float), np.asarray(base, float), axis=-1)
@@ -324,12 +325,12 @@ def intervals(values: np.ndarray, method: str, confidence: float = 0.95, *,
                drawn from ``seed``, for every row)
     Fewer than two values: nan.
     """
-    from scipy import stats
     v = np.asarray(values, dtype=np.float64)
     k, n = v.shape
     if n < 2:
         return np.full(k, math.nan), np.full(k, math.nan)
     if method == "t":
+        from scipy import stats
         mean = v.mean(axis=1)
         half = float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * v.std(axis=1, ddof=1) \
             / math.sqrt(n)

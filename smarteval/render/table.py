@@ -48,30 +48,29 @@ def render_table(t: Table, fmt: str, *, second: bool = False, wins: bool = False
 # --------------------------------------------------------------------------- styles
 
 class Style:
-    """How one readable format writes emphasis, marks, escapes and a whole table."""
+    """How one readable format writes emphasis, marks, escapes and a whole table: the
+    templates below take the text; each format sets its own, and its ``table``."""
 
     name = "smart"
+    BOLD, UNDER, SUP, PM, NOTE = "*{}*", "_{}_", "^{}", " \u00b1 ", "Note: {}"
 
     def text(self, s: str) -> str:
         return s
 
     def bold(self, s: str) -> str:
-        return f"*{s}*"
+        return self.BOLD.format(s)
 
     def under(self, s: str) -> str:
-        return f"_{s}_"
+        return self.UNDER.format(s)
 
     def sup(self, s: str) -> str:
-        return f"^{s}"
+        return self.SUP.format(s)
 
     def symbol(self, s: str) -> str:
         return s
 
-    def pm(self) -> str:
-        return " \u00b1 "
-
     def note(self, s: str) -> str:
-        return f"Note: {s}"
+        return self.NOTE.format(s)
 
     def table(self, t: Table, rows: tuple[list[str], list[list[str]], list[str]],
               caption_text: str) -> str:
@@ -83,20 +82,18 @@ class Style:
         return "\n\n".join(p.rstrip("\n") for p in parts) + "\n"
 
 
+class Plain(Style):
+    """Words alone (the caption of ``-f json``)."""
+
+    BOLD = UNDER = SUP = "{}"
+
+
 class Markdown(Style):
     name = "markdown"
+    BOLD, UNDER, SUP = "**{}**", "<ins>{}</ins>", "<sup>{}</sup>"
 
     def text(self, s: str) -> str:
         return re.sub(r"([\\`*<>|])", r"\\\1", s)
-
-    def bold(self, s: str) -> str:
-        return f"**{s}**"
-
-    def under(self, s: str) -> str:
-        return f"<ins>{s}</ins>"
-
-    def sup(self, s: str) -> str:
-        return f"<sup>{s}</sup>"
 
 
 _LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
@@ -110,28 +107,18 @@ _LATEX_SYMBOLS = {"\u2020": r"\textdagger{}", "\u2021": r"\textdaggerdbl{}", "\u
 
 class Latex(Style):
     name = "latex"
+    BOLD, UNDER, SUP = r"\textbf{{{}}}", r"\underline{{{}}}", r"\textsuperscript{{{}}}"
+    PM, NOTE = r"\,$\pm$\,", "% Note: {}"
 
     def text(self, s: str) -> str:
         out = "".join(_LATEX_ESCAPES.get(c, _LATEX_SYMBOLS.get(c, c)) for c in s)
         return "".join(c if ord(c) < 128 else "?" for c in out)
 
-    def bold(self, s: str) -> str:
-        return rf"\textbf{{{s}}}"
-
-    def under(self, s: str) -> str:
-        return rf"\underline{{{s}}}"
-
-    def sup(self, s: str) -> str:
-        return rf"\textsuperscript{{{s}}}"
-
     def symbol(self, s: str) -> str:
         return self.text(s)
 
-    def pm(self) -> str:
-        return r"\,$\pm$\,"
-
     def note(self, s: str) -> str:
-        return "% Note: " + s.replace("\n", " ")
+        return super().note(s.replace("\n", " "))
 
     def table(self, t: Table, rows, caption_text: str) -> str:
         headers, body, align = rows
@@ -149,19 +136,11 @@ class Latex(Style):
 
 class Html(Style):
     name = "html"
+    BOLD, UNDER, SUP = "<b>{}</b>", "<u>{}</u>", "<sup>{}</sup>"
     _RULE = "border-bottom:1px solid"
 
     def text(self, s: str) -> str:
         return html.escape(s, quote=False)
-
-    def bold(self, s: str) -> str:
-        return f"<b>{s}</b>"
-
-    def under(self, s: str) -> str:
-        return f"<u>{s}</u>"
-
-    def sup(self, s: str) -> str:
-        return f"<sup>{s}</sup>"
 
     def note(self, s: str) -> str:
         return f"<!-- Note: {html.escape(s).replace('--', '- -')} -->"
@@ -180,19 +159,6 @@ class Html(Style):
         lines += [f"<tr>{cells('td', row)}</tr>" for row in body]
         lines += ["</tbody>", "</table>"]
         return "\n".join(lines)
-
-
-class Plain(Style):
-    """Words alone (the caption of ``-f json``)."""
-
-    def bold(self, s: str) -> str:
-        return s
-
-    def under(self, s: str) -> str:
-        return s
-
-    def sup(self, s: str) -> str:
-        return s
 
 
 STYLES: dict[str, Style] = {"smart": Style(), "markdown": Markdown(), "latex": Latex(),
@@ -217,7 +183,7 @@ def _main(t: Table, s: Style, second: bool, digits: int):
             elif second and seconds[r, m]:
                 cell = s.under(cell)
             if t.interval == "t":
-                cell += s.pm() + fixed((t.ci_high[r, m] - t.ci_low[r, m]) / 2, digits)
+                cell += s.PM + fixed((t.ci_high[r, m] - t.ci_low[r, m]) / 2, digits)
             elif t.interval == "bootstrap":
                 cell += (" " + s.text(f"[{fixed(t.ci_low[r, m], digits)}, "
                                       f"{fixed(t.ci_high[r, m], digits)}]"))

@@ -12,6 +12,7 @@ import numpy as np
 
 from smarteval.errors import UsageError
 from smarteval.settings import Settings
+from smarteval.stats.merit import shared_values
 from smarteval.stats.significance import (
     ALL_PAIRS_TESTS,
     CORRECTIONS,
@@ -278,21 +279,12 @@ def build_table(evaluations, names: Sequence[str], *, baselines: Sequence[str] =
     if len(evaluations) - len(base) < 1 and base:
         raise UsageError("every run is a --baseline: nothing is compared with them")
     notes: list[str] = []
-    qids = evaluations[0].qids.astype(str)
-    for ev in evaluations[1:]:
-        qids = np.intersect1d(qids, ev.qids.astype(str))
-    if len(qids) == 0:
-        raise UsageError("the runs share no query: there is nothing to average or compare")
-    values = np.empty((len(evaluations), len(names), len(qids)))
+    qids, values = shared_values(evaluations, names, "the runs share no query: there is "
+                                 "nothing to average or compare")
     for r, ev in enumerate(evaluations):
-        own = ev.qids.astype(str)
-        order = np.argsort(own, kind="stable")
-        rows = order[np.searchsorted(own[order], qids)]
-        left = len(own) - len(qids)
+        left = len(ev.qids) - len(qids)
         if left:
             notes.append(f"{runs[r]}: {left} of its queries left out (not in every run)")
-        for m, name in enumerate(names):
-            values[r, m] = np.asarray(ev.per_query[name], dtype=np.float64)[rows]
     means = values.mean(axis=2)
     flat = values.reshape(-1, len(qids))
     if interval is None:
@@ -351,8 +343,7 @@ def table_runs(qrels, runs: Sequence, measures: Sequence[str] = DEFAULT_MEASURES
     """Evaluate ``runs`` against ``qrels`` and build their table (``options`` as
     :func:`build_table` takes them)."""
     from smarteval.evaluation import as_qrels, evaluate
-    from smarteval.measures import parse_measures
-    from smarteval.stats.report import check_parameters, comparable
+    from smarteval.stats.report import check_parameters, comparable_requests
     check_parameters(alpha=options.get("alpha", 0.05),
                      confidence=options.get("confidence", 0.95),
                      samples=options.get("samples", 10000), seed=options.get("seed", 0),
@@ -364,15 +355,9 @@ def table_runs(qrels, runs: Sequence, measures: Sequence[str] = DEFAULT_MEASURES
             break
         parse_label(text)
     settings = settings or Settings()
-    requests = parse_measures(list(measures or DEFAULT_MEASURES), settings.trec_version)
-    names: list[str] = []
-    skipped: list[str] = []
-    for rq in requests:
-        for o in rq.outputs():
-            (names if comparable(o) else skipped).append(o.name)
-    if not names:
-        raise UsageError("no measure for the table: " + ", ".join(skipped)
-                         + " have no per-query numbers")
+    requests, names, skipped = comparable_requests(measures or DEFAULT_MEASURES,
+                                                   settings.trec_version,
+                                                   "no measure for the table")
     names = list(dict.fromkeys(names))
     evs = evaluate(as_qrels(qrels), list(runs), requests, settings, keep_ranked=False,
                    on_run=on_run)

@@ -334,12 +334,13 @@ class ReportTable:
     table: Table
 
     def render(self, fmt: str = "smart", *, second: bool = False, wins: bool = False,
-               deltas: bool = False, digits: int = 4, header: bool = True) -> str:
+               deltas: bool = False, digits: int = 4, header: bool = True,
+               standalone: bool = False) -> str:
         """The text ``smarteval report -f FMT`` prints (``--second``, ``--wins``,
-        ``--deltas``, ``--digits``, ``--no-header``)."""
+        ``--deltas``, ``--digits``, ``--no-header``, ``--standalone``)."""
         from smarteval.render.table import render_table
         return render_table(self.table, fmt, second=second, wins=wins, deltas=deltas,
-                            digits=digits, header=header)
+                            digits=digits, header=header, standalone=standalone)
 
     def to_frame(self) -> pandas.DataFrame:
         """Runs x measures: each run's mean (index: the run labels); the marks, intervals

@@ -222,15 +222,19 @@ def test_letters():
 
 # --------------------------------------------------------------------------- outputs
 
-def test_latex_compiles_or_parses(tmp_path):
-    res = invoke("report", QRELS, *RUNS, "-f", "latex", "--ci", "t", "--second", "--wins",
-                 "--label", "sample_data/bm25.run=BM25 & co_1%", "-t", "randomization")
+@pytest.mark.parametrize("args", [["-b", "bm25", "-b", "dense", "--ci", "bootstrap"],
+                                  ["--ci", "t", "--second", "-t", "randomization"]])
+def test_latex_compiles_or_parses(tmp_path, args):
+    args = [*args, "--wins", "--label", "sample_data/bm25.run=B\u00f6hm & co_1%"]
+    res = invoke("report", QRELS, *RUNS, "-f", "latex", "--standalone", *args)
     assert res.exit_code == 0, res.output
-    tex = res.output
-    assert r"\toprule" in tex and r"\textbf{" in tex and r"\underline{" in tex
-    assert r"BM25 \& co\_1\%" in tex
-    doc = ("\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n"
-           + tex + "\\end{document}\n")
+    doc = res.output
+    assert doc.startswith("\\documentclass{article}") and doc.endswith("\\end{document}\n")
+    assert r"\toprule" in doc and r"\textbf{" in doc
+    assert "B\u00f6hm \\& co\\_1\\%" in doc
+    tex = invoke("report", QRELS, *RUNS, "-f", "latex", *args).output    # the table alone
+    assert tex.startswith("% needs \\usepackage{booktabs}\n\\begin{table}")
+    assert tex.rstrip().endswith("\\end{table}") and tex.split("\n", 1)[1] in doc
     if shutil.which("pdflatex"):
         (tmp_path / "t.tex").write_text(doc)
         run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
@@ -250,6 +254,7 @@ def test_latex_compiles_or_parses(tmp_path):
                 envs.append(n.environmentname)
             walk(getattr(n, "nodelist", None))
     walk(nodes)
+    assert envs.count("document") == 1
     assert envs.count("table") == 2 and envs.count("tabular") == 2
 
 

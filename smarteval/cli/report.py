@@ -52,6 +52,10 @@ FORMATS = choices(trec=False, html=True)
                    "Fig. 35 counts).")
 @click.option("--deltas", is_flag=True,
               help="Add each run's per-query differences from each --baseline.")
+@click.option("--standalone", is_flag=True,
+              help="-f latex: a whole document (article class, booktabs) that pdflatex "
+                   "compiles as it is; -f html: a whole page. Without it: the table alone, "
+                   "to paste.")
 @click.option("--label", "labels", multiple=True, metavar="RUN=NAME",
               help="Name RUN (its path or tag) NAME in the table; repeatable. Default: the "
                    "run's tag.")
@@ -65,8 +69,8 @@ FORMATS = choices(trec=False, html=True)
 @reports_errors
 def report(qrels, runs, measures, complete, rel_level, max_docs, judged_only, num_docs,
            trec_version, baselines, test, correction, alpha, confidence, samples, seed,
-           tie_tolerance, interval, second, wins, deltas, labels, digits, fmt, output,
-           no_header):
+           tie_tolerance, interval, second, wins, deltas, standalone, labels, digits, fmt,
+           output, no_header):
     """The table of a paper: each RUN's mean on each measure (-m), the best of each column
     in bold, and a mark where a run is significantly better than another.
 
@@ -80,10 +84,12 @@ def report(qrels, runs, measures, complete, rel_level, max_docs, judged_only, nu
     """
     from smarteval.api import report as make_report
     from smarteval.progress import Progress
+    from smarteval.render.table import check_options
     from smarteval.stats.table import parse_label
 
     for text in labels:
         parse_label(text)                       # a malformed --label, before any work
+    check_options(fmt, deltas=deltas, standalone=standalone, baselines=len(baselines))
     settings = settings_from(complete=complete, rel_level=rel_level, max_docs=max_docs,
                              judged_only=judged_only, num_docs=num_docs,
                              trec_version=trec_version)
@@ -98,7 +104,7 @@ def report(qrels, runs, measures, complete, rel_level, max_docs, judged_only, nu
                              interval=interval, samples=samples, seed=seed,
                              tie_tolerance=tie_tolerance, on_run=finished)
     write_text(result.render(fmt, second=second, wins=wins, deltas=deltas, digits=digits,
-                             header=not no_header), output)
+                             header=not no_header, standalone=standalone), output)
     if not is_table(fmt):
         for n in result.notes:
             note(f"smarteval: {n}")

@@ -22,12 +22,12 @@ DELTA_COLUMNS = ("baseline", "run", "measure", "query", "delta")
 
 
 def render_table(t: Table, fmt: str, *, second: bool = False, wins: bool = False,
-                 deltas: bool = False, digits: int = 4, header: bool = True) -> str:
+                 deltas: bool = False, digits: int = 4, header: bool = True,
+                 standalone: bool = False) -> str:
     """The table in one of report's formats; ``second`` underlines each column's second
     best, ``wins`` adds the win/tie/loss counts, ``deltas`` the per-query differences from
-    each baseline."""
-    if deltas and not t.baselines:
-        raise UsageError("--deltas are the differences from each --baseline: give one")
+    each baseline; ``standalone`` makes LaTeX or HTML a whole document."""
+    check_options(fmt, deltas=deltas, standalone=standalone, baselines=len(t.baselines))
     if fmt == "json":
         return _json(t, second, wins, deltas)
     if fmt in ("tsv", "csv"):
@@ -42,7 +42,17 @@ def render_table(t: Table, fmt: str, *, second: bool = False, wins: bool = False
                                    style.text(f"Per-query differences from {t.runs[b]} "
                                               "(run - baseline)")))
     out += [style.note(n) for n in t.notes]
-    return style.join(out)
+    text = style.join(out)
+    return style.document(text) if standalone else text
+
+
+def check_options(fmt: str, *, deltas: bool, standalone: bool, baselines: int) -> None:
+    """Refuse rendering options that cannot apply (before any work, on the command line)."""
+    if deltas and not baselines:
+        raise UsageError("--deltas are the differences from each --baseline: give one")
+    if standalone and fmt not in STANDALONE:
+        raise UsageError(f"--standalone makes a whole document of {' or '.join(STANDALONE)} "
+                         f"output, not of {fmt}")
 
 
 # --------------------------------------------------------------------------- styles
@@ -81,6 +91,9 @@ class Style:
     def join(self, parts: list[str]) -> str:
         return "\n\n".join(p.rstrip("\n") for p in parts) + "\n"
 
+    def document(self, body: str) -> str:
+        return body
+
 
 class Plain(Style):
     """Words alone (the caption of ``-f json``)."""
@@ -111,8 +124,7 @@ class Latex(Style):
     PM, NOTE = r"\,$\pm$\,", "% Note: {}"
 
     def text(self, s: str) -> str:
-        out = "".join(_LATEX_ESCAPES.get(c, _LATEX_SYMBOLS.get(c, c)) for c in s)
-        return "".join(c if ord(c) < 128 else "?" for c in out)
+        return "".join(_LATEX_ESCAPES.get(c, _LATEX_SYMBOLS.get(c, c)) for c in s)
 
     def symbol(self, s: str) -> str:
         return self.text(s)
@@ -132,6 +144,10 @@ class Latex(Style):
 
     def join(self, parts: list[str]) -> str:
         return "% needs \\usepackage{booktabs}\n" + super().join(parts)
+
+    def document(self, body: str) -> str:
+        return ("\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n"
+                + body + "\\end{document}\n")
 
 
 class Html(Style):
@@ -160,6 +176,14 @@ class Html(Style):
         lines += ["</tbody>", "</table>"]
         return "\n".join(lines)
 
+    def document(self, body: str) -> str:
+        return ('<!DOCTYPE html>\n<html>\n<head><meta charset="utf-8"><title>smarteval report'
+                '</title></head>\n<body style="font-family:serif">\n' + body
+                + "</body>\n</html>\n")
+
+
+#: The formats ``--standalone`` makes a whole document of.
+STANDALONE = ("latex", "html")
 
 STYLES: dict[str, Style] = {"smart": Style(), "markdown": Markdown(), "latex": Latex(),
                             "html": Html()}

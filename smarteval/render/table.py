@@ -135,7 +135,7 @@ class Latex(Style):
     def table(self, t: Table, rows, caption_text: str) -> str:
         headers, body, align = rows
         spec = "".join("l" if a == "left" else "r" for a in align)
-        lines = [r"\begin{table}[t]", r"\centering", rf"\caption{{{caption_text}}}",
+        lines = [r"\begin{table}[t]", r"\centering", rf"\caption{{{caption_text}}}", r"\smallskip",
                  rf"\begin{{tabular}}{{@{{}}{spec}@{{}}}}", r"\toprule",
                  " & ".join(headers) + r" \\", r"\midrule"]
         lines += [" & ".join(row) + r" \\" for row in body]
@@ -324,5 +324,5 @@ def _json(t: Table, second: bool, wins: bool, deltas: bool) -> str:
     if deltas:
         obj["deltas"] = t.deltas()
     obj["notes"] = t.notes
-    return json.dumps(json_safe(obj), indent=2, allow_nan=False, ensure_ascii=False) + "\n"
+    return json.dumps(json_safe(obj), indent=2, allow_nan=False) + "\n"
 

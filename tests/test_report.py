@@ -317,6 +317,14 @@ def test_api_frames_and_deltas():
     assert "\\begin{tabular}" in rep.to_latex() and "<table" in rep.to_html()
 
 
+def test_labels_name_runs_by_path_or_tag():
+    res = invoke("report", QRELS, *RUNS, "-m", "map", "-f", "json", "--label",
+                 "./sample_data/bm25.run=BM25", "--label", "dense=Dense", "-b", "BM25")
+    obj = json.loads(res.output)
+    assert [r["run"] for r in obj["runs"]] == ["BM25", "bm25_rm3", "Dense"]
+    assert obj["baselines"] == [{"run": "BM25", "symbol": "\u2020"}]
+
+
 def test_labels_and_more_than_26_runs():
     values = np.random.default_rng(1).random((30, 1, 8))
     evs, names = fake_runs(values, measures=("m",))

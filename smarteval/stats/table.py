@@ -218,10 +218,17 @@ def check_choices(test: str, correction: str | None, interval: str | None,
 
 
 def _find(spec: str, evaluations, labels: Sequence[str], what: str) -> int:
-    """The run a ``--baseline`` or ``--label`` names: by label, run tag or path as given."""
-    for key in (lambda i: labels[i], lambda i: evaluations[i].name,
-                lambda i: evaluations[i].path):
-        found = [i for i in range(len(evaluations)) if key(i) == spec]
+    """The run a ``--baseline`` or ``--label`` names: by label, run tag, path as given, or
+    the file the path names (``./a.run`` for ``a.run``)."""
+    import os
+
+    def where(path) -> str:
+        return os.path.realpath(path) if isinstance(path, str) else ""
+
+    for key, wanted in ((lambda i: labels[i], spec), (lambda i: evaluations[i].name, spec),
+                        (lambda i: evaluations[i].path, spec),
+                        (lambda i: where(evaluations[i].path), where(spec))):
+        found = [i for i in range(len(evaluations)) if key(i) == wanted]
         if len(found) == 1:
             return found[0]
         if len(found) > 1:

@@ -267,53 +267,66 @@ def paired_tests(test: str, base: np.ndarray, run: np.ndarray, *, tolerance: flo
                 None)
     if test == "randomization":
         exact = 2 ** n <= samples
-        if exact:       # every assignment of signs, the observed one among them
-            signs = 1.0 - 2.0 * ((np.arange(2 ** n)[:, None] >> np.arange(n)) & 1)
-        else:
-            signs = 1.0 - 2.0 * np.random.default_rng(seed).integers(0, 2, size=(samples, n))
         # as scipy.stats.permutation_test: equal within a relative 100 eps, +1 when drawn
         extra = 0 if exact else 1
         gamma = 100 * np.finfo(np.float64).eps * np.maximum(np.abs(mean),
                                                             np.abs(d).mean(axis=1))
-        below, above = _counts(d, signs.T / n, mean + gamma, mean - gamma)
-        p = np.minimum(1.0, 2.0 * (np.minimum(below, above) + extra) / (len(signs) + extra))
+        kind = "every sign" if exact else "signs"
+        total = 2 ** n if exact else samples
+        below, above = _counts(d, kind, total, seed, mean + gamma, mean - gamma)
+        p = np.minimum(1.0, 2.0 * (np.minimum(below, above) + extra) / (total + extra))
         return mean, p, exact
     if test == "bootstrap":
         if n < 2:
             return mean, np.full(k, math.nan), None
-        weights = resample_weights(n, samples, seed)
-        below, above = _counts(d, weights, np.zeros(k), np.zeros(k))
+        below, above = _counts(d, "resamples", samples, seed, np.zeros(k), np.zeros(k))
         p = np.minimum(1.0, 2.0 * (np.minimum(below, above) + 1) / (samples + 1))
         return mean, p, None
     raise UsageError(f"unknown test {test!r}: expected one of {', '.join(TESTS)}")
 
 
-#: Rows of differences times samples held at once (about 32 MiB of doubles).
+#: Rows times samples held at once (32 MiB of doubles), and samples drawn at once.
 _BLOCK = 4_000_000
+_SAMPLES_AT_ONCE = 16_384
 
 
-def _counts(d: np.ndarray, weights: np.ndarray, upper: np.ndarray,
-            lower: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For each row of ``d``: how many of its resampled means ``d @ weights`` (one per
-    column of ``weights``) are at most ``upper`` and how many at least ``lower``."""
-    k, b = d.shape[0], weights.shape[1]
-    below, above = np.empty(k, np.int64), np.empty(k, np.int64)
-    step = max(1, _BLOCK // max(b, 1))
-    for start in range(0, k, step):
-        rows = slice(start, start + step)
-        null = d[rows] @ weights
-        below[rows] = np.count_nonzero(null <= upper[rows, None], axis=1)
-        above[rows] = np.count_nonzero(null >= lower[rows, None], axis=1)
-    return below, above
+def sample_weights(kind: str, n: int, samples: int, seed: int | None = 0):
+    """The samples of n queries as blocks of weights (n, b), whose product with per-query
+    values (rows, n) gives each row's sampled means, ``samples`` columns in all:
 
+    every sign   every assignment of signs (2^n of them, ``samples`` must be 2^n)
+    signs        random signs, each query's drawn with probability 1/2
+    resamples    bootstrap resamples: how often each query was drawn, over n
 
-def resample_weights(n: int, samples: int, seed: int | None = 0) -> np.ndarray:
-    """``samples`` bootstrap resamples of n queries as weights (n, samples): column b holds
-    how often each query was drawn over n, so ``values @ weights`` are resampled means."""
+    The same arguments give the same blocks (drawn from ``seed``).
+    """
     rng = np.random.default_rng(seed)
-    draws = rng.integers(0, n, size=(samples, n)) + (np.arange(samples) * n)[:, None]
-    counts = np.bincount(draws.ravel(), minlength=samples * n).reshape(samples, n)
-    return counts.T / n
+    for start in range(0, samples, _SAMPLES_AT_ONCE):
+        b = min(_SAMPLES_AT_ONCE, samples - start)
+        if kind == "every sign":
+            w = 1.0 - 2.0 * ((np.arange(start, start + b)[:, None] >> np.arange(n)) & 1)
+        elif kind == "signs":
+            w = 1.0 - 2.0 * rng.integers(0, 2, size=(b, n))
+        else:
+            draws = rng.integers(0, n, size=(b, n)) + (np.arange(b) * n)[:, None]
+            w = np.bincount(draws.ravel(), minlength=b * n).reshape(b, n).astype(np.float64)
+        yield w.T / n
+
+
+def _counts(d: np.ndarray, kind: str, samples: int, seed: int | None, upper: np.ndarray,
+            lower: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each row of ``d``: how many of its sampled means (:func:`sample_weights`) are
+    at most ``upper`` and how many at least ``lower``."""
+    k = d.shape[0]
+    below, above = np.zeros(k, np.int64), np.zeros(k, np.int64)
+    for weights in sample_weights(kind, d.shape[1], samples, seed):
+        step = max(1, _BLOCK // weights.shape[1])
+        for start in range(0, k, step):
+            rows = slice(start, start + step)
+            null = d[rows] @ weights
+            below[rows] += np.count_nonzero(null <= upper[rows, None], axis=1)
+            above[rows] += np.count_nonzero(null >= lower[rows, None], axis=1)
+    return below, above
 
 
 def intervals(values: np.ndarray, method: str, confidence: float = 0.95, *,
@@ -336,13 +349,13 @@ def intervals(values: np.ndarray, method: str, confidence: float = 0.95, *,
             / math.sqrt(n)
         return mean - half, mean + half
     if method == "bootstrap":
-        weights = resample_weights(n, samples, seed)
         lo, hi = np.empty(k), np.empty(k)
         step = max(1, _BLOCK // samples)
         tail = (1 - confidence) / 2 * 100
-        for start in range(0, k, step):
+        for start in range(0, k, step):             # the same resamples for every block
             rows = slice(start, start + step)
-            means = v[rows] @ weights
+            means = np.hstack([v[rows] @ w for w in sample_weights("resamples", n, samples,
+                                                                   seed)])
             lo[rows], hi[rows] = np.percentile(means, [tail, 100 - tail], axis=1)
         return lo, hi
     raise UsageError(f"unknown interval {method!r}: expected t or bootstrap")

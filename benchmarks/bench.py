@@ -13,6 +13,7 @@ script is counted), and the ratio of each tool to smarteval::
     python benchmarks/bench.py --phases --sizes 7M      # smarteval's phases in-process
     python benchmarks/bench.py --smoke                  # tiny data, 1 run each (CI)
     python benchmarks/bench.py --memory                 # peak RSS on odd inputs, bounded?
+    python benchmarks/bench.py --report                 # the table of a paper, 30 runs
 
 Tools (those not installed are skipped):
 
@@ -579,6 +580,78 @@ def frames_bench(data_dir: str, sizes: list[str], repeat: int) -> str:
     return "\n".join(lines)
 
 
+def _report_data(out: str, runs: int = 30, queries: int = 50, depth: int = 100) -> list[str]:
+    """``runs`` TREC runs of ``queries`` x ``depth`` documents and their qrels, written
+    into ``out`` (seeded; the runs' quality rises with their number)."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+    docs = 2000
+    relevant = [rng.choice(docs, size=int(rng.integers(5, 60)), replace=False)
+                for _ in range(queries)]
+    with open(os.path.join(out, "qrels"), "w") as f:
+        for q, rel in enumerate(relevant):
+            f.writelines(f"{q + 1} 0 D{d} {1 + d % 2}\n" for d in sorted(rel))
+    paths = []
+    for r in range(runs):
+        path = os.path.join(out, f"run{r:02d}.run")
+        with open(path, "w") as f:
+            for q, rel in enumerate(relevant):
+                boost = np.zeros(docs)
+                boost[rel] = 1.0 + r / runs
+                score = rng.standard_normal(docs) + boost
+                top = np.argsort(-score)[:depth]
+                f.writelines(f"{q + 1} Q0 D{d} {i + 1} {score[d]:.6f} run{r:02d}\n"
+                             for i, d in enumerate(top))
+        paths.append(path)
+    return [os.path.join(out, "qrels"), *paths]
+
+
+REPORT_ARGS = ["-m", "map", "-m", "P.10", "-m", "ndcg_cut.10", "-m", "recip_rank", "-m",
+               "bpref", "-t", "randomization", "--samples", "10000"]
+
+
+def report_worker(qrels: str, *runs: str) -> None:
+    """In one process: seconds to evaluate the runs and to build their table (every pair,
+    randomization test), printed as JSON."""
+    import smarteval
+    from smarteval.stats.table import build_table
+    t = time.perf_counter()
+    evs = smarteval.evaluate(qrels, list(runs), REPORT_ARGS[1:10:2])
+    evaluated = time.perf_counter() - t
+    names = ["map", "P_10", "ndcg_cut_10", "recip_rank", "bpref"]
+    t = time.perf_counter()
+    table = build_table(evs, names, test="randomization", samples=10000)
+    built = time.perf_counter() - t
+    print(json.dumps({"evaluate": evaluated, "table": built, "family": table.family}))
+
+
+def report_bench(repeat: int) -> str:
+    """``smarteval report`` of 30 runs x 5 measures x 50 queries, every pair compared by
+    a randomization test of 10,000 samples: whole processes, and the stages in one."""
+    tmp = tempfile.mkdtemp(prefix="smarteval_report_")
+    try:
+        files = _report_data(tmp)
+        whole = [run_once(_py() + ["-m", "smarteval", "report", *files, *REPORT_ARGS])
+                 for _ in range(repeat)]
+        if any(r["rc"] for r in whole):
+            return f"report failed: {whole[0]['error']}"
+        stages = [json.loads(subprocess.run(
+            _py() + [__file__, "--report-worker", *files], check=True, capture_output=True,
+            text=True, cwd=REPO, env=_env()).stdout.strip().splitlines()[-1])
+            for _ in range(repeat)]
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    med = statistics.median
+    return ("| data | whole process | user CPU | RSS | evaluate | table (tests) |\n"
+            "|---|---|---|---|---|---|\n"
+            f"| 30 runs x 5 measures x 50 queries, every pair ({stages[0]['family']} "
+            f"comparisons), randomization 10,000 samples | {med(r['wall'] for r in whole):.2f} s"
+            f" | {med(r['user'] for r in whole):.2f} s | "
+            f"{max(r['rss_mib'] for r in whole):.0f} MiB | "
+            f"{med(s['evaluate'] for s in stages):.2f} s | "
+            f"{med(s['table'] for s in stages):.2f} s |")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=os.path.join(HERE, "data"))
@@ -598,10 +671,14 @@ def main(argv=None) -> int:
     ap.add_argument("--frames", action="store_true",
                     help="time the msmarco runs given as text, a DataFrame and Parquet "
                          "(needs pandas and pyarrow)")
+    ap.add_argument("--report", action="store_true",
+                    help="time smarteval report on 30 generated runs x 5 measures x 50 "
+                         "queries, every pair, randomization with 10,000 samples")
     ap.add_argument("--json", help="write the rows here")
     ap.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     ap.add_argument("--phases-worker", nargs=2, help=argparse.SUPPRESS)
     ap.add_argument("--frames-worker", nargs=4, help=argparse.SUPPRESS)
+    ap.add_argument("--report-worker", nargs="+", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.worker:
         WORKERS[a.worker[0]](*a.worker[1:])
@@ -613,6 +690,12 @@ def main(argv=None) -> int:
         return memory()
     if a.frames_worker:
         frames_worker(*a.frames_worker)
+        return 0
+    if a.report_worker:
+        report_worker(*a.report_worker)
+        return 0
+    if a.report:
+        print(report_bench(max(1, a.repeat if not a.smoke else 1)))
         return 0
     if a.frames:
         print(frames_bench(a.data, a.sizes.split(","), max(1, a.repeat)))

@@ -15,6 +15,7 @@ if TYPE_CHECKING:       # what type checkers see; at run time each name comes on
         evaluate,
         ir_measure,
         iter_calc,
+        report,
     )
     from smarteval.errors import InputError, SmartevalError, UsageError
     from smarteval.evaluation import Evaluation
@@ -30,6 +31,7 @@ __all__ = [
     "compare",
     "curve",
     "correlate",
+    "report",
     "calc_aggregate",
     "iter_calc",
     "ir_measure",
@@ -48,7 +50,7 @@ __all__ = [
 # what each public name is imported from, on first use (``import smarteval`` stays cheap)
 _HOMES = {
     "evaluate": "smarteval.api", "compare": "smarteval.api", "curve": "smarteval.api",
-    "correlate": "smarteval.api", "calc_aggregate": "smarteval.api",
+    "correlate": "smarteval.api", "report": "smarteval.api", "calc_aggregate": "smarteval.api",
     "iter_calc": "smarteval.api", "ir_measure": "smarteval.api",
     "RelevanceEvaluator": "smarteval.api",
     "Results": "smarteval.api", "Evaluation": "smarteval.evaluation",

@@ -40,10 +40,11 @@ if TYPE_CHECKING:
 
     from smarteval.curves import RunCurves, RunPoints
     from smarteval.stats.report import Leaderboards, Report
+    from smarteval.stats.table import Table
 
 __all__ = ["Comparison", "Correlation", "Curves", "Evaluation", "Metric", "RelevanceEvaluator",
-           "Results", "calc_aggregate", "compare", "correlate", "curve", "evaluate",
-           "ir_measure", "iter_calc", "run_names"]
+           "ReportTable", "Results", "calc_aggregate", "compare", "correlate", "curve",
+           "evaluate", "ir_measure", "iter_calc", "report", "run_names"]
 
 _SETTING_NAMES = {f.name for f in fields(Settings)}
 
@@ -330,6 +331,115 @@ def compare(qrels: Source, baseline: Source, runs: Source,
                        samples=samples, seed=seed, tolerance=tie_tolerance, select=select,
                        depth=depth, theta=theta, tau=tau, on_run=on_run)
     return Comparison(rep)
+
+
+# --------------------------------------------------------------------------- report
+
+@dataclass
+class ReportTable:
+    """The table of a paper (:class:`~smarteval.stats.table.Table`), as data and as text."""
+
+    table: Table
+
+    def render(self, fmt: str = "smart", *, second: bool = False, wins: bool = False,
+               deltas: bool = False, digits: int = 4, header: bool = True,
+               standalone: bool = False) -> str:
+        """The text ``smarteval report -f FMT`` prints (``--second``, ``--wins``,
+        ``--deltas``, ``--digits``, ``--no-header``, ``--standalone``)."""
+        from smarteval.render.table import render_table
+        return render_table(self.table, fmt, second=second, wins=wins, deltas=deltas,
+                            digits=digits, header=header, standalone=standalone)
+
+    def to_frame(self) -> pandas.DataFrame:
+        """Runs x measures: each run's mean (index: the run labels); the marks, intervals
+        and caption are in ``.attrs``."""
+        from smarteval.render.table import Plain, caption
+        pd = _pandas()
+        t = self.table
+        frame = pd.DataFrame(t.means, index=pd.Index(t.runs, name="run"), columns=t.measures)
+        cells = t.cells()
+        frame.attrs.update(caption=caption(t, Plain()), test=t.test, correction=t.correction,
+                           alpha=t.alpha, queries=len(t.qids),
+                           marks={(c["run"], c["measure"]): c["better_than"] for c in cells},
+                           ci={(c["run"], c["measure"]): (c["ci_low"], c["ci_high"])
+                               for c in cells})
+        return frame
+
+    def cells_frame(self) -> pandas.DataFrame:
+        """One row per (run, measure): the columns of the first table of ``report -f tsv``."""
+        return self._frame(self.table.cells(), "CELL_COLUMNS")
+
+    def comparisons_frame(self) -> pandas.DataFrame:
+        """One row per comparison: the pair, raw and adjusted p, which run is better."""
+        return self._frame(self.table.comparisons(), "COMPARISON_COLUMNS")
+
+    def wins_frame(self) -> pandas.DataFrame:
+        """Keen's Fig. 35 counts: one row per pair and measure."""
+        return self._frame(self.table.win_counts(), "WIN_COLUMNS")
+
+    def deltas_frame(self, baseline: str | None = None) -> pandas.DataFrame:
+        """Per-query differences from each baseline (or from the run labelled ``baseline``)."""
+        return self._frame(self.table.deltas(baseline), "DELTA_COLUMNS")
+
+    @staticmethod
+    def _frame(rows: list[dict], columns: str) -> pandas.DataFrame:
+        from smarteval.render import table as render
+        pd = _pandas()
+        return pd.DataFrame(rows, columns=list(getattr(render, columns)))
+
+    def to_markdown(self, **kw: Any) -> str:
+        return self.render("markdown", **kw)
+
+    def to_latex(self, **kw: Any) -> str:
+        return self.render("latex", **kw)
+
+    def to_html(self, **kw: Any) -> str:
+        return self.render("html", **kw)
+
+    @property
+    def notes(self) -> list[str]:
+        return self.table.notes
+
+
+def report(qrels: Source, runs: Source, measures: str | Sequence[str] | None = None, *,
+           baselines: str | Sequence[str] = (),
+           labels: Mapping[str, str] | Sequence[str] | None = None,
+           test: str = "t", correction: str | None = None, alpha: float = 0.05,
+           confidence: float = 0.95, interval: str | None = None, samples: int = 10000,
+           seed: int | None = 0, tie_tolerance: float = 0.0,
+           settings: Settings | None = None, on_run: Callable[[RunInfo], None] | None = None,
+           **options: Any) -> ReportTable:
+    """The table of a paper, as ``smarteval report`` makes it: runs x measures, each
+    mean (with its ``interval``, ``t`` or ``bootstrap``), and marks where a run is
+    significantly better than another (every pair) or than each of ``baselines``.
+
+    Inputs take every form :func:`evaluate` takes (a ``{name: run}`` dict names the runs);
+    ``measures`` default to map, P.10 and ndcg_cut.10; ``labels`` maps a run's path or
+    tag to its name in the table (or lists ``RUN=NAME`` strings); ``baselines`` are
+    labels, tags or paths. ``test`` is one of compare's tests or ``tukey`` (every pair
+    only); ``correction`` (``holm``, ``bonferroni``, ``bh``, ``none``; None: holm, and
+    nothing beyond Tukey's own adjustment for tukey) applies over every comparison of
+    the table.
+
+    >>> t = report("sample_data/qrels.txt", ["sample_data/bm25.run",
+    ...            "sample_data/dense.run"], "map")
+    >>> t.table.runs, t.table.cells()[1]["better_than"]
+    (['bm25', 'dense'], ['bm25'])
+    """
+    from smarteval.stats.table import DEFAULT_MEASURES, table_runs
+    settings = _check_options(options, settings, "report")
+    if measures is None:
+        measures = DEFAULT_MEASURES
+    if isinstance(measures, str):
+        measures = [measures]
+    if isinstance(baselines, str):
+        baselines = [baselines]
+    qrels = _qrels_source(qrels)
+    given, _ = _run_sources(runs, eager_names=True)
+    return ReportTable(table_runs(
+        qrels, given, list(measures), settings, on_run=on_run, baselines=list(baselines),
+        labels=labels, test=test, correction=correction, alpha=alpha, confidence=confidence,
+        interval=interval, samples=samples, seed=seed, tolerance=tie_tolerance))
 
 
 # --------------------------------------------------------------------------- curves

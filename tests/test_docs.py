@@ -37,6 +37,8 @@ def test_readme_tour_has_the_essential_examples():
     assert any("evaluate" in c and "-f" not in c for c in commands)       # the SMART table
     assert any("-f tsv" in c and "| sort" in c for c in commands)         # TSV into sort
     assert any(" compare " in c and "-t " in c for c in commands)         # significance
+    # the table of a paper, rendered (its markdown outside a code block), rerun by docgen
+    assert re.search(r"^<!-- output: smarteval report .*-f markdown.* -->$", README, re.M)
     assert "_SMARTEVAL_COMPLETE=bash_source smarteval" in README
     for section in ("## Two commands", "## A tour", "## Python API", "## Measures",
                     "## Where smarteval differs from trec_eval",

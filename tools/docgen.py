@@ -265,18 +265,38 @@ def generated_readme(text: str, console: bool = True) -> str:
     text = text[:head_end] + measures_markdown() + text[end:]
     if console:
         text = _CONSOLE.sub(lambda m: "```console\n" + rerun(m.group("body")) + "```", text)
+        text = _OUTPUT.sub(lambda m: output_block(m.group("cmd")), text)
     return text
 
 
 _CONSOLE = re.compile(r"(?ms)^```console\n(?P<body>.*?)^```$")
+#: A command whose output README shows as it is (a markdown table, rendered), generated
+#: between ``<!-- output: COMMAND -->`` and ``<!-- output end -->`` after the command.
+_OUTPUT = re.compile(r"(?ms)^<!-- output: (?P<cmd>[^\n]*?) -->\n.*?^<!-- output end -->$")
+
+
+def output_block(command: str) -> str:
+    """The generated block of an output README shows as it is: the command, its output."""
+    (printed,) = outputs([command])
+    return (f"<!-- output: {command} -->\n```sh\n{command}\n```\n\n{printed.rstrip()}\n"
+            "<!-- output end -->")
 
 
 def rerun(block: str) -> str:
     """A console block with each ``$ command`` followed by what it prints now."""
+    commands = [ln[2:] for ln in block.splitlines() if ln.startswith("$ ")]
+    out = []
+    for cmd, printed in zip(commands, outputs(commands), strict=True):
+        out.append(f"$ {cmd}")
+        out.append(printed)
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def outputs(commands: list[str]) -> list[str]:
+    """What each shell command prints, run in the checkout with its smarteval."""
     import os
     import subprocess
     import tempfile
-    commands = [ln[2:] for ln in block.splitlines() if ln.startswith("$ ")]
     out = []
     with tempfile.TemporaryDirectory() as tmp:
         # `smarteval` in the block is this checkout's, whatever PATH holds
@@ -291,9 +311,8 @@ def rerun(block: str) -> str:
             if res.returncode != 0:
                 raise RuntimeError(f"README command failed ({res.returncode}): {cmd}\n"
                                    f"{res.stderr}")
-            out.append(f"$ {cmd}")
             out.append(res.stdout)
-    return "\n".join(out).rstrip("\n") + "\n"
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

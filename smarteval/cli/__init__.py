@@ -26,7 +26,8 @@ class LazyGroup(click.Group):
     #: command name -> the module that defines it (a click command of the same name)
     lazy = {"evaluate": "smarteval.cli.evaluate", "measures": "smarteval.cli.measures",
             "curve": "smarteval.cli.curve", "compare": "smarteval.cli.compare",
-            "correlate": "smarteval.cli.correlate", "plot": "smarteval.cli.plot"}
+            "correlate": "smarteval.cli.correlate", "plot": "smarteval.cli.plot",
+            "report": "smarteval.cli.report"}
 
     def list_commands(self, ctx):
         return sorted(set(super().list_commands(ctx)) | set(self.lazy))
@@ -47,4 +48,5 @@ def main():
     \b
     smarteval evaluate QRELS RUN...    per-query and averaged measures
     smarteval measures                 list every measure
+    smarteval report QRELS RUN...      the table of a paper, with significance marks
     """

@@ -6,6 +6,7 @@ import click
 
 from smarteval.cli.options import (
     CONTEXT,
+    comparison_options,
     input_path,
     note,
     output_options,
@@ -20,15 +21,9 @@ from smarteval.cli.options import (
 from smarteval.errors import UsageError
 from smarteval.output import write_bytes, write_text
 from smarteval.render.formats import choices, is_table
-from smarteval.stats.report import MAX_DEPTH, MAX_SAMPLES
-from smarteval.stats.significance import CORRECTIONS
+from smarteval.stats.report import MAX_DEPTH
 
 FORMATS = choices(trec=False)
-
-_TEST_HELP = ("Significance test, repeatable or comma-separated: t (paired t-test), wilcoxon "
-              "(signed-rank), sign, randomization (Fisher's paired randomization), bootstrap "
-              "(percentile interval of the mean difference). Default: t.")
-
 
 @click.command("compare", context_settings=CONTEXT)
 @click.argument("qrels", type=input_path())
@@ -37,26 +32,12 @@ _TEST_HELP = ("Significance test, repeatable or comma-separated: t (paired t-tes
 @trec_options(measure_help="Measure to compare, trec_eval style (map, P.10, ndcg_cut.10) or "
                            "ir_measures style (AP, P@10, nDCG@10). Repeatable. Default: map.")
 @zscores_option(refused=True)
-@click.option("-t", "--test", "tests", multiple=True, metavar="TEST", help=_TEST_HELP)
-@click.option("--correction", type=click.Choice(CORRECTIONS), default="holm", show_default=True,
-              help="Multiple-comparison correction over every (run, measure) pair, for each "
-                   "test separately.")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
-              default=0.05, show_default=True,
-              help="Significance level the adjusted p-values are held to.")
-@click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True),
-              default=0.95, show_default=True, help="Level of the confidence intervals.")
-@click.option("--samples", type=int, default=10000, show_default=True,
-              metavar="N",
-              help="Random sign assignments of the randomization test (exact when 2^queries "
-                   "<= N), bootstrap resamples, and simulations of P(CS) (at least 10000); "
-                   f"at most {MAX_SAMPLES}.")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
-              help="Seed of every random choice: resampling, --select tie splits, simulation "
-                   "(0 or more).")
-@click.option("--tie-tolerance", type=click.FloatRange(min=0), default=0.0, show_default=True,
-              metavar="X",
-              help="Differences of at most X count as equal: merit counts, sign and Wilcoxon "
+@comparison_options(
+    samples_help="Random sign assignments of the randomization test (exact when 2^queries "
+                 "<= N), bootstrap resamples, and simulations of P(CS) (at least 10000)",
+    seed_help="Seed of every random choice: resampling, --select tie splits, simulation "
+              "(0 or more).",
+    tolerance_help="Differences of at most X count as equal: merit counts, sign and Wilcoxon "
                    "tests, --select ties.")
 @click.option("--magnitudes", is_flag=True,
               help="Also print Keen's Fig. 36 data: each side's per-query differences, "

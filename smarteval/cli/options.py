@@ -559,3 +559,47 @@ def cutoffs_from_option(help: str = "Keen part 7: cut each run, query by query, 
                                     "own first.") -> Decorator:
     return click.option("--cutoffs-from", type=input_path(), default=None,
                         metavar="RUN", help=help)
+
+
+def comparison_options(*, all_pairs: bool = False,
+                       correction_help: str = "Multiple-comparison correction over every "
+                                              "(run, measure) pair, for each test separately.",
+                       samples_help: str = "Random sign assignments of the randomization test "
+                                           "(exact when 2^queries <= N) and bootstrap "
+                                           "resamples",
+                       seed_help: str = "Seed of every random choice: resampling (0 or more).",
+                       tolerance_help: str = "Differences of at most X count as equal: merit "
+                                             "counts, sign and Wilcoxon tests.") -> Decorator:
+    """``-t``, ``--correction``, ``--alpha``, ``--confidence``, ``--samples``, ``--seed`` and
+    ``--tie-tolerance`` of the commands that test differences between runs. The tests and
+    corrections are :mod:`smarteval.stats.significance`'s own; ``all_pairs``: one test,
+    Tukey's HSD among them, and the correction's default depends on the test."""
+    from smarteval.stats.report import MAX_SAMPLES
+    from smarteval.stats.significance import ALL_PAIRS_TESTS, CORRECTIONS, TEST_HELP
+    named = {**TEST_HELP, **(ALL_PAIRS_TESTS if all_pairs else {})}
+    listed = ", ".join(f"{k} ({v})" for k, v in named.items())
+    if all_pairs:
+        test = click.option("-t", "--test", type=click.Choice(list(named)), default="t",
+                            show_default=True, help=f"Significance test: {listed}.")
+        correction = click.option("--correction", type=click.Choice(CORRECTIONS),
+                                  default=None, help=correction_help)
+    else:
+        test = click.option("-t", "--test", "tests", multiple=True, metavar="TEST",
+                            help=f"Significance test, repeatable or comma-separated: {listed}. "
+                                 "Default: t.")
+        correction = click.option("--correction", type=click.Choice(CORRECTIONS),
+                                  default="holm", show_default=True, help=correction_help)
+    return group(
+        test, correction,
+        click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+                     default=0.05, show_default=True,
+                     help="Significance level the adjusted p-values are held to."),
+        click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+                     default=0.95, show_default=True, help="Level of the confidence intervals."),
+        click.option("--samples", type=int, default=10000, show_default=True, metavar="N",
+                     help=f"{samples_help}; at most {MAX_SAMPLES}."),
+        click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+                     help=seed_help),
+        click.option("--tie-tolerance", type=click.FloatRange(min=0), default=0.0,
+                     show_default=True, metavar="X", help=tolerance_help),
+    )

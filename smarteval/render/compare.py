@@ -7,6 +7,7 @@ import math
 
 from smarteval.render.formats import delimited, fixed, full, json_safe, tabulate_table
 from smarteval.stats.report import Report
+from smarteval.stats.significance import CORRECTION_NAMES
 
 #: The columns of ``-f tsv``/``csv``: one row per (run, measure, test).
 COLUMNS = ("baseline", "run", "measure", "n", "better", "worse", "equal", "mean_diff",
@@ -26,8 +27,7 @@ def render_report(rep: Report, fmt: str, *, show_magnitudes: bool = False,
 
 def _render_table(rep: Report, fmt: str, show_magnitudes: bool) -> str:
     out = []
-    corr = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg",
-            "none": "no"}[rep.correction]
+    corr = CORRECTION_NAMES[rep.correction]
     if rep.rows:
         n_pairs = len(rep.merit)
         out.append(f"Baseline {rep.baseline}: differences are run - baseline; {corr} correction"

@@ -29,12 +29,14 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("json", "JSON, at full precision; undefined values are null", False),
     Format("markdown", "a markdown (GitHub) table", True, "github"),
     Format("latex", "a LaTeX booktabs table", True, "latex_booktabs"),
+    Format("html", "a self-contained HTML table", True, "html"),
 )}
 
 
-def choices(*, trec: bool = True) -> list[str]:
-    """The ``--format`` choices of a command; ``trec`` only where trec_eval has the output."""
-    return [name for name in FORMATS if trec or name != "trec"]
+def choices(*, trec: bool = True, html: bool = False) -> list[str]:
+    """The ``--format`` choices of a command; ``trec`` only where trec_eval has the output,
+    ``html`` only where the command writes it."""
+    return [name for name in FORMATS if (trec or name != "trec") and (html or name != "html")]
 
 
 def is_table(fmt: str) -> bool:

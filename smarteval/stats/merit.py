@@ -22,6 +22,26 @@ def align(base_qids: np.ndarray, run_qids: np.ndarray) -> tuple[np.ndarray, np.n
     return ids, bi, ri
 
 
+def shared_values(evaluations, names, nothing: str) -> tuple[np.ndarray, np.ndarray]:
+    """The query ids every evaluation has (sorted) and each evaluation's per-query values
+    of ``names`` on them, shape (evaluations, names, queries). No shared query raises
+    UsageError with the message ``nothing``."""
+    from smarteval.errors import UsageError
+    ids = np.asarray(evaluations[0].qids).astype(str)
+    for ev in evaluations[1:]:
+        ids = np.intersect1d(ids, np.asarray(ev.qids).astype(str))
+    if len(ids) == 0:
+        raise UsageError(nothing)
+    values = np.empty((len(evaluations), len(names), len(ids)))
+    for i, ev in enumerate(evaluations):
+        qids = np.asarray(ev.qids).astype(str)
+        order = np.argsort(qids, kind="stable")
+        rows = order[np.searchsorted(qids[order], ids)]
+        for j, name in enumerate(names):
+            values[i, j] = np.asarray(ev.per_query[name], dtype=np.float64)[rows]
+    return ids, values
+
+
 # --------------------------------------------------------------------------- Keen's merit
 
 @dataclass(frozen=True)

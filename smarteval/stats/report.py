@@ -22,7 +22,7 @@ from smarteval.stats.correlation import (
     leaderboard_correlation,
     rank_correlation,
 )
-from smarteval.stats.merit import Magnitudes, align, magnitudes, merit
+from smarteval.stats.merit import Magnitudes, align, magnitudes, merit, shared_values
 from smarteval.stats.selection import CAVEAT, select_best
 from smarteval.stats.significance import TESTS, adjust, paired_test
 
@@ -100,6 +100,22 @@ def comparable(out) -> bool:
     return m.value != "str" and m.per_query and m.average not in ("tag", "count", "none")
 
 
+def comparable_requests(measures: Sequence[str], version: int, nothing: str):
+    """The requests of ``-m`` specs, the names of their outputs that have per-query numbers
+    to compare, and the names of those that have none; ``nothing`` starts the message
+    refusing specs that give no comparable output."""
+    from smarteval.measures import parse_measures
+    requests = parse_measures(list(measures), version)
+    names: list[str] = []
+    skipped: list[str] = []
+    for rq in requests:
+        for o in rq.outputs():
+            (names if comparable(o) else skipped).append(o.name)
+    if not names:
+        raise UsageError(f"{nothing}: " + ", ".join(skipped) + " have no per-query numbers")
+    return requests, names, skipped
+
+
 def measure_names(specs: Iterable[str], version: int) -> list[str]:
     """Output names for -m specs (P.10 -> P_10); names that are not measures stay as given."""
     from smarteval.measures import parse_measures
@@ -156,15 +172,8 @@ def compare_runs(qrels, baseline, runs: Sequence, measures: Sequence[str] = ("ma
     settings = settings or Settings()
     version = settings.trec_version
     test_list = parse_tests(tests or ("t",))
-    requests = parse_measures(list(measures or ("map",)), version)
-    names: list[str] = []
-    skipped: list[str] = []
-    for rq in requests:
-        for o in rq.outputs():
-            (names if comparable(o) else skipped).append(o.name)
-    if not names:
-        raise UsageError("no measure to compare: " + ", ".join(skipped)
-                         + " have no per-query numbers")
+    requests, names, skipped = comparable_requests(measures or ("map",), version,
+                                                   "no measure to compare")
     all_requests = list(requests)
     select_names = None
     if select is not None:
@@ -263,18 +272,8 @@ def build_report(evaluations, names: list[str], *, tests: list[str], correction:
 def _selection(evaluations, select_names: list[str], select_name: str, *, tolerance: float,
                theta: float, seed: int | None, samples: int) -> dict:
     """Joiner & Werner's selection over every evaluation, on the queries they all share."""
-    ids = evaluations[0].qids.astype(str)
-    for ev in evaluations[1:]:
-        ids = np.intersect1d(ids, ev.qids.astype(str))
-    if len(ids) == 0:
-        raise UsageError("--select: the runs share no query")
-    values = np.empty((len(evaluations), len(ids), len(select_names)))
-    for i, ev in enumerate(evaluations):
-        rows = np.searchsorted(ev.qids.astype(str), ids) if _is_sorted(ev.qids) else \
-            _positions(ev.qids.astype(str), ids)
-        for j, nm in enumerate(select_names):
-            values[i, :, j] = ev.per_query[nm][rows]
-    sel = select_best(values, tolerance=tolerance, theta=theta, seed=seed,
+    ids, values = shared_values(evaluations, select_names, "--select: the runs share no query")
+    sel = select_best(values.transpose(0, 2, 1), tolerance=tolerance, theta=theta, seed=seed,
                       samples=max(samples, 10000))
     names = [ev.name for ev in evaluations]
     top2 = np.sort(sel.points)[::-1][:2]
@@ -288,16 +287,6 @@ def _selection(evaluations, select_names: list[str], select_name: str, *, tolera
         "per_cutoff": {n: sel.per_cutoff[:, i].tolist() for i, n in enumerate(names)},
         "caveat": CAVEAT,
     }
-
-
-def _is_sorted(a: np.ndarray) -> bool:
-    a = a.astype(str)
-    return bool(np.all(a[:-1] < a[1:])) if len(a) > 1 else True
-
-
-def _positions(hay: np.ndarray, needles: np.ndarray) -> np.ndarray:
-    order = np.argsort(hay, kind="stable")
-    return order[np.searchsorted(hay[order], needles)]
 
 
 # --------------------------------------------------------------------------- leaderboards

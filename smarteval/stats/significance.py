@@ -13,8 +13,22 @@ import numpy as np
 from smarteval.errors import UsageError
 from smarteval.stats.merit import differences
 
-TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
-CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+#: The paired tests of one run against another, with what each is.
+TEST_HELP = {
+    "t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "sign": "sign test",
+    "randomization": "Fisher's paired randomization test",
+    "bootstrap": "bootstrap test, the percentile interval of the mean difference",
+}
+TESTS = tuple(TEST_HELP)
+#: Tests of every pair of runs at once, which compare no pair on its own.
+ALL_PAIRS_TESTS = {"tukey": "Tukey's HSD, scipy.stats.tukey_hsd over the runs as independent "
+                            "groups"}
+#: The corrections for multiple comparisons, with their names in words.
+CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg",
+                    "none": "no"}
+CORRECTIONS = tuple(CORRECTION_NAMES)
 
 
 # --------------------------------------------------------------------------- significance
@@ -164,7 +178,7 @@ def _rng(func, seed: int | None) -> dict:
     return {"rng": gen} if "rng" in params else {"random_state": gen}
 
 
-def adjust(p_values: Sequence[float], method: str = "holm") -> np.ndarray:
+def adjust(p_values: Sequence[float] | np.ndarray, method: str = "holm") -> np.ndarray:
     """Adjust p-values for multiple comparisons; nan entries are not tests and stay nan.
 
     holm        Holm's step-down: the i-th smallest of m is multiplied by m-i+1, then
@@ -211,3 +225,153 @@ def _bh_by_hand(q: np.ndarray) -> np.ndarray:
     adj = np.empty(m)
     adj[order] = np.minimum(1.0, stepped)
     return adj
+
+
+# --------------------------------------------------------------------------- many pairs at once
+
+def paired_tests(test: str, base: np.ndarray, run: np.ndarray, *, tolerance: float = 0.0,
+                 samples: int = 10000, seed: int | None = 0
+                 ) -> tuple[np.ndarray, np.ndarray, bool | None]:
+    """One paired test of each row of ``run`` against the same row of ``base`` (N, Q).
+
+    Returns the statistics and p-values, shape (N,), and for randomization whether every
+    sign assignment was enumerated. t (scipy.stats.ttest_rel along the rows), wilcoxon and
+    sign give :func:`paired_test`'s numbers row by row. randomization and bootstrap follow
+    :func:`paired_test`'s definitions, with one set of sign assignments (or of resamples)
+    drawn from ``seed`` and shared by every row, all rows and samples at once: a matrix
+    product of the differences (N, Q) with the samples (Q, B).
+    """
+    d = np.asarray(run, dtype=np.float64) - np.asarray(base, dtype=np.float64)
+    if d.ndim != 2:
+        raise ValueError("paired_tests takes aligned (pairs, queries) arrays")
+    k, n = d.shape
+    mean = d.mean(axis=1) if n else np.full(k, math.nan)
+    if n == 0 or k == 0:
+        return mean.copy(), np.full(k, math.nan), None
+    if test == "t":
+        if n < 2:
+            return np.full(k, math.nan), np.full(k, math.nan), None
+        from scipy import stats
+        with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)
+            r = stats.ttest_rel(np.asarray(run, float), np.asarray(base, float), axis=-1)
+        stat, p = np.array(r.statistic, dtype=float), np.array(r.pvalue, dtype=float)
+        flat = np.all(d == d[:, :1], axis=1)         # no spread: as paired_test decides
+        first = d[flat, 0]
+        stat[flat] = np.where(first == 0, 0.0, np.copysign(math.inf, first))
+        p[flat] = np.where(first == 0, 1.0, 0.0)
+        return stat, p, None
+    if test in ("wilcoxon", "sign"):
+        rows = [paired_test(test, base[i], run[i], tolerance=tolerance) for i in range(k)]
+        return (np.array([r.statistic for r in rows]), np.array([r.p_value for r in rows]),
+                None)
+    if test == "randomization":
+        exact = 2 ** n <= samples
+        # as scipy.stats.permutation_test: equal within a relative 100 eps, +1 when drawn
+        extra = 0 if exact else 1
+        gamma = 100 * np.finfo(np.float64).eps * np.maximum(np.abs(mean),
+                                                            np.abs(d).mean(axis=1))
+        kind = "every sign" if exact else "signs"
+        total = 2 ** n if exact else samples
+        below, above = _counts(d, kind, total, seed, mean + gamma, mean - gamma)
+        p = np.minimum(1.0, 2.0 * (np.minimum(below, above) + extra) / (total + extra))
+        return mean, p, exact
+    if test == "bootstrap":
+        if n < 2:
+            return mean, np.full(k, math.nan), None
+        below, above = _counts(d, "resamples", samples, seed, np.zeros(k), np.zeros(k))
+        p = np.minimum(1.0, 2.0 * (np.minimum(below, above) + 1) / (samples + 1))
+        return mean, p, None
+    raise UsageError(f"unknown test {test!r}: expected one of {', '.join(TESTS)}")
+
+
+#: Rows times samples held at once (32 MiB of doubles), and samples drawn at once.
+_BLOCK = 4_000_000
+_SAMPLES_AT_ONCE = 16_384
+
+
+def sample_weights(kind: str, n: int, samples: int, seed: int | None = 0):
+    """The samples of n queries as blocks of weights (n, b), whose product with per-query
+    values (rows, n) gives each row's sampled means, ``samples`` columns in all:
+
+    every sign   every assignment of signs (2^n of them, ``samples`` must be 2^n)
+    signs        random signs, each query's drawn with probability 1/2
+    resamples    bootstrap resamples: how often each query was drawn, over n
+
+    The same arguments give the same blocks (drawn from ``seed``).
+    """
+    rng = np.random.default_rng(seed)
+    for start in range(0, samples, _SAMPLES_AT_ONCE):
+        b = min(_SAMPLES_AT_ONCE, samples - start)
+        if kind == "every sign":
+            w = 1.0 - 2.0 * ((np.arange(start, start + b)[:, None] >> np.arange(n)) & 1)
+        elif kind == "signs":
+            w = 1.0 - 2.0 * rng.integers(0, 2, size=(b, n))
+        else:
+            draws = rng.integers(0, n, size=(b, n)) + (np.arange(b) * n)[:, None]
+            w = np.bincount(draws.ravel(), minlength=b * n).reshape(b, n).astype(np.float64)
+        yield w.T / n
+
+
+def _counts(d: np.ndarray, kind: str, samples: int, seed: int | None, upper: np.ndarray,
+            lower: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each row of ``d``: how many of its sampled means (:func:`sample_weights`) are
+    at most ``upper`` and how many at least ``lower``."""
+    k = d.shape[0]
+    below, above = np.zeros(k, np.int64), np.zeros(k, np.int64)
+    for weights in sample_weights(kind, d.shape[1], samples, seed):
+        step = max(1, _BLOCK // weights.shape[1])
+        for start in range(0, k, step):
+            rows = slice(start, start + step)
+            null = d[rows] @ weights
+            below[rows] += np.count_nonzero(null <= upper[rows, None], axis=1)
+            above[rows] += np.count_nonzero(null >= lower[rows, None], axis=1)
+    return below, above
+
+
+def intervals(values: np.ndarray, method: str, confidence: float = 0.95, *,
+              samples: int = 10000, seed: int | None = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The confidence interval of the mean of each row of ``values`` (N, Q).
+
+    t          Student's t interval
+    bootstrap  percentile interval of ``samples`` resampled means (one set of resamples,
+               drawn from ``seed``, for every row)
+    Fewer than two values: nan.
+    """
+    v = np.asarray(values, dtype=np.float64)
+    k, n = v.shape
+    if n < 2:
+        return np.full(k, math.nan), np.full(k, math.nan)
+    if method == "t":
+        from scipy import stats
+        mean = v.mean(axis=1)
+        half = float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * v.std(axis=1, ddof=1) \
+            / math.sqrt(n)
+        return mean - half, mean + half
+    if method == "bootstrap":
+        lo, hi = np.empty(k), np.empty(k)
+        step = max(1, _BLOCK // samples)
+        tail = (1 - confidence) / 2 * 100
+        for start in range(0, k, step):             # the same resamples for every block
+            rows = slice(start, start + step)
+            means = np.hstack([v[rows] @ w for w in sample_weights("resamples", n, samples,
+                                                                   seed)])
+            lo[rows], hi[rows] = np.percentile(means, [tail, 100 - tail], axis=1)
+        return lo, hi
+    raise UsageError(f"unknown interval {method!r}: expected t or bootstrap")
+
+
+def tukey(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Tukey's HSD over the rows of ``groups`` (runs, queries) as independent groups
+    (scipy.stats.tukey_hsd): the differences of means ``mean_i - mean_j`` and their
+    p-values, adjusted for every pair, shape (runs, runs). No spread within the groups:
+    p is 1 where the means are equal and 0 where they differ."""
+    from scipy import stats
+    g = np.asarray(groups, dtype=np.float64)
+    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        r = stats.tukey_hsd(*g)
+    stat, p = np.array(r.statistic, dtype=float), np.array(r.pvalue, dtype=float)
+    undefined = np.isnan(p)
+    p[undefined] = np.where(stat[undefined] == 0, 1.0, 0.0)
+    return stat, p

@@ -1,0 +1,110 @@
+"""``smarteval report``: the table of a paper, runs x measures with significance marks."""
+
+from __future__ import annotations
+
+import click
+
+from smarteval.cli.options import (
+    CONTEXT,
+    comparison_options,
+    input_path,
+    note,
+    output_options,
+    repeated_notes,
+    reports_errors,
+    settings_from,
+    trec_options,
+)
+from smarteval.output import write_text
+from smarteval.render.formats import choices, is_table
+from smarteval.stats.table import INTERVALS
+
+FORMATS = choices(trec=False, html=True)
+
+
+@click.command("report", context_settings=CONTEXT)
+@click.argument("qrels", type=input_path())
+@click.argument("runs", nargs=-1, required=True, type=input_path())
+@trec_options(measure_help="Measure of a column, trec_eval style (map, P.10, ndcg_cut.10) or "
+                           "ir_measures style (AP, P@10, nDCG@10). Repeatable. Default: map, "
+                           "P.10 and ndcg_cut.10.")
+@click.option("-b", "--baseline", "baselines", multiple=True, metavar="RUN",
+              help="Mark the runs significantly better than RUN (its path, tag or --label "
+                   "name) with its symbol (dagger, double dagger, section, pilcrow, double "
+                   "bar); repeatable. Without it every pair of runs is compared and marked "
+                   "with the letters of the runs a run beats.")
+@comparison_options(
+    all_pairs=True,
+    correction_help="Multiple-comparison correction over every comparison of the table "
+                    "(pairs x measures). Default: holm; for tukey, none beyond its own "
+                    "adjustment over the pairs of each measure.",
+    samples_help="Random sign assignments of the randomization test (exact when 2^queries "
+                 "<= N), bootstrap resamples of the test and of --ci bootstrap",
+    tolerance_help="Differences of at most X count as equal: --wins counts, sign and "
+                   "Wilcoxon tests.")
+@click.option("--ci", "interval", type=click.Choice(INTERVALS), default=None,
+              help="Give each mean's confidence interval at --confidence: t (± half of "
+                   "Student's t interval) or bootstrap (the percentile interval, --samples "
+                   "resamples).")
+@click.option("--second", is_flag=True, help="Underline the second best of each column.")
+@click.option("--wins", is_flag=True,
+              help="Add a table of wins, ties and losses of each pair on each measure (Keen's "
+                   "Fig. 35 counts).")
+@click.option("--deltas", is_flag=True,
+              help="Add each run's per-query differences from each --baseline.")
+@click.option("--standalone", is_flag=True,
+              help="-f latex: a whole document (article class, booktabs) that pdflatex "
+                   "compiles as it is; -f html: a whole page. Without it: the table alone, "
+                   "to paste.")
+@click.option("--label", "labels", multiple=True, metavar="RUN=NAME",
+              help="Name RUN (its path or tag) NAME in the table; repeatable. Default: the "
+                   "run's tag.")
+@click.option("--digits", type=click.IntRange(0, 15), default=4, show_default=True, metavar="N",
+              help="Decimal places of the means and intervals.")
+@output_options(FORMATS, format_help="Output format: smart (plain text), markdown, latex "
+                                      "(booktabs), html (a self-contained table), tsv, csv or "
+                                      "json (the marks as data: every pair, raw and adjusted "
+                                      "p).",
+                header_help="Leave out the header lines of tsv and csv output.")
+@reports_errors
+def report(qrels, runs, measures, complete, rel_level, max_docs, judged_only, num_docs,
+           trec_version, baselines, test, correction, alpha, confidence, samples, seed,
+           tie_tolerance, interval, second, wins, deltas, standalone, labels, digits, fmt,
+           output, no_header):
+    """The table of a paper: each RUN's mean on each measure (-m), the best of each column
+    in bold, and a mark where a run is significantly better than another.
+
+    Without --baseline every pair of runs is compared, and each mean carries the letters
+    of the runs it is significantly better than (ranx's style); with --baseline, a
+    symbol for each baseline the run beats. The p-values of every comparison in the
+    table (pairs x measures) are corrected together (--correction), and the caption says
+    which test, correction, alpha and number of queries. Only the queries every run has
+    are averaged and compared (-c: every query of the qrels). Higher values count as
+    better on every measure.
+    """
+    from smarteval.api import report as make_report
+    from smarteval.progress import Progress
+    from smarteval.render.table import check_options
+    from smarteval.stats.table import parse_label
+
+    for text in labels:
+        parse_label(text)                       # a malformed --label, before any work
+    check_options(fmt, deltas=deltas, standalone=standalone, baselines=len(baselines))
+    settings = settings_from(complete=complete, rel_level=rel_level, max_docs=max_docs,
+                             judged_only=judged_only, num_docs=num_docs,
+                             trec_version=trec_version)
+    for text in repeated_notes(runs):
+        note(f"smarteval: {text}")
+    with Progress(list(runs), "smarteval") as bar:
+        finished = bar.each_run(list(runs))
+        bar.doing("evaluating")
+        result = make_report(qrels, list(runs), list(measures) or None, settings=settings,
+                             baselines=list(baselines), labels=list(labels), test=test,
+                             correction=correction, alpha=alpha, confidence=confidence,
+                             interval=interval, samples=samples, seed=seed,
+                             tie_tolerance=tie_tolerance, on_run=finished)
+    write_text(result.render(fmt, second=second, wins=wins, deltas=deltas, digits=digits,
+                             header=not no_header, standalone=standalone), output)
+    if not is_table(fmt):
+        for n in result.notes:
+            note(f"smarteval: {n}")

@@ -1,0 +1,374 @@
+"""The table of a paper as data: runs x measures, each mean with its interval, the best of
+each column, and which runs are significantly better than which (every pair, or against
+baselines), corrected over the whole family of comparisons; Keen's win/tie/loss counts."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from smarteval.errors import UsageError
+from smarteval.settings import Settings
+from smarteval.stats.merit import shared_values
+from smarteval.stats.significance import (
+    ALL_PAIRS_TESTS,
+    CORRECTIONS,
+    TESTS,
+    adjust,
+    intervals,
+    paired_tests,
+    tukey,
+)
+
+#: The ways a mean's interval is given (``--ci``).
+INTERVALS = ("t", "bootstrap")
+#: Default measures of a table.
+DEFAULT_MEASURES = ("map", "P.10", "ndcg_cut.10")
+#: The marks of the first baselines; later ones double them.
+BASELINE_SYMBOLS = ("\u2020", "\u2021", "\u00a7", "\u00b6", "\u2016")
+
+
+def letters(count: int) -> list[str]:
+    """The letters naming ``count`` runs: a..z, A..Z, then aa, ab, ..."""
+    alphabet = [chr(c) for c in range(ord("a"), ord("z") + 1)] + \
+        [chr(c) for c in range(ord("A"), ord("Z") + 1)]
+    out = list(alphabet[:count])
+    first = 0
+    while len(out) < count:
+        out += [alphabet[first] + b for b in alphabet][:count - len(out)]
+        first += 1
+    return out
+
+
+def baseline_symbols(count: int) -> list[str]:
+    """The mark of each baseline: dagger, double dagger, section, pilcrow, double bar,
+    then each doubled, tripled..."""
+    k = len(BASELINE_SYMBOLS)
+    return [BASELINE_SYMBOLS[i % k] * (i // k + 1) for i in range(count)]
+
+
+@dataclass
+class Table:
+    """The table and what stands behind each mark.
+
+    ``values[r, m]`` holds run r's per-query values of measure m on the queries ``qids``
+    every run has; ``means``, ``ci_low``, ``ci_high`` and ``rank`` (1 is best, equal means
+    share the better place) are (runs, measures). ``pairs[k] = (a, b)``: comparison k
+    tests run a against run b (every pair a < b, or each run against each baseline b);
+    ``diff``, ``statistic``, ``p_value``, ``p_adjusted`` and ``better`` are (pairs,
+    measures), ``better`` +1 where a is significantly better than b, -1 where b is better
+    than a, 0 neither. ``wins[k, m]`` counts the queries where a is better, equal, worse.
+    ``symbols`` are the run letters (every pair) or the baseline marks.
+    """
+
+    runs: list[str]
+    paths: list[str]
+    measures: list[str]
+    qids: np.ndarray
+    values: np.ndarray
+    means: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    rank: np.ndarray
+    baselines: list[int]
+    test: str
+    correction: str
+    alpha: float
+    confidence: float
+    interval: str | None
+    samples: int
+    pairs: np.ndarray
+    diff: np.ndarray
+    statistic: np.ndarray
+    p_value: np.ndarray
+    p_adjusted: np.ndarray
+    better: np.ndarray
+    wins: np.ndarray
+    symbols: list[str]
+    tolerance: float = 0.0
+    exact: bool | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def all_pairs(self) -> bool:
+        return not self.baselines
+
+    @property
+    def family(self) -> int:
+        """The number of comparisons the correction is applied over."""
+        return int(self.p_value.size)
+
+    @property
+    def best(self) -> np.ndarray:
+        return self.rank == 1
+
+    @property
+    def second(self) -> np.ndarray:
+        """The runs with the second-highest mean of a column (after every best one)."""
+        out = np.zeros_like(self.best)
+        for m in range(len(self.measures)):
+            below = self.means[:, m][self.rank[:, m] > 1]
+            if len(below):
+                out[:, m] = self.means[:, m] == below.max()
+        return out
+
+    def marks(self) -> list[list[list[int]]]:
+        """For each run and measure, what its marks name: the runs it is significantly
+        better than (every pair), or the baselines (their position in ``baselines``)."""
+        out: list[list[list[int]]] = [[[] for _ in self.measures] for _ in self.runs]
+        where = {b: i for i, b in enumerate(self.baselines)}
+        for k, m in zip(*np.nonzero(self.better)):
+            a, b = (int(x) for x in self.pairs[k])
+            if self.all_pairs:
+                win, lose = (a, b) if self.better[k, m] > 0 else (b, a)
+                out[win][m].append(lose)
+            elif self.better[k, m] > 0:         # run a beats its baseline b
+                out[a][m].append(where[b])
+        for row in out:
+            for cell in row:
+                cell.sort()
+        return out
+
+    def cells(self) -> list[dict]:
+        """One row per (run, measure): mean, interval, place and marks."""
+        marks, second = self.marks(), self.second
+        named = self.runs if self.all_pairs else [self.runs[b] for b in self.baselines]
+        return [{"run": run, "measure": name, "n": len(self.qids),
+                 "mean": float(self.means[r, m]), "ci_low": float(self.ci_low[r, m]),
+                 "ci_high": float(self.ci_high[r, m]), "rank": int(self.rank[r, m]),
+                 "best": bool(self.rank[r, m] == 1), "second": bool(second[r, m]),
+                 "marks": "".join(self.symbols[i] for i in marks[r][m]),
+                 "better_than": [named[i] for i in marks[r][m]]}
+                for r, run in enumerate(self.runs) for m, name in enumerate(self.measures)]
+
+    def comparisons(self) -> list[dict]:
+        """One row per comparison: the pair, the difference of the means, the test's
+        statistic, raw and adjusted p, and which run (if any) is significantly better."""
+        rows = []
+        for m, name in enumerate(self.measures):
+            for k, (a, b) in enumerate(self.pairs.tolist()):
+                better = {1: self.runs[a], -1: self.runs[b]}.get(int(self.better[k, m]), "")
+                rows.append({
+                    "measure": name, "run": self.runs[a], "other": self.runs[b],
+                    "mean_run": float(self.means[a, m]), "mean_other": float(self.means[b, m]),
+                    "diff": float(self.diff[k, m]), "test": self.test,
+                    "statistic": float(self.statistic[k, m]),
+                    "p_value": float(self.p_value[k, m]),
+                    "p_adjusted": float(self.p_adjusted[k, m]),
+                    "significant": bool(self.better[k, m] != 0), "better": better})
+        return rows
+
+    def win_counts(self) -> list[dict]:
+        """Keen's Fig. 35 numbers for each pair and measure: the queries where the run is
+        better than, equal to and worse than the other (within ``tolerance``)."""
+        return [{"run": self.runs[a], "other": self.runs[b], "measure": name,
+                 "better": int(self.wins[k, m, 0]), "equal": int(self.wins[k, m, 1]),
+                 "worse": int(self.wins[k, m, 2])}
+                for k, (a, b) in enumerate(self.pairs.tolist())
+                for m, name in enumerate(self.measures)]
+
+    def deltas(self, baseline: str | None = None) -> list[dict]:
+        """Each run's per-query differences from a baseline (run - baseline), one row per
+        (baseline, run, measure, query); every baseline when ``baseline`` is None (a run
+        label names another)."""
+        if baseline is not None:
+            if baseline not in self.runs:
+                raise UsageError(f"no run is labelled {baseline!r}: the runs are "
+                                 + ", ".join(self.runs))
+            chosen = [self.runs.index(baseline)]
+        else:
+            chosen = list(self.baselines)
+        qids = self.qids.tolist()
+        rows: list[dict] = []
+        for b in chosen:
+            for r, run in enumerate(self.runs):
+                if r == b:
+                    continue
+                for m, name in enumerate(self.measures):
+                    d = self.values[r, m] - self.values[b, m]
+                    rows.extend({"baseline": self.runs[b], "run": run, "measure": name,
+                                 "query": q, "delta": float(v)}
+                                for q, v in zip(qids, d.tolist(), strict=True))
+        return rows
+
+
+# --------------------------------------------------------------------------- building it
+
+def check_choices(test: str, correction: str | None, interval: str | None,
+                  baselines: Sequence[str]) -> str:
+    """Refuse a test, correction or interval the table does not know; the correction that
+    applies (None: holm, or for tukey nothing beyond its own adjustment)."""
+    if test not in (*TESTS, *ALL_PAIRS_TESTS):
+        raise UsageError(f"unknown test {test!r}: --test takes "
+                         + ", ".join((*TESTS, *ALL_PAIRS_TESTS)))
+    if test in ALL_PAIRS_TESTS and baselines:
+        raise UsageError(f"--test {test} compares every pair of runs at once: give no "
+                         "--baseline, or another test")
+    if correction is not None and correction not in CORRECTIONS:
+        raise UsageError(f"unknown correction {correction!r}: expected one of "
+                         + ", ".join(CORRECTIONS))
+    if interval is not None and interval not in INTERVALS:
+        raise UsageError(f"unknown interval {interval!r}: --ci takes {', '.join(INTERVALS)}")
+    if correction is None:
+        return "none" if test in ALL_PAIRS_TESTS else "holm"
+    return correction
+
+
+def _find(spec: str, evaluations, labels: Sequence[str], what: str) -> int:
+    """The run a ``--baseline`` or ``--label`` names: by label, run tag, path as given, or
+    the file the path names (``./a.run`` for ``a.run``)."""
+    import os
+
+    def where(path) -> str:
+        return os.path.realpath(path) if isinstance(path, str) else ""
+
+    for key, wanted in ((lambda i: labels[i], spec), (lambda i: evaluations[i].name, spec),
+                        (lambda i: evaluations[i].path, spec),
+                        (lambda i: where(evaluations[i].path), where(spec))):
+        found = [i for i in range(len(evaluations)) if key(i) == wanted]
+        if len(found) == 1:
+            return found[0]
+        if len(found) > 1:
+            raise UsageError(f"{what} {spec}: several runs go by this name: give the path")
+    raise UsageError(f"{what} {spec}: none of the runs given (their paths, tags or labels: "
+                     + ", ".join(labels) + ")")
+
+
+def run_labels(evaluations, labels: Mapping[str, str] | Sequence[str] | None) -> list[str]:
+    """Each run's label: its name (tag), or the label given for its path or tag."""
+    out = [ev.name for ev in evaluations]
+    if not labels:
+        return out
+    pairs = list(labels.items()) if isinstance(labels, Mapping) else \
+        [parse_label(text) for text in labels]
+    named = list(out)
+    for key, name in pairs:
+        out[_find(key, evaluations, named, "--label")] = name
+    seen: dict[str, int] = {}
+    for name in out:
+        seen[name] = seen.get(name, 0) + 1
+    twice = [n for n, c in seen.items() if c > 1]
+    if twice:
+        raise UsageError(f"--label: several runs are labelled {twice[0]!r}: give each its own")
+    return out
+
+
+def parse_label(text: str) -> tuple[str, str]:
+    """``RUN=NAME`` into (RUN, NAME)."""
+    run, eq, name = text.partition("=")
+    if not eq or not run or not name.strip():
+        raise UsageError(f"--label {text!r}: expected RUN=NAME (a run's path or tag, and the "
+                         "name it gets in the table)")
+    return run, name.strip()
+
+
+def build_table(evaluations, names: Sequence[str], *, baselines: Sequence[str] = (),
+                labels: Mapping[str, str] | Sequence[str] | None = None, test: str = "t",
+                correction: str | None = None, alpha: float = 0.05,
+                confidence: float = 0.95, interval: str | None = None,
+                samples: int = 10000, seed: int | None = 0,
+                tolerance: float = 0.0) -> Table:
+    """The table of ``evaluations`` on the measures ``names``, on the queries they all have.
+
+    ``baselines`` (labels, tags or paths) mark the runs significantly better than each of
+    them; without any, every pair of runs is compared. p-values are corrected over every
+    comparison of the table (pairs x measures) by ``correction``.
+    """
+    applied = check_choices(test, correction, interval, baselines)
+    if not evaluations:
+        raise UsageError("a table needs at least one run")
+    runs = run_labels(evaluations, labels)
+    base = [_find(b, evaluations, runs, "--baseline") for b in baselines]
+    base = list(dict.fromkeys(base))
+    if len(evaluations) - len(base) < 1 and base:
+        raise UsageError("every run is a --baseline: nothing is compared with them")
+    notes: list[str] = []
+    qids, values = shared_values(evaluations, names, "the runs share no query: there is "
+                                 "nothing to average or compare")
+    for r, ev in enumerate(evaluations):
+        left = len(ev.qids) - len(qids)
+        if left:
+            notes.append(f"{runs[r]}: {left} of its queries left out (not in every run)")
+    means = values.mean(axis=2)
+    flat = values.reshape(-1, len(qids))
+    if interval is None:
+        lo = hi = np.full(means.shape, math.nan)
+    else:
+        lo, hi = (x.reshape(means.shape) for x in
+                  intervals(flat, interval, confidence, samples=samples, seed=seed))
+    # 1 + the number of runs with a higher mean (equal means share the better place)
+    rank = 1 + np.count_nonzero(means[None, :, :] > means[:, None, :], axis=1)
+
+    if base:
+        pairs = np.array([(r, b) for b in base for r in range(len(runs)) if r != b],
+                         dtype=int).reshape(-1, 2)
+        symbols = baseline_symbols(len(base))
+    else:
+        pairs = np.array([(a, b) for a in range(len(runs)) for b in range(a + 1, len(runs))],
+                         dtype=int).reshape(-1, 2)
+        symbols = letters(len(runs))
+    a_vals, b_vals = values[pairs[:, 0]], values[pairs[:, 1]]          # (K, M, Q)
+    diff = means[pairs[:, 0]] - means[pairs[:, 1]]
+    d = a_vals - b_vals
+    wins = np.stack([np.count_nonzero(d > tolerance, axis=2),
+                     np.count_nonzero(np.abs(d) <= tolerance, axis=2),
+                     np.count_nonzero(d < -tolerance, axis=2)], axis=2)
+    exact = None
+    k, nm = len(pairs), len(names)
+    if test in ALL_PAIRS_TESTS:
+        statistic = np.empty((k, nm))
+        p = np.empty((k, nm))
+        for m in range(nm):
+            st, pv = tukey(values[:, m])
+            statistic[:, m] = st[pairs[:, 0], pairs[:, 1]]
+            p[:, m] = pv[pairs[:, 0], pairs[:, 1]]
+    elif k:
+        st, pv, exact = paired_tests(test, b_vals.reshape(k * nm, -1),
+                                     a_vals.reshape(k * nm, -1), tolerance=tolerance,
+                                     samples=samples, seed=seed)
+        statistic, p = st.reshape(k, nm), pv.reshape(k, nm)
+    else:
+        statistic = p = np.zeros((0, nm))
+    p_adj = adjust(p.ravel(), applied).reshape(p.shape)
+    significant = np.where(np.isnan(p_adj), False, p_adj < alpha)
+    better = np.where(significant, np.sign(diff), 0).astype(np.int8)
+    if len(runs) < 2:
+        notes.append("one run: nothing to compare")
+    return Table(runs=runs, paths=[ev.path for ev in evaluations], measures=list(names),
+                 qids=qids, values=values, means=means, ci_low=lo, ci_high=hi, rank=rank,
+                 baselines=base, test=test, correction=applied, alpha=alpha,
+                 confidence=confidence, interval=interval, samples=samples, pairs=pairs,
+                 diff=diff, statistic=statistic, p_value=p, p_adjusted=p_adj, better=better,
+                 wins=wins, symbols=symbols, tolerance=tolerance, exact=exact, notes=notes)
+
+
+def table_runs(qrels, runs: Sequence, measures: Sequence[str] = DEFAULT_MEASURES,
+               settings: Settings | None = None, *, on_run=None, **options) -> Table:
+    """Evaluate ``runs`` against ``qrels`` and build their table (``options`` as
+    :func:`build_table` takes them)."""
+    from smarteval.evaluation import as_qrels, evaluate
+    from smarteval.stats.report import check_parameters, comparable_requests
+    check_parameters(alpha=options.get("alpha", 0.05),
+                     confidence=options.get("confidence", 0.95),
+                     samples=options.get("samples", 10000), seed=options.get("seed", 0),
+                     tolerance=options.get("tolerance", 0.0), depth=1, theta=1.0)
+    check_choices(options.get("test", "t"), options.get("correction"),
+                  options.get("interval"), options.get("baselines", ()))
+    for text in options.get("labels") or ():
+        if isinstance(options.get("labels"), Mapping):
+            break
+        parse_label(text)
+    settings = settings or Settings()
+    requests, names, skipped = comparable_requests(measures or DEFAULT_MEASURES,
+                                                   settings.trec_version,
+                                                   "no measure for the table")
+    names = list(dict.fromkeys(names))
+    evs = evaluate(as_qrels(qrels), list(runs), requests, settings, keep_ranked=False,
+                   on_run=on_run)
+    table = build_table(evs, names, **options)
+    if skipped:
+        table.notes.append("left out (no per-query numbers): " + ", ".join(skipped))
+    return table

@@ -165,7 +165,6 @@ def compare_runs(qrels, baseline, runs: Sequence, measures: Sequence[str] = ("ma
     print under one name (the same file twice) get distinct names.
     """
     from smarteval.evaluation import evaluate, read_relevance
-    from smarteval.measures import parse_measures
 
     check_parameters(alpha=alpha, confidence=confidence, samples=samples, seed=seed,
                      tolerance=tolerance, depth=depth, theta=theta)

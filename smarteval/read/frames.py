@@ -482,7 +482,7 @@ def _gather(values, name: str, expected: str) -> np.ndarray:
     """An Arrow binary array's values as one 'S' array, from its two buffers."""
     import pyarrow as pa
 
-    from smarteval.read.fast import PAD, gather_fixed
+    from smarteval.read.fast import PAD, gather_ids
     n = len(values)
     _, offsets_buf, data_buf = values.buffers()
     width = np.int64 if pa.types.is_large_binary(values.type) else np.int32
@@ -500,7 +500,7 @@ def _gather(values, name: str, expected: str) -> np.ndarray:
         raise _bad_row(name, int(np.argmin(length)), "empty docno", expected)
     padded = bytearray(len(data) + 2 * PAD)
     np.frombuffer(padded, dtype=np.uint8)[:len(data)] = data
-    return gather_fixed(padded, start, length)
+    return gather_ids(padded, start, length)
 
 
 def _scores(col: _Column, name: str, expected: str) -> np.ndarray:
@@ -607,7 +607,7 @@ def _run(name: str, qid: _Column, docno: _Column, score: _Column, tag: str) -> R
     np.cumsum(np.bincount(codes, minlength=len(qids)), out=offsets[1:])
     lines = None
     repeated = np.zeros((0, 2), dtype=np.int64)
-    if _may_have_duplicates(docno_hash(docnos, docnos.dtype.itemsize), offsets):
+    if _may_have_duplicates(docno_hash(docnos), offsets):
         repeated = repeated_rows(codes, docnos)
         if len(repeated):
             lines = (rows if rows is not None else np.arange(len(codes))) + 1

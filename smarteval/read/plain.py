@@ -80,7 +80,11 @@ class _Lines:
                line_base: int):
         b = self.buf[lo:hi]
         ws = b <= 32                       # space, tab, CR, LF and other controls
-        clean = self._clean_chunk(b, np.flatnonzero(ws), nfields)
+        # the clean path takes a position per separator: only when there are as many
+        # separators as a clean chunk has (a line of millions of spaces has not)
+        clean = None
+        if np.count_nonzero(ws) == nfields * np.count_nonzero(b == 10):
+            clean = self._clean_chunk(b, np.flatnonzero(ws), nfields)
         if clean is not None:
             starts, ends = clean
             nlines = len(starts)
@@ -90,15 +94,17 @@ class _Lines:
         if len(nlpos) == 0 or nlpos[-1] != len(b) - 1:
             nlpos = np.append(nlpos, len(b))   # last line without a newline
         nlines = len(nlpos)
-        tok = ~ws
+        # token edges: where a token byte follows a separator or the reverse
         edge = np.empty(len(b) + 1, dtype=bool)
-        edge[0] = tok[0] if len(b) else False
-        np.not_equal(tok[1:], tok[:-1], out=edge[1:-1])
-        edge[-1] = tok[-1] if len(b) else False
+        edge[0] = not ws[0] if len(b) else False
+        np.not_equal(ws[1:], ws[:-1], out=edge[1:-1])
+        edge[-1] = not ws[-1] if len(b) else False
+        del ws
         bounds = np.flatnonzero(edge)
+        del edge
         tstart = bounds[0::2]
         tend = bounds[1::2]
-        del ws, tok, edge, bounds
+        del bounds
         tline = np.searchsorted(nlpos, tstart)         # 0-based line of each token
         ntok = np.bincount(tline, minlength=nlines)
         first = np.zeros(nlines, dtype=np.int64)

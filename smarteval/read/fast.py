@@ -21,7 +21,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from smarteval.columns import distinct
 from smarteval.errors import InputError
-from smarteval.read.keys import concat_ids, decode_ids, fixed_width_pays
+from smarteval.read.keys import concat_ids, decode_ids, fixed_width_pays, id_lengths
 from smarteval.read.source import open_binary
 
 
@@ -126,13 +126,16 @@ def _u64_view(buf: bytearray) -> np.ndarray:
     return np.ndarray((len(buf) - 7,), dtype="<u8", buffer=buf, strides=(1,))
 
 
-def gather_fixed(buf: bytearray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
+def gather_fixed(buf: bytearray, start: np.ndarray, length: np.ndarray,
+                 wmax: int | None = None) -> np.ndarray:
     """Fields ``buf[start:start+length]`` as an 'S' array, NUL-padded to a multiple
-    of 8 bytes (bytes past a field's end are zeroed with per-word masks)."""
+    of 8 bytes (bytes past a field's end are zeroed with per-word masks); ``wmax`` is
+    the longest field's length, when known."""
     n = len(start)
     if n == 0:
         return np.zeros(0, "S8")
-    wmax = int(length.max())
+    if wmax is None:
+        wmax = int(length.max())
     words = max(1, (wmax + 7) // 8)
     if words * 8 > PAD:
         return _gather_wide(buf, start, length, wmax)
@@ -158,8 +161,8 @@ def gather_ids(buf: bytearray, start: np.ndarray, length: np.ndarray) -> np.ndar
     if n == 0:
         return np.zeros(0, "S8")
     wmax = int(length.max())
-    if fixed_width_pays((wmax + 7) // 8 * 8, n, int(length.sum())):
-        return gather_fixed(buf, start, length)
+    if fixed_width_pays((wmax + 7) // 8 * 8, n, lambda: int(length.sum())):
+        return gather_fixed(buf, start, length, wmax)
     out = np.empty(n, dtype=object)
     # 0: up to 8 bytes, 1: 9 to 16, 2: 17 to 32 ...
     width_class = np.frexp(((length - 1) // 8).astype(np.float64))[1]
@@ -331,7 +334,6 @@ class ChunkResult:
     tag: bytes | None
     error: Any = None      # (line index in the chunk, problem, text)
     fast: bool = False
-    docno_bytes: int = 0            # the docnos' bytes, all together
 
 
 _SEP = np.zeros(256, bool)
@@ -491,7 +493,7 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
     del qids, change
     docnos = gather_ids(buf, ds, de - ds)
     return ChunkResult(nlines, n, lines, docnos, scores, qrun_starts, qrun_ids, tag,
-                       fast=fast, docno_bytes=int((de - ds).sum()))
+                       fast=fast)
 
 
 # ---------------------------------------------------------------------------
@@ -526,7 +528,6 @@ class Collector:
         self.n = 0
         self.line_base = 0
         self.docnos: Any = None                 # id column, made at the first chunk's width
-        self.docno_bytes = 0
         self.scores = np.empty(self.cap, np.float64)
         self.lines = np.empty(self.cap, np.int64)
         self.run_starts: Any = []
@@ -559,7 +560,6 @@ class Collector:
         self.fast_chunks += r.fast
         k, n = r.rows, self.n
         if k:
-            self.docno_bytes += r.docno_bytes
             if self.docnos is None:
                 # the first rows' docnos are kept as they are: a file of one chunk is
                 # never copied at its docnos' width; the column is made when more come
@@ -567,7 +567,7 @@ class Collector:
                     self._realloc(max(n + k, 2 * self.cap), r.docnos.dtype)
                 self.docnos = r.docnos
             else:
-                dtype = self._docno_dtype(r.docnos.dtype, n + k)
+                dtype = self._docno_dtype(r.docnos)
                 if n + k > self.cap or dtype != self.docnos.dtype or n + k > len(self.docnos):
                     cap = self.cap if n + k <= self.cap else max(n + k, 2 * self.cap)
                     self._realloc(cap, dtype)
@@ -586,16 +586,17 @@ class Collector:
             self.n = n + k
         self.line_base += r.nlines
 
-    def _docno_dtype(self, new: np.dtype, rows: int) -> np.dtype:
-        """The docno column's type once a chunk's docnos of type ``new`` join it: the wider
-        fixed width while it pays (:func:`~smarteval.read.keys.fixed_width_pays` over
-        every docno so far), else variable-length."""
-        old = self.docnos.dtype
+    def _docno_dtype(self, docnos: np.ndarray) -> np.dtype:
+        """The docno column's type once a chunk's ``docnos`` join it: the wider fixed
+        width while it pays (:func:`~smarteval.read.keys.fixed_width_pays` over every
+        docno so far), else variable-length."""
+        old, new = self.docnos.dtype, docnos.dtype
         if old.kind == "O" or new.kind == "O":
             return np.dtype(object)
         if new.itemsize <= old.itemsize:
             return old
-        if fixed_width_pays(new.itemsize, rows, self.docno_bytes):
+        if fixed_width_pays(new.itemsize, self.n + len(docnos), lambda: int(
+                id_lengths(self.docnos[:self.n]).sum() + id_lengths(docnos).sum())):
             return new
         return np.dtype(object)
 

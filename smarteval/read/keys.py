@@ -11,7 +11,7 @@ so every caller orders, joins and tells ids apart alike whatever the representat
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -22,10 +22,11 @@ FIXED_WIDTH_MAX = 64
 VARLEN_ROW_BYTES = 56
 
 
-def fixed_width_pays(width: int, count: int, total: int) -> bool:
-    """Whether ``count`` ids of ``total`` bytes, the longest ``width``, are kept at a
-    fixed width: when it is short, or costs at most twice a variable-length column."""
-    return width <= FIXED_WIDTH_MAX or width * count <= 2 * (total + VARLEN_ROW_BYTES * count)
+def fixed_width_pays(width: int, count: int, total: Callable[[], int]) -> bool:
+    """Whether ``count`` ids, the longest ``width`` bytes, are kept at a fixed width: when
+    it is short, or costs at most twice a variable-length column. ``total`` gives the
+    ids' bytes, all together (asked only when the width is long)."""
+    return width <= FIXED_WIDTH_MAX or width * count <= 2 * (total() + VARLEN_ROW_BYTES * count)
 
 
 def is_varlen(ids: np.ndarray) -> bool:
@@ -123,7 +124,7 @@ def decode_ids(raw: np.ndarray, errors: str = "strict") -> np.ndarray:
     the ids are variable-length or the fixed width would not pay (a ``U`` character
     takes 4 bytes). Raises UnicodeDecodeError as ``bytes.decode`` does."""
     if not is_varlen(raw) and (not len(raw) or fixed_width_pays(
-            4 * raw.dtype.itemsize, len(raw), 4 * int(id_lengths(raw).sum()))):
+            4 * raw.dtype.itemsize, len(raw), lambda: 4 * int(id_lengths(raw).sum()))):
         return np.char.decode(raw, "utf-8", errors)
     out = np.empty(len(raw), dtype=object)
     out[:] = [b.decode("utf-8", errors) for b in raw.tolist()]
@@ -147,6 +148,6 @@ def concat_ids(parts: list[np.ndarray]) -> np.ndarray:
         if width <= FIXED_WIDTH_MAX or len({p.dtype.itemsize for p in parts}) == 1:
             return np.concatenate(parts)
         count = sum(len(p) for p in parts)
-        if fixed_width_pays(width, count, sum(int(id_lengths(p).sum()) for p in parts)):
+        if fixed_width_pays(width, count, lambda: sum(int(id_lengths(p).sum()) for p in parts)):
             return np.concatenate(parts)
     return np.concatenate([as_varlen(p) for p in parts])

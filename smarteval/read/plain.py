@@ -80,10 +80,10 @@ class _Lines:
                line_base: int):
         b = self.buf[lo:hi]
         ws = b <= 32                       # space, tab, CR, LF and other controls
-        # the clean path takes a position per separator: only when there are as many
-        # separators as a clean chunk has (a line of millions of spaces has not)
+        # the clean path takes a position per separator: only when at most every other
+        # byte is one, as in any clean chunk (a line of millions of spaces is not)
         clean = None
-        if np.count_nonzero(ws) == nfields * np.count_nonzero(b == 10):
+        if 2 * np.count_nonzero(ws) <= len(b):
             clean = self._clean_chunk(b, np.flatnonzero(ws), nfields)
         if clean is not None:
             starts, ends = clean

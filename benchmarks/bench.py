@@ -11,7 +11,7 @@ script is counted), and the ratio of each tool to smarteval::
     python benchmarks/bench.py                          # every size found, 5 repeats
     python benchmarks/bench.py --sizes 7M --tools smarteval,pytrec_eval -r 3
     python benchmarks/bench.py --phases --sizes 7M      # smarteval's phases in-process
-    python benchmarks/bench.py --smoke                  # tiny data, 1 run each (CI)
+    python benchmarks/bench.py --smoke                  # tiny data, 1 run each, --memory (CI)
     python benchmarks/bench.py --memory                 # peak RSS on odd inputs, bounded?
 
 Tools (those not installed are skipped):
@@ -459,8 +459,8 @@ def phases(data, repeat: int) -> str:
 
 #: Peak RSS allowed on the inputs below: the interpreter and numpy, plus a constant
 #: factor of the input's size, whatever the lengths of its ids and lines.
-MEMORY_BASE_MIB = 150
-MEMORY_FACTOR = 16
+MEMORY_BASE_MIB = 100
+MEMORY_FACTOR = 8
 
 
 def _long_docno_run(path: str) -> None:
@@ -478,7 +478,30 @@ def _long_line_run(path: str) -> None:
         fh.write("401 Q0 FT911-01 1 1.0 tag\n" + " " * 30_000_000 + "\n")
 
 
-MEMORY_INPUTS = {"long-docno": _long_docno_run, "long-line": _long_line_run}
+def _huge_docno_run(path: str) -> None:
+    """15,000 lines in 15 queries, one docno of 5,000,000 bytes."""
+    lines = [f"{401 + q} Q0 FT9{q:02d}-{d:05d} {d + 1} {1000 - d}.5 tag\n"
+             for q in range(15) for d in range(1000)]
+    lines[7000] = f"408 Q0 {'H' * 5_000_000} 1 9999.5 tag\n"
+    with open(path, "w") as fh:
+        fh.writelines(lines)
+
+
+#: A query id of 20,000 bytes (in the qrels too, see memory()).
+LONG_QID = "Q" * 20_000
+
+
+def _long_qid_run(path: str) -> None:
+    """16,000 lines in 16 queries, one of them (1,000 lines) with a 20,000-byte id."""
+    lines = [f"{401 + q} Q0 FT9{q:02d}-{d:05d} {d + 1} {1000 - d}.5 tag\n"
+             for q in range(15) for d in range(1000)]
+    lines += [f"{LONG_QID} Q0 FT900-{d:05d} {d + 1} {1000 - d}.5 tag\n" for d in range(1000)]
+    with open(path, "w") as fh:
+        fh.writelines(lines)
+
+
+MEMORY_INPUTS = {"long-docno": _long_docno_run, "huge-docno": _huge_docno_run,
+                 "long-qid": _long_qid_run, "long-line": _long_line_run}
 
 
 def memory(log=print) -> int:
@@ -489,6 +512,9 @@ def memory(log=print) -> int:
     with open(qrels, "w") as fh:
         fh.writelines(f"{401 + q} 0 FT9{q:02d}-{d:05d} {d % 3}\n"
                       for q in range(15) for d in range(0, 1000, 7))
+        # judgements of the long query id, and a judged docno of 20,000 bytes
+        fh.writelines(f"{LONG_QID} 0 FT900-{d:05d} {d % 3}\n" for d in range(0, 1000, 7))
+        fh.write(f"405 0 {'J' * 20_000} 1\n")
     rows, over = [], 0
     for name, make in MEMORY_INPUTS.items():
         run = os.path.join(tmp, f"{name}.run")
@@ -591,10 +617,12 @@ def main(argv=None) -> int:
     ap.add_argument("--no-warmup", action="store_true")
     ap.add_argument("--phases", action="store_true", help="also time smarteval's phases")
     ap.add_argument("--smoke", action="store_true",
-                    help="tiny generated data, one run per tool; fails if smarteval fails")
+                    help="tiny generated data, one run per tool, then --memory; fails if "
+                         "smarteval fails or is over a memory bound")
     ap.add_argument("--memory", action="store_true",
-                    help="peak RSS on a run with one 20,000-byte docno and on a 30 MB line "
-                         "of spaces, against a bound (exit 1 when over it)")
+                    help="peak RSS on runs with one 20,000-byte or 5 MB docno, a 20,000-byte "
+                         "query id or a 30 MB line of spaces, against a bound (exit 1 when "
+                         "over it)")
     ap.add_argument("--frames", action="store_true",
                     help="time the msmarco runs given as text, a DataFrame and Parquet "
                          "(needs pandas and pyarrow)")
@@ -656,7 +684,10 @@ def main(argv=None) -> int:
         failed = [r for r in rows if r["tool"] == "smarteval" and "error" in r]
         if "smarteval" not in available:
             print("smoke: smarteval is not importable yet (skipped)")
-        return 1 if failed else 0
+            return 0
+        print()
+        over = memory()
+        return 1 if failed or over else 0
     return 0
 
 

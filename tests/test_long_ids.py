@@ -156,3 +156,16 @@ def test_sort_keys_and_hashes_agree_across_representations():
     assert h[0] == h[4] and len(set(h.tolist())) == 5
     assert keys.fitted(ids, np.dtype("S8")).tolist() == [b"b", b"", b"a", b"ab", b"b", b""]
     assert keys.fits(ids, np.dtype("S8")).tolist() == [True, False, True, True, True, False]
+
+
+def test_a_long_docno_in_an_arrow_table():
+    """The columnar reader of Tables and Parquet keeps a long docno as the text reader does."""
+    pa = pytest.importorskip("pyarrow")
+    from smarteval.read.frames import run_from
+    docnos = [f"FT{d:05d}" for d in range(2000)]
+    docnos[700] = LONG
+    table = pa.table({"qid": ["401"] * 1000 + ["402"] * 1000, "docno": docnos,
+                      "score": [float(2000 - d) for d in range(2000)]})
+    run = run_from(table)
+    assert keys.is_varlen(run.docnos)
+    assert run.docnos.tolist() == [d.encode() for d in docnos]

@@ -463,45 +463,35 @@ MEMORY_BASE_MIB = 100
 MEMORY_FACTOR = 8
 
 
-def _long_docno_run(path: str) -> None:
-    """15,000 lines (~0.5 MB) in 15 queries, one docno of 20,000 bytes."""
-    lines = [f"{401 + q} Q0 FT9{q:02d}-{d:05d} {d + 1} {1000 - d}.5 tag\n"
-             for q in range(15) for d in range(1000)]
-    lines[5000] = f"406 Q0 {'L' * 20000} 1 9999.5 tag\n"
-    with open(path, "w") as fh:
-        fh.writelines(lines)
-
-
-def _long_line_run(path: str) -> None:
-    """One run line, then a line of 30 million spaces."""
-    with open(path, "w") as fh:
-        fh.write("401 Q0 FT911-01 1 1.0 tag\n" + " " * 30_000_000 + "\n")
-
-
-def _huge_docno_run(path: str) -> None:
-    """15,000 lines in 15 queries, one docno of 5,000,000 bytes."""
-    lines = [f"{401 + q} Q0 FT9{q:02d}-{d:05d} {d + 1} {1000 - d}.5 tag\n"
-             for q in range(15) for d in range(1000)]
-    lines[7000] = f"408 Q0 {'H' * 5_000_000} 1 9999.5 tag\n"
-    with open(path, "w") as fh:
-        fh.writelines(lines)
+def _run_lines(queries: list[str]) -> list[str]:
+    """1,000 lines a query, short docnos, scores descending."""
+    return [f"{qid} Q0 FT9{q:02d}-{d:05d} {d + 1} {1000 - d}.5 tag\n"
+            for q, qid in enumerate(queries) for d in range(1000)]
 
 
 #: A query id of 20,000 bytes (in the qrels too, see memory()).
 LONG_QID = "Q" * 20_000
 
 
-def _long_qid_run(path: str) -> None:
-    """16,000 lines in 16 queries, one of them (1,000 lines) with a 20,000-byte id."""
-    lines = [f"{401 + q} Q0 FT9{q:02d}-{d:05d} {d + 1} {1000 - d}.5 tag\n"
-             for q in range(15) for d in range(1000)]
-    lines += [f"{LONG_QID} Q0 FT900-{d:05d} {d + 1} {1000 - d}.5 tag\n" for d in range(1000)]
-    with open(path, "w") as fh:
-        fh.writelines(lines)
+def _memory_input(docno_bytes: int = 0, long_qid: bool = False, spaces: int = 0):
+    """A maker of a run of 15 queries x 1,000 lines (~0.5 MB), with one docno of
+    ``docno_bytes`` bytes, a 16th query whose id is :data:`LONG_QID`, or only one line
+    followed by a line of ``spaces`` spaces."""
+    def make(path: str) -> None:
+        lines = _run_lines([str(401 + q) for q in range(15)] + [LONG_QID] * long_qid)
+        if docno_bytes:
+            lines[5000] = f"406 Q0 {'L' * docno_bytes} 1 9999.5 tag\n"
+        if spaces:
+            lines = [lines[0], " " * spaces + "\n"]
+        with open(path, "w") as fh:
+            fh.writelines(lines)
+    return make
 
 
-MEMORY_INPUTS = {"long-docno": _long_docno_run, "huge-docno": _huge_docno_run,
-                 "long-qid": _long_qid_run, "long-line": _long_line_run}
+MEMORY_INPUTS = {"long-docno": _memory_input(docno_bytes=20_000),
+                 "huge-docno": _memory_input(docno_bytes=5_000_000),
+                 "long-qid": _memory_input(long_qid=True),
+                 "long-line": _memory_input(spaces=30_000_000)}
 
 
 def memory(log=print) -> int:
@@ -513,7 +503,7 @@ def memory(log=print) -> int:
         fh.writelines(f"{401 + q} 0 FT9{q:02d}-{d:05d} {d % 3}\n"
                       for q in range(15) for d in range(0, 1000, 7))
         # judgements of the long query id, and a judged docno of 20,000 bytes
-        fh.writelines(f"{LONG_QID} 0 FT900-{d:05d} {d % 3}\n" for d in range(0, 1000, 7))
+        fh.writelines(f"{LONG_QID} 0 FT915-{d:05d} {d % 3}\n" for d in range(0, 1000, 7))
         fh.write(f"405 0 {'J' * 20_000} 1\n")
     rows, over = [], 0
     for name, make in MEMORY_INPUTS.items():

@@ -169,3 +169,31 @@ def test_a_long_docno_in_an_arrow_table():
     run = run_from(table)
     assert keys.is_varlen(run.docnos)
     assert run.docnos.tolist() == [d.encode() for d in docnos]
+
+
+def test_a_long_docno_and_query_id_in_a_data_frame():
+    """A DataFrame's object columns: the long ids kept variable-length, the numbers those
+    of the text files."""
+    pd = pytest.importorskip("pandas")
+    import smarteval
+    from smarteval.read.frames import qrels_from, run_from
+    qid = "406" + "q" * 5000
+    rows = [line.split() for line in _run_lines(LONG, qid)]
+    frame = pd.DataFrame({"qid": [r[0] for r in rows], "docno": [r[2] for r in rows],
+                          "score": [float(r[4]) for r in rows]})
+    judged = [line.split() for line in _qrels_lines(LONG)]
+    qframe = pd.DataFrame({"qid": [qid if r[0] == "406" else r[0] for r in judged],
+                           "docno": [r[2] for r in judged], "label": [int(r[3]) for r in judged]})
+    run, qrels = run_from(frame), qrels_from(qframe)
+    assert keys.is_varlen(run.docnos) and keys.is_varlen(run.qids)
+    assert keys.is_varlen(qrels.docnos) and keys.is_varlen(qrels.qids)
+    short = run_from(frame.assign(docno=frame.docno.str.replace(LONG, "LSHORT"),
+                                  qid=frame.qid.str.replace(qid, "406")))
+    short_qrels = qrels_from(qframe.assign(docno=qframe.docno.str.replace(LONG, "LSHORT"),
+                                           qid=qframe.qid.str.replace(qid, "406")))
+    assert not keys.is_varlen(short.docnos) and not keys.is_varlen(short.qids)
+    got = smarteval.evaluate(qrels, run, ["official"])[0]
+    want = smarteval.evaluate(short_qrels, short, ["official"])[0]
+    assert got.per_query.keys() == want.per_query.keys()
+    for name, values in want.per_query.items():
+        assert np.array_equal(np.asarray(got.per_query[name]), np.asarray(values)), name

@@ -151,3 +151,16 @@ def concat_ids(parts: list[np.ndarray]) -> np.ndarray:
         if fixed_width_pays(width, count, lambda: sum(int(id_lengths(p).sum()) for p in parts)):
             return np.concatenate(parts)
     return np.concatenate([as_varlen(p) for p in parts])
+
+
+def compact_ids(ids: np.ndarray) -> np.ndarray:
+    """A variable-length column at a fixed width when that pays (bytes: ``S``, text:
+    ``U``, 4 bytes a character), else as it is."""
+    if not is_varlen(ids) or not len(ids):
+        return ids
+    lengths = id_lengths(ids)
+    width = int(lengths.max())
+    unit = 4 if isinstance(ids[0], str) else 1
+    if fixed_width_pays(unit * width, len(ids), lambda: unit * int(lengths.sum())):
+        return ids.astype(f"{'U' if unit == 4 else 'S'}{max(width, 1)}")
+    return ids

@@ -11,7 +11,7 @@ script is counted), and the ratio of each tool to smarteval::
     python benchmarks/bench.py                          # every size found, 5 repeats
     python benchmarks/bench.py --sizes 7M --tools smarteval,pytrec_eval -r 3
     python benchmarks/bench.py --phases --sizes 7M      # smarteval's phases in-process
-    python benchmarks/bench.py --smoke                  # tiny data, 1 run each (CI)
+    python benchmarks/bench.py --smoke                  # tiny data, 1 run each, --memory (CI)
     python benchmarks/bench.py --memory                 # peak RSS on odd inputs, bounded?
     python benchmarks/bench.py --report                 # the table of a paper, 30 runs
 
@@ -460,26 +460,39 @@ def phases(data, repeat: int) -> str:
 
 #: Peak RSS allowed on the inputs below: the interpreter and numpy, plus a constant
 #: factor of the input's size, whatever the lengths of its ids and lines.
-MEMORY_BASE_MIB = 150
-MEMORY_FACTOR = 16
+MEMORY_BASE_MIB = 100
+MEMORY_FACTOR = 8
 
 
-def _long_docno_run(path: str) -> None:
-    """15,000 lines (~0.5 MB) in 15 queries, one docno of 20,000 bytes."""
-    lines = [f"{401 + q} Q0 FT9{q:02d}-{d:05d} {d + 1} {1000 - d}.5 tag\n"
-             for q in range(15) for d in range(1000)]
-    lines[5000] = f"406 Q0 {'L' * 20000} 1 9999.5 tag\n"
-    with open(path, "w") as fh:
-        fh.writelines(lines)
+def _run_lines(queries: list[str]) -> list[str]:
+    """1,000 lines a query, short docnos, scores descending."""
+    return [f"{qid} Q0 FT9{q:02d}-{d:05d} {d + 1} {1000 - d}.5 tag\n"
+            for q, qid in enumerate(queries) for d in range(1000)]
 
 
-def _long_line_run(path: str) -> None:
-    """One run line, then a line of 30 million spaces."""
-    with open(path, "w") as fh:
-        fh.write("401 Q0 FT911-01 1 1.0 tag\n" + " " * 30_000_000 + "\n")
+#: A query id of 20,000 bytes (in the qrels too, see memory()).
+LONG_QID = "Q" * 20_000
 
 
-MEMORY_INPUTS = {"long-docno": _long_docno_run, "long-line": _long_line_run}
+def _memory_input(docno_bytes: int = 0, long_qid: bool = False, spaces: int = 0):
+    """A maker of a run of 15 queries x 1,000 lines (~0.5 MB), with one docno of
+    ``docno_bytes`` bytes, a 16th query whose id is :data:`LONG_QID`, or only one line
+    followed by a line of ``spaces`` spaces."""
+    def make(path: str) -> None:
+        lines = _run_lines([str(401 + q) for q in range(15)] + [LONG_QID] * long_qid)
+        if docno_bytes:
+            lines[5000] = f"406 Q0 {'L' * docno_bytes} 1 9999.5 tag\n"
+        if spaces:
+            lines = [lines[0], " " * spaces + "\n"]
+        with open(path, "w") as fh:
+            fh.writelines(lines)
+    return make
+
+
+MEMORY_INPUTS = {"long-docno": _memory_input(docno_bytes=20_000),
+                 "huge-docno": _memory_input(docno_bytes=5_000_000),
+                 "long-qid": _memory_input(long_qid=True),
+                 "long-line": _memory_input(spaces=30_000_000)}
 
 
 def memory(log=print) -> int:
@@ -490,6 +503,9 @@ def memory(log=print) -> int:
     with open(qrels, "w") as fh:
         fh.writelines(f"{401 + q} 0 FT9{q:02d}-{d:05d} {d % 3}\n"
                       for q in range(15) for d in range(0, 1000, 7))
+        # judgements of the long query id, and a judged docno of 20,000 bytes
+        fh.writelines(f"{LONG_QID} 0 FT915-{d:05d} {d % 3}\n" for d in range(0, 1000, 7))
+        fh.write(f"405 0 {'J' * 20_000} 1\n")
     rows, over = [], 0
     for name, make in MEMORY_INPUTS.items():
         run = os.path.join(tmp, f"{name}.run")
@@ -664,10 +680,12 @@ def main(argv=None) -> int:
     ap.add_argument("--no-warmup", action="store_true")
     ap.add_argument("--phases", action="store_true", help="also time smarteval's phases")
     ap.add_argument("--smoke", action="store_true",
-                    help="tiny generated data, one run per tool; fails if smarteval fails")
+                    help="tiny generated data, one run per tool, then --memory; fails if "
+                         "smarteval fails or is over a memory bound")
     ap.add_argument("--memory", action="store_true",
-                    help="peak RSS on a run with one 20,000-byte docno and on a 30 MB line "
-                         "of spaces, against a bound (exit 1 when over it)")
+                    help="peak RSS on runs with one 20,000-byte or 5 MB docno, a 20,000-byte "
+                         "query id or a 30 MB line of spaces, against a bound (exit 1 when "
+                         "over it)")
     ap.add_argument("--frames", action="store_true",
                     help="time the msmarco runs given as text, a DataFrame and Parquet "
                          "(needs pandas and pyarrow)")
@@ -739,7 +757,10 @@ def main(argv=None) -> int:
         failed = [r for r in rows if r["tool"] == "smarteval" and "error" in r]
         if "smarteval" not in available:
             print("smoke: smarteval is not importable yet (skipped)")
-        return 1 if failed else 0
+            return 0
+        print()
+        over = memory()
+        return 1 if failed or over else 0
     return 0
 
 

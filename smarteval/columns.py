@@ -30,7 +30,9 @@ class Run:
     path: str
     qids: np.ndarray      # (Q,) str
     offsets: np.ndarray   # (Q+1,) int64
-    docnos: np.ndarray    # (n,) bytes (numpy 'S')
+    #: (n,) bytes: numpy 'S', or an object array of bytes when a few ids are far longer
+    #: than the rest (and query ids an object array of str); see smarteval.read.keys
+    docnos: np.ndarray
     scores: np.ndarray    # (n,) float64
     #: (n,) 1-based physical line numbers; None when no docno repeats in a query (the
     #: only use of a run's line numbers after reading is to name a repeat)
@@ -61,7 +63,7 @@ class Qrels:
     path: str
     qids: np.ndarray      # (Q,) str
     offsets: np.ndarray   # (Q+1,) int64
-    docnos: np.ndarray    # (m,) bytes
+    docnos: np.ndarray    # (m,) bytes, as Run.docnos
     grades: np.ndarray    # (m,) int64; negative = judged but unusable
     lines: np.ndarray     # (m,) int64
     #: (k,) int64 grades of the identical duplicate lines left out of the columns above
@@ -118,7 +120,7 @@ class Ranked:
     offsets: np.ndarray       # (Q+1,) int64
     rel: np.ndarray           # (n,) int64
     score: np.ndarray         # (n,) float64, as read
-    docno: np.ndarray         # (n,) bytes
+    docno: np.ndarray         # (n,) bytes, as Run.docnos
     qrel_offsets: np.ndarray  # (Q+1,) int64
     qrel_grades: np.ndarray   # (m,) int64, >= 0, descending within each query
     in_run: np.ndarray        # (Q,) bool

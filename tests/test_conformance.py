@@ -29,7 +29,7 @@ def _cases():
 CASES = list(_cases())
 
 
-def _flags(flags: str) -> list[str]:
+def case_flags(flags: str) -> list[str]:
     """The case's flags, a file named after one of :data:`FILE_FLAGS` found in inputs/."""
     words = shlex.split(flags)
     return [str(DATA / "inputs" / w) if i and words[i - 1] in FILE_FLAGS else w
@@ -37,7 +37,7 @@ def _flags(flags: str) -> list[str]:
 
 
 def _run(flags: str, rel: str, res: str, version: str) -> str:
-    args = ["evaluate", "-f", "trec", "--trec-version", version, *_flags(flags),
+    args = ["evaluate", "-f", "trec", "--trec-version", version, *case_flags(flags),
             str(DATA / "inputs" / rel), str(DATA / "inputs" / res)]
     result = CliRunner().invoke(main, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output

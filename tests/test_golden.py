@@ -56,6 +56,16 @@ def _params():
         yield pytest.param(version, case, id=case["id"], marks=marks)
 
 
+def case_argv(case: dict, workdir: Path) -> list[str]:
+    """The case's trec_eval arguments, its -Z means file (if any) written in ``workdir``."""
+    argv = list(case["argv"])
+    if "zscores" in case:                       # -Z zscores: the means file of the case
+        zscores = workdir / "zscores"
+        zscores.write_text(case["zscores"])
+        argv = [str(zscores) if a == "zscores" else a for a in argv]
+    return argv
+
+
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory):
     return tmp_path_factory.mktemp("golden")
@@ -66,11 +76,7 @@ def test_golden(version, case, workdir):
     qrels, run = workdir / "qrels", workdir / "run"
     qrels.write_text(case["qrels"])
     run.write_text(case["run"])
-    argv = list(case["argv"])
-    if "zscores" in case:                       # -Z zscores: the means file of the case
-        zscores = workdir / "zscores"
-        zscores.write_text(case["zscores"])
-        argv = [str(zscores) if a == "zscores" else a for a in argv]
+    argv = case_argv(case, workdir)
     args = ["evaluate", "-f", "trec"] + (["--trec-version", "10"] if version == "10" else [])
     res = CliRunner().invoke(main, [*args, *argv, str(qrels), str(run)])
     if res.exception is not None and not isinstance(res.exception, SystemExit):

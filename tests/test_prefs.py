@@ -212,3 +212,28 @@ def test_results_format_is_trec_eval_s_only_one(tmp_path):
     assert res.exit_code == 0
     res = _cli(tmp_path, "prefs", "1 g s a 1\n", extra=("-T", "other"))
     assert res.exit_code == 2
+
+
+@pytest.mark.parametrize("fmt", ["prefs", "qrels_prefs", "qrels_jg"])
+def test_a_long_docno_changes_nothing(tmp_path, fmt):
+    """A 20,000-byte docno (a variable-length id column) gives the numbers of a short one
+    that sorts at the same place."""
+    rows = {"prefs": ["1 g s1 d1 2", "1 g s1 d3 1", "1 g s2 d3 1", "1 g s2 d2 0",
+                      "1 h s d3 0", "1 h s d1 1", "2 g s d3 1", "2 g s d9 0"],
+            "qrels_prefs": ["1 g d1 2", "1 g d3 1", "1 g d2 0", "1 h d3 0", "1 h d1 1",
+                            "2 g d3 1", "2 g d9 0"],
+            "qrels_jg": ["1 g d1 2", "1 g d3 1", "1 g d2 0", "1 h d3 0", "1 h d1 1",
+                         "2 g d3 1", "2 g d9 0"]}[fmt]
+    run = ["1 Q0 d3 1 3 t", "1 Q0 d2 2 2 t", "1 Q0 d1 3 2 t", "2 Q0 d9 1 1 t",
+           "2 Q0 d3 2 1 t"]
+    measures = ["-m", "qrels_jg"] if fmt == "qrels_jg" else ["-m", "all_prefs"]
+    outs = []
+    for name in ("d3", "d3" + "x" * 20_000):
+        q, r = tmp_path / f"q{len(name)}", tmp_path / f"r{len(name)}"
+        q.write_text("".join(ln.replace("d3", name) + "\n" for ln in rows))
+        r.write_text("".join(ln.replace("d3", name) + "\n" for ln in run))
+        res = CliRunner().invoke(main, ["evaluate", "-f", "trec", "-q", "-R", fmt, *measures,
+                                        str(q), str(r)])
+        assert res.exit_code == 0, res.output
+        outs.append(res.stdout)
+    assert outs[0] == outs[1]

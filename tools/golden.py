@@ -265,7 +265,22 @@ def gen_scores(rng: random.Random) -> list[str]:
             + [str(rng.randint(-3, 9)), ".5", "5.", "+0.5", "-0", "0"])
 
 
-def gen_case(rng: random.Random, version: str, long: bool) -> dict[str, Any]:
+def lengthen_ids(rng: random.Random, qrels: list[list[str]], run: list[list[str]]) -> None:
+    """Some query ids and docnos made 300 to 5,000 bytes long, alike in both files (the
+    same letter repeated, so long ids share long prefixes)."""
+    longer: dict[tuple[int, str], str] = {}
+    for rows in (qrels, run):
+        for row in rows:
+            for field in (0, 2):
+                key = (field, row[field])
+                if key not in longer:
+                    longer[key] = row[field] + rng.choice("aZ._-9") * rng.randint(300, 5000) \
+                        if rng.random() < 0.3 else row[field]
+                row[field] = longer[key]
+
+
+def gen_case(rng: random.Random, version: str, long: bool,
+             long_ids: bool = False) -> dict[str, Any]:
     nq = rng.randint(1, 2) if long else rng.randint(1, 4)
     qids = list(QIDS)
     rng.shuffle(qids)
@@ -326,6 +341,8 @@ def gen_case(rng: random.Random, version: str, long: bool) -> dict[str, Any]:
     if rng.random() < 0.7:
         rng.shuffle(run)
     rng.shuffle(qrels)
+    if long_ids:
+        lengthen_ids(random.Random(rng.getrandbits(64)), qrels, run)
     sep = rng.choice([" ", " ", " ", "\t", "  "])
     qtext = "".join(sep.join(r) + "\n" for r in qrels)
     rtext = "".join(sep.join(r) + "\n" for r in run)
@@ -543,7 +560,7 @@ def skip_reason(version: str, case: dict[str, Any], rc: int | None, out: str, er
 
 
 def one_case(binaries: dict[str, str], seed: int, version: str, index: int,
-             memcheck: bool, formats: bool = False
+             memcheck: bool, formats: bool = False, long_ids: bool = False
              ) -> tuple[dict[str, Any], collections.Counter[str]]:
     skipped: collections.Counter[str] = collections.Counter()
     binary = binaries[version]
@@ -552,7 +569,8 @@ def one_case(binaries: dict[str, str], seed: int, version: str, index: int,
     while True:
         rng = random.Random(f"{seed}:{version}:{index}:{attempt}" + (":f" if formats else ""))
         attempt += 1
-        case = gen_format_case(rng, version) if formats else gen_case(rng, version, long)
+        case = gen_format_case(rng, version) if formats else gen_case(rng, version, long,
+                                                                       long_ids)
         req = requested(case["argv"], version)
         if version == "10" and len(SHARED_GAINS_10 & set(req)) > 1 and any(
                 p for m in SHARED_GAINS_10 for p in req.get(m, [])):
@@ -602,7 +620,8 @@ def generate(a: argparse.Namespace) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     meta_path = out_dir / "meta.json"
     meta: dict[str, Any] = json.loads(meta_path.read_text()) if a.formats_only else {
-        "seed": a.seed, "cases": a.cases, "memcheck": a.memcheck, "versions": {}}
+        "seed": a.seed, "cases": a.cases, "memcheck": a.memcheck,
+        **({"long_ids": True} if a.long_ids else {}), "versions": {}}
     plan = [] if a.formats_only else [(VERSIONS, a.cases, False)]
     plan.append((FORMATS, a.format_cases, True))
     meta["format_cases"] = a.format_cases
@@ -610,7 +629,7 @@ def generate(a: argparse.Namespace) -> None:
         for files, count, formats in plan:
             for version, name in files.items():
                 futures = [pool.submit(one_case, binaries, a.seed, version, i, a.memcheck,
-                                       formats) for i in range(1, count + 1)]
+                                       formats, a.long_ids) for i in range(1, count + 1)]
                 skipped: collections.Counter[str] = collections.Counter()
                 records = []
                 for k, f in enumerate(futures, 1):
@@ -736,6 +755,9 @@ def main() -> None:
     p.add_argument("--out", default=str(OUT), help="corpus directory")
     p.add_argument("--no-memcheck", dest="memcheck", action="store_false",
                    help="run without valgrind and gdb (keeps cases they would discard)")
+    p.add_argument("--long-ids", action="store_true",
+                   help="make some query ids and docnos 300 to 5,000 bytes long (not in the "
+                        "committed corpus; for a fuzz run of its own --out)")
     p.add_argument("--check", action="store_true",
                    help="run the corpus through smarteval and list the cases that differ")
     p.add_argument("--prune", action="store_true",

@@ -17,7 +17,7 @@ import numpy as np
 
 from smarteval.columns import Qrels, Run, distinct
 from smarteval.errors import InputError
-from smarteval.read.keys import sort_key_words
+from smarteval.read.keys import descending_keys
 from smarteval.read.plain import line_texts
 from smarteval.settings import Settings
 
@@ -125,19 +125,13 @@ def _positions_in_query(run: Run, settings: Settings, qcode: np.ndarray,
     """
     pos = np.zeros(len(run.scores), dtype=np.int64)
     rows = np.flatnonzero(np.isin(qcode, queries))
-    with np.errstate(over="ignore"):       # beyond float32: inf, as C's (float) cast
-        key = run.scores[rows].astype(np.float32) if settings.trec_version < 10 \
-            else run.scores[rows]
-    words = sort_key_words(run.docnos[rows])
+    key = score_key(run.scores[rows], settings)
+    docnos = run.docnos[rows]
     q = qcode[rows]
-    order = np.lexsort(tuple(~w for w in reversed(words)) + (-key, q))
-    q, key = q[order], key[order]
-    words = [w[order] for w in words]
+    order = np.lexsort(descending_keys(docnos) + (-key, q))
+    q, key, docnos = q[order], key[order], docnos[order]
     new = np.ones(len(order), dtype=bool)
-    same = (q[1:] == q[:-1]) & (key[1:] == key[:-1])
-    for w in words:
-        same &= w[1:] == w[:-1]
-    new[1:] = ~same
+    new[1:] = ~((q[1:] == q[:-1]) & (key[1:] == key[:-1]) & (docnos[1:] == docnos[:-1]))
     qstart = np.ones(len(order), dtype=bool)
     qstart[1:] = q[1:] != q[:-1]
     index = np.arange(len(order), dtype=np.int64)
@@ -145,3 +139,12 @@ def _positions_in_query(run: Run, settings: Settings, qcode: np.ndarray,
     start_of_group = np.maximum.accumulate(np.where(new, index, 0))
     pos[rows[order]] = start_of_group - start_of_query
     return pos
+
+
+def score_key(scores: np.ndarray, settings: Settings) -> np.ndarray:
+    """Scores as trec_eval compares them: 32-bit floats under 9.0.8, doubles under 10.0
+    (ties among equal keys go by docno descending, :func:`~smarteval.read.keys.descending_keys`)."""
+    if settings.trec_version >= 10:
+        return scores
+    with np.errstate(over="ignore"):       # beyond float32: inf, as C's (float) cast
+        return scores.astype(np.float32)

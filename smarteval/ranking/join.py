@@ -5,8 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from smarteval.columns import NONPOOL, PLACEHOLDER, UNJUDGED, Qrels, Ranked, Run, distinct
-from smarteval.ranking.checks import check_ranked_queries
-from smarteval.read.keys import docno_hash, sort_key_words
+from smarteval.ranking.checks import check_ranked_queries, score_key
+from smarteval.read.keys import (
+    descending_keys,
+    docno_hash,
+    encode_ids,
+    fits,
+    fitted,
+    is_varlen,
+)
 from smarteval.settings import Settings
 
 
@@ -55,9 +62,12 @@ def in_byte_order(qids: np.ndarray) -> np.ndarray:
     Ids are text, a byte that is not UTF-8 kept as a lone surrogate; the text order is
     the bytes' order unless such an id sits among ids with characters above U+007F.
     """
-    if len(qids) < 2 or qids.dtype.kind != "U" or int(qids.view(np.uint32).max()) < 0x80:
+    if len(qids) < 2 or qids.dtype.kind not in "UO":
         return qids
-    raw = np.char.encode(qids, "utf-8", "surrogateescape")
+    if qids.dtype.kind == "U" and int(qids.view(np.uint32).max()) < 0x80 \
+            or is_varlen(qids) and all(q.isascii() for q in qids.tolist()):
+        return qids
+    raw = encode_ids(qids, "surrogateescape")
     return qids if (raw[1:] > raw[:-1]).all() else qids[np.argsort(raw, kind="stable")]
 
 
@@ -102,8 +112,7 @@ def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
     if settings.complete and settings.trec_version >= 10 and not has_run.all():
         counts, offsets, scores, docnos, hashes = _with_placeholders(
             ~has_run, counts, offsets, scores, docnos, hashes)
-    with np.errstate(over="ignore"):           # beyond float32: inf, as C's (float) cast
-        key = scores.astype(np.float32) if settings.trec_version < 10 else scores
+    key = score_key(scores, settings)
     qindex = np.repeat(np.arange(len(qids), dtype=np.int32), counts)
 
     # grades are looked up in file order (the lookup does not care), so that only the
@@ -155,18 +164,19 @@ def _with_placeholders(missing, counts, offsets, scores, docnos, hashes):
                                                              counts)
     slots = new_offsets[:-1][missing]
     n = int(new_offsets[-1])
-    width = max(docnos.dtype.itemsize, len(PLACEHOLDER))
+    dtype = docnos.dtype if is_varlen(docnos) else \
+        np.dtype(f"S{max(docnos.dtype.itemsize, len(PLACEHOLDER))}")
     new_scores = np.empty(n, dtype=np.float64)
     new_scores[at] = scores
     new_scores[slots] = 1.0
-    new_docnos = np.empty(n, dtype=f"S{width}")
+    new_docnos = np.empty(n, dtype=dtype)
     new_docnos[at] = docnos
     new_docnos[slots] = PLACEHOLDER
     new_hashes = None
-    if hashes is not None and width == docnos.dtype.itemsize:
+    if hashes is not None and dtype == docnos.dtype:
         new_hashes = np.empty(n, dtype=hashes.dtype)
         new_hashes[at] = hashes
-        new_hashes[slots] = docno_hash(np.array([PLACEHOLDER], dtype=f"S{width}"), width)[0]
+        new_hashes[slots] = docno_hash(new_docnos[slots[:1]], dtype.itemsize)[0]
     return new_counts, new_offsets, new_scores, new_docnos, new_hashes
 
 
@@ -218,9 +228,7 @@ def _rank_order(key, docnos, qindex, offsets, settings: Settings):
         d = docnos[rows]
         if not (d[1:] > d[:-1])[~starts[1:]].any():
             return order                              # every tie already in docno order
-        words = sort_key_words(d)
-        # docno descending: ascending on the complemented big-endian words
-        sub = np.lexsort(tuple(~w for w in reversed(words)) + (group,))
+        sub = np.lexsort(descending_keys(d) + (group,))
     perm = np.arange(n, dtype=index_dtype(n))
     perm[rows] = rows[sub]
     return perm if order is None else order[perm]
@@ -255,19 +263,17 @@ def _judged_vocab(qrels: Qrels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return tables["vocab"]
 
 
-def _vocab_table(vocab: np.ndarray, width: int):
-    """A direct-address table from docno hash to index in ``vocab`` (judged docnos).
+def _vocab_table(vocab: np.ndarray, like: np.dtype):
+    """A direct-address table from docno hash to index in ``vocab`` (judged docnos), for
+    retrieved docnos of type ``like`` (a fixed width, or variable-length).
 
     Slots holding two judged docnos are marked -2 and resolved by binary search. When
     two judged docnos share the whole hash at this width (``exact`` False), lookups
     compare the docnos themselves instead.
     """
-    if vocab.dtype.itemsize > width:
-        # a judged docno longer than any retrieved one can never match
-        vocab_w = np.where(np.char.str_len(vocab) <= width, vocab, b"").astype(f"S{width}")
-    else:
-        vocab_w = vocab.astype(f"S{width}")
-    vh = docno_hash(vocab_w, width)
+    # a judged docno longer than any retrieved one can never match: b""
+    vocab_w = fitted(vocab, like)
+    vh = docno_hash(vocab_w, like.itemsize)
     bits = min(24, max(12, int(np.ceil(np.log2(max(len(vocab), 1)))) + 4))
     mask = np.uint64((1 << bits) - 1)
     slot = (vh & mask).view(np.int64)
@@ -286,13 +292,14 @@ def _vocab_codes(qrels: Qrels, docnos: np.ndarray, hashes=None) -> np.ndarray:
 
     Seven million run docnos are looked up by hash in the few thousand judged ones,
     through a direct-address table on the hash's low bits; matches are then confirmed
-    byte for byte. The table is built once per qrels and docno width.
+    byte for byte. The table is built once per qrels and type of docnos.
     """
     width = docnos.dtype.itemsize
     tables = qrels.lookup_tables
-    if width not in tables:
-        tables[width] = _vocab_table(_judged_vocab(qrels)[0], width)
-    vocab_w, vh, table, mask, order, vh_sorted, exact = tables[width]
+    name = ("table", docnos.dtype.str)
+    if name not in tables:
+        tables[name] = _vocab_table(_judged_vocab(qrels)[0], docnos.dtype)
+    vocab_w, vh, table, mask, order, vh_sorted, exact = tables[name]
     if not exact:
         by_bytes = np.argsort(vocab_w)
         at = np.minimum(np.searchsorted(vocab_w[by_bytes], docnos), len(by_bytes) - 1)
@@ -333,7 +340,7 @@ def _lookup(qrels: Qrels, qrels_q: np.ndarray, docnos: np.ndarray, qindex: np.nd
         return rel
     keys = None
     if len(docnos) <= KEY_JOIN_ROWS * len(qrels.docnos):
-        keys = _judgement_keys(qrels, docnos.dtype.itemsize)
+        keys = _judgement_keys(qrels, docnos.dtype)
     for lo in range(0, len(docnos), LOOKUP_BLOCK):
         block = slice(lo, lo + LOOKUP_BLOCK)
         h = None if hashes is None else hashes[block]
@@ -367,21 +374,23 @@ def _lookup_by_vocab(qrels: Qrels, qrels_q, docnos, qindex, hashes, rel) -> None
     rel[found] = g
 
 
-def _judgement_keys(qrels: Qrels, width: int):
-    """Every judgement's key, hash(docno at ``width`` bytes) + query x a constant, sorted
-    (with the judgement of each); None when two keys collide. Kept on the qrels."""
+def _judgement_keys(qrels: Qrels, like: np.dtype):
+    """Every judgement's key, hash(docno as a docno of type ``like``) + query x a
+    constant, sorted (with the judgement of each); None when two keys collide. Kept on
+    the qrels."""
     tables = qrels.lookup_tables
-    name = ("keys", width)
+    name = ("keys", like.str)
     if name not in tables:
         docnos = qrels.docnos
         rows = np.arange(len(docnos), dtype=np.int64)
-        if docnos.dtype.itemsize > width:
+        can_match = fits(docnos, like)
+        if can_match is not None:
             # a judged docno longer than every retrieved one can never match
-            rows = rows[np.char.str_len(docnos) <= width]
+            rows = rows[can_match]
         query = np.repeat(np.arange(qrels.num_queries, dtype=np.uint64),
                           np.diff(qrels.offsets))[rows]
         with np.errstate(over="ignore"):
-            key = docno_hash(docnos[rows].astype(f"S{width}"), width) + query * _MIX
+            key = docno_hash(fitted(docnos[rows], like), like.itemsize) + query * _MIX
         order = np.argsort(key)
         key = key[order]
         if (key[1:] == key[:-1]).any():

@@ -23,6 +23,7 @@ import numpy as np
 from smarteval.columns import Ranked, Run
 from smarteval.errors import InputError
 from smarteval.ranking.join import concat_ranges, offsets_from_counts, rank
+from smarteval.read.keys import dictionary_codes
 from smarteval.settings import Settings
 
 
@@ -85,7 +86,7 @@ def _refuse_repeats(r: Ranked, run: Run) -> None:
     n = len(r.docno)
     if n < 2:
         return
-    order = np.lexsort((r.docno, r.qindex))
+    order = np.lexsort((dictionary_codes(r.docno), r.qindex))
     twice = (r.docno[order[1:]] == r.docno[order[:-1]]) & \
         (r.qindex[order[1:]] == r.qindex[order[:-1]])
     if not twice.any():

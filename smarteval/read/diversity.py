@@ -103,9 +103,9 @@ def read_qrels_diversity(path: str | os.PathLike, *,
     data = read_bytes(path) if data is None else read_bytes(name, data=data)
     lines = _Lines(data, name, 4, DIVERSITY_EXPECTED, "qrels", exact=True)
     grades = _parse_ints(lines.field(3), lines)
-    uniq, codes, grouped = _group_queries(lines.field(0))
+    uniq, codes, grouped = _group_queries(lines.ids(0))
     qids, codes, _ = _decode_ids(uniq, codes, grouped)
-    docnos = lines.field(2)
+    docnos = lines.ids(2)
     sub_uniq, sub_code = np.unique(lines.field(1), return_inverse=True)
     rank = _subtopic_order(sub_uniq)
     subtopic = rank[sub_code.reshape(-1)]

@@ -21,6 +21,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from smarteval.columns import distinct
 from smarteval.errors import InputError
+from smarteval.read.keys import concat_ids, decode_ids, fixed_width_pays, id_lengths
 from smarteval.read.source import open_binary
 
 
@@ -125,13 +126,16 @@ def _u64_view(buf: bytearray) -> np.ndarray:
     return np.ndarray((len(buf) - 7,), dtype="<u8", buffer=buf, strides=(1,))
 
 
-def gather_fixed(buf: bytearray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
+def gather_fixed(buf: bytearray, start: np.ndarray, length: np.ndarray,
+                 wmax: int | None = None) -> np.ndarray:
     """Fields ``buf[start:start+length]`` as an 'S' array, NUL-padded to a multiple
-    of 8 bytes (bytes past a field's end are zeroed with per-word masks)."""
+    of 8 bytes (bytes past a field's end are zeroed with per-word masks); ``wmax`` is
+    the longest field's length, when known."""
     n = len(start)
     if n == 0:
         return np.zeros(0, "S8")
-    wmax = int(length.max())
+    if wmax is None:
+        wmax = int(length.max())
     words = max(1, (wmax + 7) // 8)
     if words * 8 > PAD:
         return _gather_wide(buf, start, length, wmax)
@@ -146,6 +150,26 @@ def gather_fixed(buf: bytearray, start: np.ndarray, length: np.ndarray) -> np.nd
         v &= _U64_MASK[np.clip(length - 8 * w, 0, 8)]
         out[:, w] = v
     return out.view(f"S{8 * words}").ravel()
+
+
+def gather_ids(buf: bytearray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """Ids ``buf[start:start+length]`` as an id column (:mod:`smarteval.read.keys`): at a
+    fixed width when it pays, else variable-length. The long ids of a variable-length
+    column are gathered in classes of widths within a factor of two of each other, each
+    class at its own width, so no id is padded to more than twice its length."""
+    n = len(start)
+    if n == 0:
+        return np.zeros(0, "S8")
+    wmax = int(length.max())
+    if fixed_width_pays((wmax + 7) // 8 * 8, n, lambda: int(length.sum())):
+        return gather_fixed(buf, start, length, wmax)
+    out = np.empty(n, dtype=object)
+    # 0: up to 8 bytes, 1: 9 to 16, 2: 17 to 32 ...
+    width_class = np.frexp(((length - 1) // 8).astype(np.float64))[1]
+    for c in distinct(width_class).tolist():
+        rows = np.flatnonzero(width_class == c)
+        out[rows] = gather_fixed(buf, start[rows], length[rows]).astype(object)
+    return out
 
 
 def _gather_wide(buf, start, length, wmax):
@@ -456,8 +480,8 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
                                   f"score {value!r} is not a finite number", text))
     if error is not None:
         return ChunkResult(nlines, 0, None, None, None, None, None, None, error)
-    qids = gather_fixed(buf, qs, qe - qs)
-    if qids.dtype.itemsize == 8:
+    qids = gather_ids(buf, qs, qe - qs)
+    if qids.dtype == np.dtype("S8"):
         qv = qids.view(np.uint64)
         change = qv[1:] != qv[:-1]
     else:
@@ -467,7 +491,7 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
     qrun_starts = np.concatenate(([0], qrun_starts))
     qrun_ids = qids[qrun_starts]
     del qids, change
-    docnos = gather_fixed(buf, ds, de - ds)
+    docnos = gather_ids(buf, ds, de - ds)
     return ChunkResult(nlines, n, lines, docnos, scores, qrun_starts, qrun_ids, tag,
                        fast=fast)
 
@@ -503,7 +527,7 @@ class Collector:
         self.cap = max(int(capacity), 1024)
         self.n = 0
         self.line_base = 0
-        self.docnos: Any = None                 # 'S' column, made at the first chunk's width
+        self.docnos: Any = None                 # id column, made at the first chunk's width
         self.scores = np.empty(self.cap, np.float64)
         self.lines = np.empty(self.cap, np.int64)
         self.run_starts: Any = []
@@ -512,13 +536,13 @@ class Collector:
         self.chunks = 0
         self.fast_chunks = 0
 
-    def _realloc(self, cap: int, width: int) -> None:
+    def _realloc(self, cap: int, docno_dtype: np.dtype) -> None:
         n = self.n
         for name in ("docnos", "scores", "lines"):
             old = getattr(self, name)
             if old is None:
                 continue
-            dtype = f"S{width}" if name == "docnos" else old.dtype
+            dtype = docno_dtype if name == "docnos" else old.dtype
             if len(old) >= cap and dtype == old.dtype:
                 continue
             new = np.empty(cap, dtype)
@@ -536,18 +560,17 @@ class Collector:
         self.fast_chunks += r.fast
         k, n = r.rows, self.n
         if k:
-            w = r.docnos.dtype.itemsize
             if self.docnos is None:
                 # the first rows' docnos are kept as they are: a file of one chunk is
                 # never copied at its docnos' width; the column is made when more come
                 if n + k > self.cap:
-                    self._realloc(max(n + k, 2 * self.cap), w)
+                    self._realloc(max(n + k, 2 * self.cap), r.docnos.dtype)
                 self.docnos = r.docnos
             else:
-                if n + k > self.cap or w > self.docnos.dtype.itemsize \
-                        or n + k > len(self.docnos):
+                dtype = self._docno_dtype(r.docnos)
+                if n + k > self.cap or dtype != self.docnos.dtype or n + k > len(self.docnos):
                     cap = self.cap if n + k <= self.cap else max(n + k, 2 * self.cap)
-                    self._realloc(cap, max(w, self.docnos.dtype.itemsize))
+                    self._realloc(cap, dtype)
                 self.docnos[n:n + k] = r.docnos
             self.scores[n:n + k] = r.scores
             dst = self.lines[n:n + k]
@@ -562,6 +585,20 @@ class Collector:
                 self.tag = r.tag
             self.n = n + k
         self.line_base += r.nlines
+
+    def _docno_dtype(self, docnos: np.ndarray) -> np.dtype:
+        """The docno column's type once a chunk's ``docnos`` join it: the wider fixed
+        width while it pays (:func:`~smarteval.read.keys.fixed_width_pays` over every
+        docno so far), else variable-length."""
+        old, new = self.docnos.dtype, docnos.dtype
+        if old.kind == "O" or new.kind == "O":
+            return np.dtype(object)
+        if new.itemsize <= old.itemsize:
+            return old
+        if fixed_width_pays(new.itemsize, self.n + len(docnos), lambda: int(
+                id_lengths(self.docnos[:self.n]).sum() + id_lengths(docnos).sum())):
+            return new
+        return np.dtype(object)
 
     def _permutation(self, run_s: np.ndarray, run_e: np.ndarray,
                      order: np.ndarray) -> np.ndarray:
@@ -582,7 +619,7 @@ class Collector:
         if n == 0:
             return RunCols(self.path, np.zeros(0, "U1"), np.zeros(1, np.int64),
                            np.zeros(0, "S8"), np.zeros(0), np.zeros(0, np.int64), tag)
-        run_ids = np.concatenate(self.run_ids)
+        run_ids = concat_ids(self.run_ids)
         run_s = np.concatenate(self.run_starts)
         self.run_ids = self.run_starts = None
         run_e = np.append(run_s[1:], n)
@@ -625,7 +662,7 @@ class Collector:
                     del col
                 del perm
         try:
-            qids = np.char.decode(uq, "utf-8")
+            qids = decode_ids(uq)
         except UnicodeDecodeError:
             for i, q in enumerate(uq.tolist()):
                 try:

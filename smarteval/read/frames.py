@@ -29,7 +29,7 @@ import numpy as np
 
 from smarteval.columns import Qrels, Run
 from smarteval.errors import InputError, UsageError
-from smarteval.read.keys import docno_hash
+from smarteval.read.keys import compact_ids, docno_hash, encode_ids, is_varlen
 from smarteval.read.plain import (
     ID_ERRORS,
     _may_have_duplicates,
@@ -393,12 +393,12 @@ def _id_text(col: _Column, name: str, what: str, expected: str) -> tuple[np.ndar
         encoded = pc.dictionary_encode(values)
         codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
         uniq = encoded.dictionary
+        texts = np.empty(len(uniq), dtype=object)
         if pa.types.is_large_binary(uniq.type) or pa.types.is_binary(uniq.type):
-            texts = np.array([b.decode("utf-8", ID_ERRORS) for b in uniq.to_pylist()],
-                             dtype=str)
+            texts[:] = [b.decode("utf-8", ID_ERRORS) for b in uniq.to_pylist()]
         else:
-            texts = np.array(uniq.cast(pa.large_string()).to_pylist(), dtype=str)
-        return codes, texts
+            texts[:] = uniq.cast(pa.large_string()).to_pylist()
+        return codes, compact_ids(texts) if len(texts) else texts.astype(str)
     values = _numpy_ids(col, name, what, expected)
     uniq, codes = np.unique(values, return_inverse=True)
     return codes.astype(np.int64).ravel(), uniq
@@ -442,7 +442,8 @@ def _numpy_ids(col: _Column, name: str, what: str, expected: str) -> np.ndarray:
             row = _first(~is_text)
             raise _bad_row(name, row, f"{what} {_show(v[row])} is not text or a whole number",
                            expected)
-        return np.frompyfunc(_text, 1, 1)(v).astype(str)
+        texts = np.frompyfunc(_text, 1, 1)(v)
+        return texts if not len(texts) or is_varlen(compact_ids(texts)) else texts.astype(str)
     bad = 0
     if kind == "f":
         bad = _first(~np.isfinite(v) | (v != np.round(v))) if \
@@ -462,6 +463,8 @@ def _docnos(col: _Column, name: str, expected: str) -> np.ndarray:
         text = _numpy_ids(col, name, "docno", expected)
         if not len(text):
             return np.zeros(0, "S1")
+        if is_varlen(text):                 # a few ids far longer than the rest
+            return compact_ids(encode_ids(text, ID_ERRORS))
         if int(text.view(np.uint32).max()) < 0x80:
             return text.astype(f"S{max(text.dtype.itemsize // 4, 1)}")
         return np.char.encode(text, "utf-8", ID_ERRORS)
@@ -482,7 +485,7 @@ def _gather(values, name: str, expected: str) -> np.ndarray:
     """An Arrow binary array's values as one 'S' array, from its two buffers."""
     import pyarrow as pa
 
-    from smarteval.read.fast import PAD, gather_fixed
+    from smarteval.read.fast import PAD, gather_ids
     n = len(values)
     _, offsets_buf, data_buf = values.buffers()
     width = np.int64 if pa.types.is_large_binary(values.type) else np.int32
@@ -500,7 +503,7 @@ def _gather(values, name: str, expected: str) -> np.ndarray:
         raise _bad_row(name, int(np.argmin(length)), "empty docno", expected)
     padded = bytearray(len(data) + 2 * PAD)
     np.frombuffer(padded, dtype=np.uint8)[:len(data)] = data
-    return gather_fixed(padded, start, length)
+    return gather_ids(padded, start, length)
 
 
 def _scores(col: _Column, name: str, expected: str) -> np.ndarray:
@@ -607,7 +610,7 @@ def _run(name: str, qid: _Column, docno: _Column, score: _Column, tag: str) -> R
     np.cumsum(np.bincount(codes, minlength=len(qids)), out=offsets[1:])
     lines = None
     repeated = np.zeros((0, 2), dtype=np.int64)
-    if _may_have_duplicates(docno_hash(docnos, docnos.dtype.itemsize), offsets):
+    if _may_have_duplicates(docno_hash(docnos), offsets):
         repeated = repeated_rows(codes, docnos)
         if len(repeated):
             lines = (rows if rows is not None else np.arange(len(codes))) + 1

@@ -1,15 +1,76 @@
-"""Docno keys: byte-order sort words and 64-bit hashes of fixed-width docnos, vectorised."""
+"""Id columns: fixed-width or variable-length, their byte-order sort keys and 64-bit hashes.
+
+Ids (docnos, query ids) are kept as a fixed-width numpy ``S`` column when their lengths
+allow (the common case: every operation is then a vectorised pass over 8-byte words),
+and as a variable-length column, an object array of ``bytes``, when one long id would
+make the fixed width cost far more than the ids themselves (a 20,000-byte docno among
+short ones). Both compare as their bytes compare (C's ``strcmp``: ids hold no NUL byte),
+so every caller orders, joins and tells ids apart alike whatever the representation;
+:func:`sort_key_words` and :func:`docno_hash` give each its keys.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
+
+#: Ids up to this many bytes are always kept at a fixed width.
+FIXED_WIDTH_MAX = 64
+#: Bytes a variable-length column spends on an id besides its own: the pointer and the
+#: bytes object's header, rounded as the allocator rounds.
+VARLEN_ROW_BYTES = 56
+
+
+def fixed_width_pays(width: int, count: int, total: Callable[[], int]) -> bool:
+    """Whether ``count`` ids, the longest ``width`` bytes, are kept at a fixed width: when
+    it is short, or costs at most twice a variable-length column. ``total`` gives the
+    ids' bytes, all together (asked only when the width is long)."""
+    return width <= FIXED_WIDTH_MAX or width * count <= 2 * (total() + VARLEN_ROW_BYTES * count)
+
+
+def is_varlen(ids: np.ndarray) -> bool:
+    """Whether ``ids`` is a variable-length column (an object array of bytes or text)."""
+    return ids.dtype.kind == "O"
+
+
+def id_lengths(ids: np.ndarray) -> np.ndarray:
+    """(n,) int64 length of each id (bytes; characters for text)."""
+    if is_varlen(ids):
+        return np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
+    return np.char.str_len(ids).astype(np.int64)
+
+
+def as_varlen(ids: np.ndarray) -> np.ndarray:
+    """``ids`` as a variable-length column (a fixed-width one loses its NUL padding)."""
+    return ids if is_varlen(ids) else ids.astype(object)
+
+
+def fitted(ids: np.ndarray, like: np.dtype) -> np.ndarray:
+    """``ids`` as ids of type ``like``, to compare or hash with such ids: variable
+    length, or ``like``'s fixed width, where an id longer than that width (which can
+    equal none of them) becomes ``b""``."""
+    if like.kind == "O":
+        return as_varlen(ids)
+    width = like.itemsize
+    if is_varlen(ids) or ids.dtype.itemsize > width:
+        ids = np.where(id_lengths(ids) <= width, ids, b"")
+    return ids.astype(like)
+
+
+def fits(ids: np.ndarray, like: np.dtype) -> np.ndarray | None:
+    """Where ``ids`` may equal an id of type ``like`` by length (None: everywhere)."""
+    if like.kind == "O" or (not is_varlen(ids) and ids.dtype.itemsize <= like.itemsize):
+        return None
+    return id_lengths(ids) <= like.itemsize
 
 
 def iter_key_words(docnos: np.ndarray) -> Iterator[np.ndarray]:
     """The words of :func:`sort_key_words` one at a time: each is copied out of the docnos
     as it is needed, so a long docno costs one word's column at a time, not all of them."""
+    if is_varlen(docnos):
+        yield dictionary_codes(docnos)
+        return
     n, width = len(docnos), docnos.dtype.itemsize
     docnos = np.ascontiguousarray(docnos)
     as_bytes = docnos.view(np.uint8).reshape(n, width)
@@ -23,14 +84,32 @@ def iter_key_words(docnos: np.ndarray) -> Iterator[np.ndarray]:
 
 
 def sort_key_words(docnos: np.ndarray) -> list[np.ndarray]:
-    """Big-endian uint64 words of fixed-width docnos: comparing them compares the bytes."""
+    """uint64 words that compare as the ids' bytes compare, first word first: big-endian
+    words of a fixed-width column; one word, each id's place among the distinct ids in
+    byte order, of a variable-length one (valid within this column only)."""
     return list(iter_key_words(docnos))
 
 
-def docno_hash(docnos: np.ndarray, width: int) -> np.ndarray:
-    """A 64-bit hash of fixed-width docnos (as ``width`` bytes), vectorised; the docnos'
-    words are taken one at a time."""
-    if docnos.dtype.itemsize != width:
+def descending_keys(docnos: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Keys for ``np.lexsort`` (last one first) that put ids in descending byte order:
+    trec_eval's order of documents with equal scores."""
+    return tuple(~w for w in reversed(sort_key_words(docnos)))
+
+
+def dictionary_codes(ids: np.ndarray) -> np.ndarray:
+    """(n,) uint64 index of each id among the distinct ids sorted by their bytes."""
+    if not len(ids):
+        return np.zeros(0, dtype=np.uint64)
+    return np.unique(ids, return_inverse=True)[1].reshape(-1).astype(np.uint64)
+
+
+def docno_hash(docnos: np.ndarray, width: int | None = None) -> np.ndarray:
+    """A 64-bit hash of each id, vectorised. A fixed-width column is hashed as ``width``
+    bytes (its own width by default), a word at a time; a variable-length one by each
+    id's bytes (equal within one process, which is where hashes are compared)."""
+    if is_varlen(docnos):
+        return np.fromiter(map(hash, docnos), dtype=np.int64, count=len(docnos)).view(np.uint64)
+    if width is not None and docnos.dtype.itemsize != width:
         docnos = docnos.astype(f"S{width}")
     h = np.zeros(len(docnos), dtype=np.uint64)
     with np.errstate(over="ignore"):
@@ -38,3 +117,50 @@ def docno_hash(docnos: np.ndarray, width: int) -> np.ndarray:
             h = (h ^ w) * np.uint64(0x9E3779B97F4A7C15)
             h ^= h >> np.uint64(29)
     return h
+
+
+def decode_ids(raw: np.ndarray, errors: str = "strict") -> np.ndarray:
+    """Ids as text (UTF-8): a fixed-width ``U`` column, or an object array of ``str`` when
+    the ids are variable-length or the fixed width would not pay (a ``U`` character
+    takes 4 bytes). Raises UnicodeDecodeError as ``bytes.decode`` does."""
+    if not is_varlen(raw) and (not len(raw) or fixed_width_pays(
+            4 * raw.dtype.itemsize, len(raw), lambda: 4 * int(id_lengths(raw).sum()))):
+        return np.char.decode(raw, "utf-8", errors)
+    out = np.empty(len(raw), dtype=object)
+    out[:] = [b.decode("utf-8", errors) for b in raw.tolist()]
+    return out
+
+
+def encode_ids(text: np.ndarray, errors: str = "strict") -> np.ndarray:
+    """The UTF-8 bytes of text ids, in :func:`decode_ids`'s representation."""
+    if not is_varlen(text):
+        return np.char.encode(text, "utf-8", errors)
+    out = np.empty(len(text), dtype=object)
+    out[:] = [t.encode("utf-8", errors) for t in text.tolist()]
+    return out
+
+
+def concat_ids(parts: list[np.ndarray]) -> np.ndarray:
+    """Id columns one after another: at the widest fixed width while it pays, else
+    variable-length."""
+    if not any(is_varlen(p) for p in parts):
+        width = max((p.dtype.itemsize for p in parts), default=1)
+        if width <= FIXED_WIDTH_MAX or len({p.dtype.itemsize for p in parts}) == 1:
+            return np.concatenate(parts)
+        count = sum(len(p) for p in parts)
+        if fixed_width_pays(width, count, lambda: sum(int(id_lengths(p).sum()) for p in parts)):
+            return np.concatenate(parts)
+    return np.concatenate([as_varlen(p) for p in parts])
+
+
+def compact_ids(ids: np.ndarray) -> np.ndarray:
+    """A variable-length column at a fixed width when that pays (bytes: ``S``, text:
+    ``U``, 4 bytes a character), else as it is."""
+    if not is_varlen(ids) or not len(ids):
+        return ids
+    lengths = id_lengths(ids)
+    width = int(lengths.max())
+    unit = 4 if isinstance(ids[0], str) else 1
+    if fixed_width_pays(unit * width, len(ids), lambda: unit * int(lengths.sum())):
+        return ids.astype(f"{'U' if unit == 4 else 'S'}{max(width, 1)}")
+    return ids

@@ -10,7 +10,7 @@ import numpy as np
 
 from smarteval.columns import Qrels, Run
 from smarteval.errors import InputError
-from smarteval.read.keys import docno_hash, sort_key_words  # noqa: F401
+from smarteval.read.keys import decode_ids, docno_hash, is_varlen, sort_key_words
 from smarteval.read.source import CORRUPT, display, read_bytes
 
 RUN_EXPECTED = "QUERY_ID Q0 DOC_ID RANK SCORE RUN_TAG (6 fields, whitespace-separated)"
@@ -80,7 +80,11 @@ class _Lines:
                line_base: int):
         b = self.buf[lo:hi]
         ws = b <= 32                       # space, tab, CR, LF and other controls
-        clean = self._clean_chunk(b, np.flatnonzero(ws), nfields)
+        # the clean path takes a position per separator: only when at most every other
+        # byte is one, as in any clean chunk (a line of millions of spaces is not)
+        clean = None
+        if 2 * np.count_nonzero(ws) <= len(b):
+            clean = self._clean_chunk(b, np.flatnonzero(ws), nfields)
         if clean is not None:
             starts, ends = clean
             nlines = len(starts)
@@ -90,15 +94,17 @@ class _Lines:
         if len(nlpos) == 0 or nlpos[-1] != len(b) - 1:
             nlpos = np.append(nlpos, len(b))   # last line without a newline
         nlines = len(nlpos)
-        tok = ~ws
+        # token edges: where a token byte follows a separator or the reverse
         edge = np.empty(len(b) + 1, dtype=bool)
-        edge[0] = tok[0] if len(b) else False
-        np.not_equal(tok[1:], tok[:-1], out=edge[1:-1])
-        edge[-1] = tok[-1] if len(b) else False
+        edge[0] = not ws[0] if len(b) else False
+        np.not_equal(ws[1:], ws[:-1], out=edge[1:-1])
+        edge[-1] = not ws[-1] if len(b) else False
+        del ws
         bounds = np.flatnonzero(edge)
+        del edge
         tstart = bounds[0::2]
         tend = bounds[1::2]
-        del ws, tok, edge, bounds
+        del bounds
         tline = np.searchsorted(nlpos, tstart)         # 0-based line of each token
         ntok = np.bincount(tline, minlength=nlines)
         first = np.zeros(nlines, dtype=np.int64)
@@ -163,12 +169,22 @@ class _Lines:
     def field(self, j: int) -> np.ndarray:
         """Field ``j`` of every usable line as a fixed-width bytes array (NUL-padded to
         whole 8-byte words)."""
-        from smarteval.read.fast import PAD, gather_fixed
+        from smarteval.read.fast import gather_fixed
+        return self._gather(j, gather_fixed)
+
+    def ids(self, j: int) -> np.ndarray:
+        """Field ``j`` of every usable line as an id column (fixed-width or
+        variable-length, :mod:`smarteval.read.keys`)."""
+        from smarteval.read.fast import gather_ids
+        return self._gather(j, gather_ids)
+
+    def _gather(self, j: int, gather_with) -> np.ndarray:
+        from smarteval.read.fast import PAD
         if self._padded is None:
             self._padded = bytearray(self.data)
             self._padded.extend(bytes(PAD + 8))
         start = self.starts[:, j]
-        return gather_fixed(self._padded, start, self.ends[:, j] - start)
+        return gather_with(self._padded, start, self.ends[:, j] - start)
 
     def error(self, row: int, problem: str, expected: str, extra: str | None = None):
         line = int(self.lines[row])
@@ -259,10 +275,10 @@ def _decode_ids(uniq: np.ndarray, codes: np.ndarray, grouped: bool):
     if not len(uniq):
         return np.zeros(0, dtype=str), codes, grouped
     try:
-        return np.char.decode(uniq, "utf-8"), codes, grouped
+        return decode_ids(uniq), codes, grouped
     except UnicodeDecodeError:
         pass
-    text = np.char.decode(uniq, "utf-8", ID_ERRORS)
+    text = decode_ids(uniq, ID_ERRORS)
     if bool((text[1:] > text[:-1]).all()):
         return text, codes, grouped
     order = np.argsort(text, kind="stable")
@@ -323,8 +339,8 @@ def _read_run_file(path: str, name: str) -> Run:
 def _read_run_data(data: bytes, name: str) -> Run:
     """The plain reader: every line checked, every error worded for the user."""
     lines = _Lines(data, name, 6, RUN_EXPECTED, "run")
-    qid_bytes = lines.field(0)
-    docnos = lines.field(2)
+    qid_bytes = lines.ids(0)
+    docnos = lines.ids(2)
     score_bytes = lines.field(4)
     scores = _parse_scores(score_bytes, lines)
     # trec_eval reports the run tag of the last line it read
@@ -343,7 +359,7 @@ def _read_run_data(data: bytes, name: str) -> Run:
     offsets = np.zeros(len(uniq) + 1, dtype=np.int64)
     np.cumsum(np.bincount(codes, minlength=len(uniq)), out=offsets[1:])
     # the exact search (every docno word at once) only where the hashes say it may find one
-    maybe = _may_have_duplicates(docno_hash(docnos, docnos.dtype.itemsize), offsets)
+    maybe = _may_have_duplicates(docno_hash(docnos), offsets)
     return Run(path=name, qids=qids, offsets=offsets, docnos=docnos,
                scores=scores, lines=line_no, tag=tag,
                repeated=repeated_rows(codes, docnos) if maybe else np.zeros((0, 2), np.int64))
@@ -364,7 +380,7 @@ def _read_run_fast(path: str, name: str) -> Run | None:
         return None                 # (a tag that may not be UTF-8: the plain reader keeps it)
     docnos = _narrow(cols.docnos)
     del cols.docnos, cols.lines
-    if _may_have_duplicates(docno_hash(docnos, docnos.dtype.itemsize), cols.offsets):
+    if _may_have_duplicates(docno_hash(docnos), cols.offsets):
         return None
     # no docno repeats, so no line number is ever named: the lines are not kept
     return Run(path=name, qids=cols.qids, offsets=cols.offsets, docnos=docnos,
@@ -374,7 +390,7 @@ def _read_run_fast(path: str, name: str) -> Run | None:
 def _narrow(docnos: np.ndarray) -> np.ndarray:
     """The same docnos in the narrowest width of whole 8-byte words that holds them."""
     width = docnos.dtype.itemsize
-    if width <= 8 or len(docnos) == 0:
+    if is_varlen(docnos) or width <= 8 or len(docnos) == 0:
         return docnos
     as_bytes = docnos.view(np.uint8).reshape(len(docnos), width)
     keep = width
@@ -498,8 +514,8 @@ def read_qrels(path: str | os.PathLike, *, data: bytes | None = None) -> Qrels:
     name = display(str(path))
     data = read_bytes(path) if data is None else read_bytes(name, data=data)
     lines = _Lines(data, name, 4, QRELS_EXPECTED, "qrels", exact=True)
-    qid_bytes = lines.field(0)
-    docnos = lines.field(2)
+    qid_bytes = lines.ids(0)
+    docnos = lines.ids(2)
     rel_bytes = lines.field(3)
     grades = _parse_ints(rel_bytes, lines)
     uniq, codes, grouped = _group_queries(qid_bytes)

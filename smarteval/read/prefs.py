@@ -29,6 +29,7 @@ import numpy as np
 
 from smarteval.columns import Qrels
 from smarteval.errors import InputError
+from smarteval.read.keys import is_varlen
 from smarteval.read.plain import (
     _decode_ids,
     _group_queries,
@@ -170,8 +171,8 @@ def _read_preferences(path, data: bytes | None, fmt: str) -> Preferences:
     expected = PREFS_EXPECTED if five else QRELS_PREFS_EXPECTED
     lines = _Lines(data, name, 5 if five else 4, expected, fmt, exact=True)
     level = _levels(lines.field(4 if five else 3), lines, expected)
-    docnos = lines.field(3 if five else 2)
-    uniq, codes, grouped = _group_queries(lines.field(0))
+    docnos = lines.ids(3 if five else 2)
+    uniq, codes, grouped = _group_queries(lines.ids(0))
     qids, codes, _ = _decode_ids(uniq, codes, grouped)
     jg_ids, jg = np.unique(lines.field(1), return_inverse=True)
     if five:
@@ -194,8 +195,8 @@ def read_qrels_jg(path: str | os.PathLike, *, data: bytes | None = None) -> Judg
     data = read_bytes(path) if data is None else read_bytes(name, data=data)
     lines = _Lines(data, name, 4, QRELS_JG_EXPECTED, "qrels_jg", exact=True)
     grades = _grades(lines.field(3), lines)
-    docnos = lines.field(2)
-    uniq, codes, grouped = _group_queries(lines.field(0))
+    docnos = lines.ids(2)
+    uniq, codes, grouped = _group_queries(lines.ids(0))
     qids, codes, _ = _decode_ids(uniq, codes, grouped)
     jg_bytes = lines.field(1)
     # (query, group) pairs in trec_eval's order: query, then group name by bytes
@@ -207,8 +208,9 @@ def read_qrels_jg(path: str | os.PathLike, *, data: bytes | None = None) -> Judg
     group_query = pairs // len(jg_uniq)
     group_names = jg_uniq[pairs % len(jg_uniq)]
     # "QID JG": a space sorts below every byte of an id, so the labels keep this order
-    labels = np.char.add(np.char.add(qids[group_query], " "),
-                         np.char.decode(group_names, "utf-8", "surrogateescape"))
+    names = np.char.decode(group_names, "utf-8", "surrogateescape").astype(object)
+    labels = qids[group_query].astype(object) + " " + names
+    labels = labels if is_varlen(qids) else labels.astype(str)
     groups = qrels_columns(name, np.asarray(labels), group, docnos, grades, lines.lines)
     if len(groups.repeated):
         g, first, again = (int(v) for v in groups.repeated[0])

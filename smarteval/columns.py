@@ -40,6 +40,9 @@ class Run:
     #: (k, 2) int64 rows ``[first, again]`` of a docno listed twice in one query (see
     #: :func:`smarteval.ranking.check_repeats`)
     repeated: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
+    #: (n,) bytes: each row's second field (cwl_eval's element type), kept only when
+    #: asked for (a cost file is given); None otherwise
+    element_types: np.ndarray | None = None
 
     @property
     def num_queries(self) -> int:
@@ -138,6 +141,9 @@ class Ranked:
     #: ndeval's subtopic judgements of the queries (diversity qrels), when read; the
     #: diversity measures match them to the ranked documents themselves
     subtopics: object | None = None
+    #: cwl_eval's fractional gains and element costs, when read; the C/W/L measures match
+    #: them to the ranked documents themselves (:mod:`smarteval.measures.cwl`)
+    cwl: object | None = None
 
     @property
     def num_docs(self) -> int | None:

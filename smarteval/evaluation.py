@@ -18,6 +18,7 @@ import numpy as np
 from smarteval.aggregate import accumulated, averaged_over, complete_values, summarize
 from smarteval.columns import Qrels, Ranked, Run
 from smarteval.errors import InputError, UsageError
+from smarteval.measures.cwl import CwlInputs, Keyed, element_costs
 from smarteval.measures.grammar import Output, Request, parse_measures
 from smarteval.ranking import rank, residual
 from smarteval.read import read_qrels, read_run
@@ -106,6 +107,15 @@ def read_relevance(qrels, requests: Sequence[Request] = (), settings: Settings |
             return qrels                # diversity qrels already read
         return read_qrels(qrels)        # a DataFrame, a dict, records
     wants_subtopics = any(rq.measure.family == "ndeval" for rq in requests)
+    cwl = [rq.measure.name for rq in requests if rq.measure.family == "cwl"]
+    if cwl and not diversity:
+        # cwl_eval's gains may be fractional: taken where only C/W/L measures read them
+        from smarteval.read.cwl import read_gain_qrels
+        others = [rq.measure.name for rq in requests if rq.measure.family != "cwl"]
+        return read_gain_qrels(qrels, refuse=None if not others else (
+            f"gains that are not whole numbers are read for the C/W/L measures alone, and "
+            f"{', '.join(others[:3])}{' ...' if len(others) > 3 else ''} "
+            f"{'is' if len(others) == 1 else 'are'} asked for"))
     if not (diversity or wants_subtopics):
         return read_qrels(qrels)
     from smarteval.read.diversity import looks_like_diversity, read_qrels_diversity
@@ -121,15 +131,26 @@ def read_relevance(qrels, requests: Sequence[Request] = (), settings: Settings |
 
 def judgements(relevance) -> tuple[Qrels, object | None]:
     """What :func:`read_relevance` gives as the qrels every stage reads, and the subtopic
-    judgements (None for trec_eval's qrels)."""
+    judgements (None for trec_eval's qrels and cwl_eval's gains)."""
     if isinstance(relevance, Qrels):
         return relevance, None
-    return relevance.as_qrels(), relevance
+    return relevance.as_qrels(), None if hasattr(relevance, "gains") else relevance
 
 
-def as_run(run) -> Run:
-    """``run`` read, unless it already is a :class:`Run`."""
-    return run if isinstance(run, Run) else read_run(run)
+def cwl_gains(relevance) -> Keyed | None:
+    """cwl_eval's fractional gains of what :func:`read_relevance` gives, keyed by query and
+    docno (None: the qrels' whole grades are the gains)."""
+    gains = getattr(relevance, "gains", None)
+    if gains is None:
+        return None
+    q = relevance.as_qrels()
+    return Keyed(q.qids, q.offsets, q.docnos, gains)
+
+
+def as_run(run, element_types: bool = False) -> Run:
+    """``run`` read, unless it already is a :class:`Run` (``element_types``: with its second
+    field, cwl_eval's element types)."""
+    return run if isinstance(run, Run) else read_run(run, element_types=element_types)
 
 
 def check_runs(runs: Sequence) -> list:
@@ -182,6 +203,8 @@ class Ranker:
     require_common: bool = True
     documents: bool = True
     subtopics: object | None = None     # diversity qrels, given to every ranking
+    gains: Keyed | None = None          # cwl_eval's fractional gains (:func:`cwl_gains`)
+    costs: dict[bytes, float] | None = None   # cwl_eval's cost file, read
     _initial: Ranked | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -215,7 +238,26 @@ class Ranker:
             ranked = residual(ranked, initial, self.frozen_depth)
         if self.subtopics is not None:
             ranked = replace(ranked, subtopics=self.subtopics)
+        if self.gains is not None or self.costs is not None \
+                or self.settings.cwl_default_cost != 1.0:
+            ranked = replace(ranked, cwl=self._cwl_inputs(run))
         return ranked
+
+    @property
+    def element_types(self) -> bool:
+        """Whether runs are read with their element types (a cost file is given)."""
+        return self.costs is not None
+
+    def _cwl_inputs(self, run: Run) -> CwlInputs:
+        """cwl_eval's gains and costs for ``run``'s ranking (:mod:`smarteval.measures.cwl`)."""
+        costs = None
+        if self.costs is not None:
+            if run.element_types is None:
+                raise UsageError(f"--cwl-costs: the run {run.path} has no element types (the "
+                                 "second field of a TREC run file): give it as a file")
+            costs = element_costs(run.qids, run.offsets, run.docnos, run.element_types,
+                                  self.costs)
+        return CwlInputs(self.gains, costs, self.settings.cwl_default_cost)
 
     def _no_query(self, run: Run) -> None:
         """-D names a query trec_eval would not evaluate: it finds nothing to average."""
@@ -262,7 +304,7 @@ class Job:
     keep_ranked: bool
 
     def evaluate(self, run) -> Evaluation:
-        run = as_run(run)
+        run = as_run(run, element_types=self.ranker.element_types)
         info = RunInfo(run.path, run.tag)
         ranked = self.ranker(run)
         del run                 # the ranking keeps what the measures need: free the rest
@@ -306,9 +348,14 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
     runs = check_runs(runs)
     requests = requests_for(measures, settings)
     documents = any(rq.measure.name not in ("num_q", "runid") for rq in requests)
-    plain, subtopics = judgements(read_relevance(qrels, requests, settings))
+    relevance = read_relevance(qrels, requests, settings)
+    plain, subtopics = judgements(relevance)
+    costs = None
+    if settings.cwl_costs is not None:
+        from smarteval.read.cwl import read_costs
+        costs = read_costs(settings.cwl_costs)
     job = Job(Ranker(plain, settings, frozen, frozen_depth, require_common, documents,
-                     subtopics), requests, keep_ranked)
+                     subtopics, cwl_gains(relevance), costs), requests, keep_ranked)
     if jobs > 1 and len(runs) > 1:
         results = _evaluate_in_processes(job, runs, jobs, on_run)
     else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from dataclasses import dataclass
 
 from smarteval.errors import UsageError
@@ -36,6 +37,10 @@ class Settings:
     results (9.0.8: it counts 0 in every average; 10.0: it is evaluated on a one-document
     placeholder ranking). ``query`` is the query of trec_eval's ``-D LEVEL.QUERY``: only
     that query is evaluated, while ``-c`` still averages over every query of the qrels.
+    ``cwl_costs`` is cwl_eval's cost file (``-c``: an element type and its cost a line,
+    the element type being a run's second field) and ``cwl_default_cost`` the cost of a
+    document whose element type the file lacks (or of every document, without the file),
+    as cwl_eval's ``--max_cost`` and ``--min_cost`` (both 1 by default).
     Invalid combinations are refused when the object is made, so no later stage checks
     them again.
     """
@@ -53,6 +58,8 @@ class Settings:
     average: str = "macro"               # macro | micro | median
     query: str | None = None             # -D LEVEL.QUERY: evaluate this query only
     qrels_format: str = "qrels"          # -R: qrels | qrels_diversity
+    cwl_costs: str | None = None         # cwl_eval's cost file (-c): element type -> cost
+    cwl_default_cost: float = 1.0        # the cost of an element type it lacks
 
     def __post_init__(self) -> None:
         for name, flag in (("complete", self.complete), ("judged_only", self.judged_only)):
@@ -95,6 +102,16 @@ class Settings:
                 raise UsageError(f"--target-generality must be a number, not {G!r}")
             if not (math.isfinite(G) and 0 < G < 1000):     # NaN too
                 raise UsageError(f"--target-generality must lie between 0 and 1000, not {G:g}")
+        if self.cwl_costs is not None:
+            if not isinstance(self.cwl_costs, (str, os.PathLike)):
+                raise UsageError(f"cwl_costs must be the path of a cost file, not "
+                                 f"{self.cwl_costs!r}")
+            object.__setattr__(self, "cwl_costs", os.fspath(self.cwl_costs))
+        c = self.cwl_default_cost
+        if isinstance(c, bool) or not isinstance(c, numbers.Real) or not (
+                math.isfinite(c) and c > 0):
+            raise UsageError(f"--cwl-default-cost must be a number above 0, not {c!r}")
+        object.__setattr__(self, "cwl_default_cost", float(c))
         if self.query is not None and not isinstance(self.query, str):
             raise UsageError(f"query must be a query id (a string), not {self.query!r}")
 

@@ -6,14 +6,17 @@ import logging
 import math
 
 
-def cwl_query(codes: list[int], kind: str, params: tuple, quantity: str = "EU",
-              residuals: bool = False) -> float:
+def cwl_query(codes: list, kind: str, params: tuple, quantity: str = "EU",
+              residuals: bool = False, costs: list | None = None,
+              default_cost: float = 1.0) -> float:
     """cwl_eval's ``quantity`` (EU, ETU, EC, ETC, ED, or ResEU ...) for one ranking.
 
-    ``codes`` are the retrieved documents' grades in rank order (-1: not in the qrels, -2:
-    a negative grade); ``params`` the measure's parameters, optionally then min_rel and
-    max_rel. Gains as ir_measures' cwl_eval provider makes them (a negative grade 0,
-    clipped to [min_rel, max_rel], scaled to [0, 1]); every document costs 1.
+    ``codes`` are the retrieved documents' grades or gains in rank order (the integer -1:
+    not in the qrels; another negative one: a negative grade); ``params`` the measure's
+    parameters, optionally then min_rel and max_rel. Gains as ir_measures' cwl_eval
+    provider makes them (a negative grade 0, clipped to [min_rel, max_rel], scaled to
+    [0, 1]). ``costs`` holds each document's cost (NaN: its element type has none; by
+    default every one), ``default_cost`` cwl_eval's ``max_cost`` and ``min_cost``.
     """
     import numpy as np
     from cwl.ruler.cwl_ruler import (
@@ -44,8 +47,8 @@ def cwl_query(codes: list[int], kind: str, params: tuple, quantity: str = "EU",
     if len(p) <= n:
         p = p + list(defaults[len(p):]) + [0.0, 1.0]
     own, lo, hi = p[:n], p[n], p[n + 1]
-    gains = [math.nan if c == -1 else (min(max(max(c, 0), lo), hi) - lo) / (hi - lo)
-             for c in codes]
+    gains = [math.nan if c == -1 and isinstance(c, int)
+             else (min(max(max(c, 0), lo), hi) - lo) / (hi - lo) for c in codes]
     cls = {"INST": INSTCWLMetric, "INSQ": INSQCWLMetric, "TBG": TBGCWLMetric,
            "U-measure": UMeasureCWLMetric, "BPM": BPMCWLMetric, "NERR8": NERReq8CWLMetric,
            "NERR9": NERReq9CWLMetric, "NERR10": NERReq10CWLMetric,
@@ -54,8 +57,9 @@ def cwl_query(codes: list[int], kind: str, params: tuple, quantity: str = "EU",
            "IFT-C1-C2": IFTGoalRateCWLMetric}[kind]
     m = cls(*own)
     m.residuals = residuals
-    m.measure(Ranking("q", np.array(gains, dtype=float), np.full(len(codes), np.nan),
-                      max_n=1000))
+    cost = np.full(len(codes), np.nan) if costs is None else np.array(costs, dtype=float)
+    m.measure(Ranking("q", np.array(gains, dtype=float), cost, max_cost=default_cost,
+                      min_cost=default_cost, max_n=1000))
     names = {"EU": "expected_utility", "ETU": "expected_total_utility",
              "EC": "expected_cost", "ETC": "expected_total_cost", "ED": "expected_items"}
     if quantity.startswith("Res"):

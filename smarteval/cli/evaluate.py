@@ -7,6 +7,7 @@ import click
 from smarteval.cli.options import (
     CONTEXT,
     average_option,
+    cwl_options,
     debug_option,
     input_path,
     note,
@@ -31,6 +32,7 @@ from smarteval.errors import UsageError
 @click.argument("runs", nargs=-1, required=True, type=input_path(allow_dash=True))
 @trec_options()
 @rel_info_format_option()
+@cwl_options()
 @click.option("-q", "--per-query", is_flag=True, help="Also print each query's values.")
 @click.option("-n", "--no-summary", is_flag=True, help="Leave out the summary (all) values.")
 @debug_option()

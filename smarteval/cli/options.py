@@ -77,7 +77,8 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 #: the parameters of the commands that name files read, and what each is
 INPUTS = {"qrels": "the qrels", "runs": "a run", "baseline": "the baseline run",
           "frozen": "the --frozen run", "full": "the --full run",
-          "cutoffs_from": "the --cutoffs-from run", "results": "a results file"}
+          "cutoffs_from": "the --cutoffs-from run", "results": "a results file",
+          "cwl_costs": "the --cwl-costs file"}
 #: the parameters that name files written, and their option
 OUTPUTS = {"output": "-o", "plot": "--plot"}
 
@@ -369,13 +370,30 @@ def settings_from(*, complete: bool = False, rel_level: int = 1, max_docs: int |
                   trec_version: str | int = 9, unranked: str = "expected",
                   target_generality: float | None = None, ties: str = "docno",
                   seed: int | None = None, average: str = "macro",
-                  query: str | None = None, qrels_format: str = "qrels") -> Settings:
+                  query: str | None = None, qrels_format: str = "qrels",
+                  cwl_costs: str | None = None, cwl_default_cost: float = 1.0) -> Settings:
     """The :class:`Settings` of a command's options (the one place they become settings)."""
     return Settings(complete=complete, rel_level=rel_level, max_docs=max_docs,
                     judged_only=judged_only, num_docs=num_docs or None,    # -N 0: unknown
                     trec_version=int(trec_version),
                     unranked=unranked, target_generality=target_generality, ties=ties,
-                    seed=seed, average=average, query=query, qrels_format=qrels_format)
+                    seed=seed, average=average, query=query, qrels_format=qrels_format,
+                    cwl_costs=cwl_costs, cwl_default_cost=cwl_default_cost)
+
+
+def cwl_options() -> Decorator:
+    """cwl_eval's ``-c COSTS`` and its default cost, for the C/W/L measures."""
+    return group(
+        click.option("--cwl-costs", type=input_path(), default=None, metavar="FILE",
+                     help="cwl_eval's cost file (its -c): ELEMENT_TYPE COST a line, the "
+                          "element type being a run's second field (Q0). The C/W/L "
+                          "measures (INST, TBG, BPM...) and their EC, ETC quantities "
+                          "then cost each document so."),
+        click.option("--cwl-default-cost", type=click.FloatRange(min=0, min_open=True),
+                     default=1.0, show_default=True, metavar="COST",
+                     help="The cost of a document whose element type the --cwl-costs file "
+                          "lacks, of every document without it, and of the ranks cwl_eval "
+                          "pads a list with (its --max_cost and --min_cost)."))
 
 
 def rel_info_format_option() -> Decorator:
@@ -439,6 +457,12 @@ def unused_notes(settings: Settings, requests=None, method: str | None = None) -
             and not any(rq.measure.name == "adj_prec" for rq in requests):
         notes.append("--target-generality has no effect: only adj_prec reads it, and it "
                      "is not asked for (-m adj_prec.K)")
+    if requests is not None and not any(rq.measure.family == "cwl" for rq in requests):
+        for given, option in ((settings.cwl_costs is not None, "--cwl-costs"),
+                              (settings.cwl_default_cost != 1.0, "--cwl-default-cost")):
+            if given:
+                notes.append(f"{option} has no effect: only the C/W/L measures (INST, TBG, "
+                             "BPM...) read it, and none is asked for")
     if method is not None and settings.target_generality is not None and method != "adjusted":
         notes.append(f"--target-generality has no effect: only --method adjusted reads it "
                      f"(--method {method})")

@@ -58,7 +58,12 @@ import numpy as np
 
 from smarteval.columns import UNJUDGED, Ranked
 from smarteval.errors import UsageError
-from smarteval.measures.registry import REGISTRY, Measure, load_installed_plugins
+from smarteval.measures.registry import (
+    REGISTRY,
+    Measure,
+    load_installed_plugins,
+    quantity_entry,
+)
 from smarteval.settings import LONG_MAX
 
 
@@ -776,9 +781,11 @@ def parse_measures(specs: Sequence[str], version: int = 9,
     """
     nick = nicknames(version)
     names = {s.partition(".")[0] for group in specs for s in _split_specs(group)}
-    if any(n not in REGISTRY and n not in nick and not _looks_ir(n) for n in names):
+    if any(n not in REGISTRY and n not in nick and not _looks_ir(n)
+           and quantity_entry(n) is None for n in names):
         load_installed_plugins()        # an installed plugin's measure, perhaps
     available = {n: m for n, m in REGISTRY.items() if version in m.versions}
+    quantities: dict[str, list[str]] = {}           # measure -> its quantities asked for
     asked: dict[str, list[_Asked]] = {}
     ir: dict[str, Request] = {}
     problems: list[tuple[str, str | None]] = []
@@ -796,6 +803,11 @@ def parse_measures(specs: Sequence[str], version: int = 9,
                 if member in available:
                     asked.setdefault(member, []).append(_Asked(i, spec, None, spec))
             continue
+        if name not in available and name not in REGISTRY:
+            derived = quantity_entry(name)          # INST_ETU: a quantity of INST
+            if derived is not None and derived.of in available:
+                available[name] = derived
+                quantities.setdefault(str(derived.of), []).append(name)
         if name in available:
             asked.setdefault(name, []).append(_Asked(i, spec, raw if dot else None))
             continue
@@ -812,7 +824,7 @@ def parse_measures(specs: Sequence[str], version: int = 9,
         raise _problems(problems, available, nick)
     requests = Requests()
     notes: list[tuple[int, str]] = []
-    for name in REGISTRY:
+    for name in (n for base in REGISTRY for n in (base, *quantities.get(base, ()))):
         if name in asked and each_set(available[name]):
             requests.extend(_set_requests(available[name], asked[name]))
         elif name in asked:

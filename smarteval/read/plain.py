@@ -276,9 +276,9 @@ def _decode_ids(uniq: np.ndarray, codes: np.ndarray, grouped: bool):
 def _naming_the_file_out_of_memory(read):
     """``read`` with running out of memory reported as a problem of the file it reads."""
     @functools.wraps(read)
-    def reading(path, *, data: bytes | None = None):
+    def reading(path, *, data: bytes | None = None, **options):
         try:
-            return read(path, data=data)
+            return read(path, data=data, **options)
         except MemoryError:
             raise InputError(display(str(path)), None, "out of memory while reading it (a very "
                              "long document id or line takes memory on every line)") from None
@@ -286,10 +286,13 @@ def _naming_the_file_out_of_memory(read):
 
 
 @_naming_the_file_out_of_memory
-def read_run(path: str | os.PathLike, *, data: bytes | None = None) -> Run:
+def read_run(path: str | os.PathLike, *, data: bytes | None = None,
+             element_types: bool = False) -> Run:
     """Read a TREC run: ``QID Q0 DOCNO RANK SCORE TAG`` per line.
 
-    Fields after the sixth and the rank field are ignored; blank lines and lines whose
+    Fields after the sixth and the rank field are ignored, and so is the second unless
+    ``element_types`` (cwl_eval's element type: :attr:`~smarteval.columns.Run.element_types`,
+    read by the checked tokenizer); blank lines and lines whose
     first field starts with ``#`` are skipped. Rejects, naming file and line: too few
     fields, a score that is not a finite number. The same docno twice in one query is
     recorded (:attr:`~smarteval.columns.Run.repeated`); the ranking stage refuses it where
@@ -305,26 +308,27 @@ def read_run(path: str | os.PathLike, *, data: bytes | None = None) -> Run:
         try:
             with os.fdopen(fd, "wb") as tmp:
                 shutil.copyfileobj(sys.stdin.buffer, tmp, 1 << 20)
-            return _read_run_file(spool, name)
+            return _read_run_file(spool, name, element_types)
         finally:
             os.unlink(spool)
     if data is None:
-        return _read_run_file(str(path), name)
-    return _read_run_data(read_bytes(name, data=data), name)
+        return _read_run_file(str(path), name, element_types)
+    return _read_run_data(read_bytes(name, data=data), name, element_types)
 
 
-def _read_run_file(path: str, name: str) -> Run:
-    fast = _read_run_fast(path, name)
+def _read_run_file(path: str, name: str, element_types: bool = False) -> Run:
+    fast = None if element_types else _read_run_fast(path, name)
     if fast is not None:
         return fast
-    return _read_run_data(read_bytes(path), name)
+    return _read_run_data(read_bytes(path), name, element_types)
 
 
-def _read_run_data(data: bytes, name: str) -> Run:
+def _read_run_data(data: bytes, name: str, element_types: bool = False) -> Run:
     """The plain reader: every line checked, every error worded for the user."""
     lines = _Lines(data, name, 6, RUN_EXPECTED, "run")
     qid_bytes = lines.field(0)
     docnos = lines.field(2)
+    types = lines.field(1) if element_types else None
     score_bytes = lines.field(4)
     scores = _parse_scores(score_bytes, lines)
     # trec_eval reports the run tag of the last line it read
@@ -340,13 +344,15 @@ def _read_run_data(data: bytes, name: str) -> Run:
         docnos = docnos[order]
         scores = scores[order]
         line_no = line_no[order]
+        types = None if types is None else types[order]
     offsets = np.zeros(len(uniq) + 1, dtype=np.int64)
     np.cumsum(np.bincount(codes, minlength=len(uniq)), out=offsets[1:])
     # the exact search (every docno word at once) only where the hashes say it may find one
     maybe = _may_have_duplicates(docno_hash(docnos, docnos.dtype.itemsize), offsets)
     return Run(path=name, qids=qids, offsets=offsets, docnos=docnos,
                scores=scores, lines=line_no, tag=tag,
-               repeated=repeated_rows(codes, docnos) if maybe else np.zeros((0, 2), np.int64))
+               repeated=repeated_rows(codes, docnos) if maybe else np.zeros((0, 2), np.int64),
+               element_types=types)
 
 
 def _read_run_fast(path: str, name: str) -> Run | None:
@@ -402,9 +408,11 @@ def _underscores(fields: np.ndarray) -> np.ndarray:
     return (fields.view(np.uint8).reshape(len(fields), width) == ord("_")).any(axis=1)
 
 
-def _parse_scores(score_bytes: np.ndarray, lines: _Lines) -> np.ndarray:
+def _parse_scores(score_bytes: np.ndarray, lines: _Lines, what: str = "score",
+                  expected: str = RUN_EXPECTED) -> np.ndarray:
     """Scores: ``[+-]`` digits with an optional fraction and exponent (what C's strtod
-    reads in full, less hexadecimal); ``inf`` and ``nan`` are refused as not finite."""
+    reads in full, less hexadecimal); ``inf`` and ``nan`` are refused as not finite.
+    ``what`` and ``expected`` word the error (a qrels' gains are read so too)."""
     odd = _underscores(score_bytes)
     try:
         if odd.any():
@@ -413,13 +421,13 @@ def _parse_scores(score_bytes: np.ndarray, lines: _Lines) -> np.ndarray:
     except ValueError:
         first_odd = int(np.flatnonzero(odd)[0]) if odd.any() else len(odd)
         bad = _first_bad_float(score_bytes[:first_odd])      # first_odd when none fails
-        raise lines.error(bad, f"score {score_bytes[bad].decode('utf-8', 'replace')!r} "
-                          "is not a number", RUN_EXPECTED) from None
+        raise lines.error(bad, f"{what} {score_bytes[bad].decode('utf-8', 'replace')!r} "
+                          "is not a number", expected) from None
     finite = np.isfinite(scores)
     if not finite.all():
         bad = int(np.flatnonzero(~finite)[0])
-        raise lines.error(bad, f"score {score_bytes[bad].decode('utf-8', 'replace')!r} "
-                          "is not a finite number", RUN_EXPECTED)
+        raise lines.error(bad, f"{what} {score_bytes[bad].decode('utf-8', 'replace')!r} "
+                          "is not a finite number", expected)
     return scores
 
 

@@ -78,7 +78,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 INPUTS = {"qrels": "the qrels", "runs": "a run", "baseline": "the baseline run",
           "frozen": "the --frozen run", "full": "the --full run",
           "cutoffs_from": "the --cutoffs-from run", "results": "a results file",
-          "cwl_costs": "the --cwl-costs file"}
+          "cwl_costs": "the --cwl-costs file", "risk_baseline": "the --risk-baseline run"}
 #: the parameters that name files written, and their option
 OUTPUTS = {"output": "-o", "plot": "--plot"}
 
@@ -381,19 +381,41 @@ def settings_from(*, complete: bool = False, rel_level: int = 1, max_docs: int |
                     cwl_costs=cwl_costs, cwl_default_cost=cwl_default_cost)
 
 
+def _file_and_number(file: tuple[str, str, str],
+                     number: tuple[str, click.ParamType, float, str, str]) -> Decorator:
+    """An input file option (name, metavar, help) and the number that goes with it
+    (name, type, default, metavar, help)."""
+    name, metavar, text = file
+    num_name, num_type, default, num_metavar, num_text = number
+    return group(
+        click.option(name, type=input_path(), default=None, metavar=metavar, help=text),
+        click.option(num_name, type=num_type, default=default, show_default=True,
+                     metavar=num_metavar, help=num_text))
+
+
+def risk_options() -> Decorator:
+    """ndeval's ``-baseline RUN`` and ``-riskAlpha A``: risk-sensitive values against a run."""
+    return _file_and_number(
+        ("--risk-baseline", "RUN",
+         "ndeval's -baseline: print each run's risk-sensitive values against RUN, query by "
+         "query the difference run - RUN, a loss weighted by 1 + --risk-alpha, over the "
+         "queries of either run (one a run lacks counts 0 for it), and their mean."),
+        ("--risk-alpha", click.FloatRange(min=0), 0.0, "A",
+         "ndeval's -riskAlpha: the weight 1 + A of a loss against --risk-baseline (0: the "
+         "plain difference)."))
+
+
 def cwl_options() -> Decorator:
     """cwl_eval's ``-c COSTS`` and its default cost, for the C/W/L measures."""
-    return group(
-        click.option("--cwl-costs", type=input_path(), default=None, metavar="FILE",
-                     help="cwl_eval's cost file (its -c): ELEMENT_TYPE COST a line, the "
-                          "element type being a run's second field (Q0). The C/W/L "
-                          "measures (INST, TBG, BPM...) and their EC, ETC quantities "
-                          "then cost each document so."),
-        click.option("--cwl-default-cost", type=click.FloatRange(min=0, min_open=True),
-                     default=1.0, show_default=True, metavar="COST",
-                     help="The cost of a document whose element type the --cwl-costs file "
-                          "lacks, of every document without it, and of the ranks cwl_eval "
-                          "pads a list with (its --max_cost and --min_cost)."))
+    return _file_and_number(
+        ("--cwl-costs", "FILE",
+         "cwl_eval's cost file (its -c): ELEMENT_TYPE COST a line, the element type being a "
+         "run's second field (Q0). The C/W/L measures (INST, TBG, BPM...) and their EC, ETC "
+         "quantities then cost each document so."),
+        ("--cwl-default-cost", click.FloatRange(min=0, min_open=True), 1.0, "COST",
+         "The cost of a document whose element type the --cwl-costs file lacks, of every "
+         "document without it, and of the ranks cwl_eval pads a list with (its --max_cost "
+         "and --min_cost)."))
 
 
 def rel_info_format_option() -> Decorator:

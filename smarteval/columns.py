@@ -43,6 +43,8 @@ class Run:
     #: (n,) bytes: each row's second field (cwl_eval's element type), kept only when
     #: asked for (a cost file is given); None otherwise
     element_types: np.ndarray | None = None
+    #: (n,) int64: each row's rank field, kept only when asked for (ndeval's rank order)
+    ranks: np.ndarray | None = None
 
     @property
     def num_queries(self) -> int:

@@ -21,6 +21,7 @@ from smarteval.errors import InputError, UsageError
 from smarteval.measures.cwl import CwlInputs, Keyed, element_costs
 from smarteval.measures.grammar import Output, Request, parse_measures
 from smarteval.ranking import rank, residual
+from smarteval.ranking.order import by_rank_column
 from smarteval.read import read_qrels, read_run
 from smarteval.settings import Settings, distinct_names
 
@@ -147,10 +148,11 @@ def cwl_gains(relevance) -> Keyed | None:
     return Keyed(q.qids, q.offsets, q.docnos, gains)
 
 
-def as_run(run, element_types: bool = False) -> Run:
+def as_run(run, element_types: bool = False, ranks: bool = False) -> Run:
     """``run`` read, unless it already is a :class:`Run` (``element_types``: with its second
-    field, cwl_eval's element types)."""
-    return run if isinstance(run, Run) else read_run(run, element_types=element_types)
+    field, cwl_eval's element types; ``ranks``: with its rank field)."""
+    return run if isinstance(run, Run) else read_run(run, element_types=element_types,
+                                                      ranks=ranks)
 
 
 def check_runs(runs: Sequence) -> list:
@@ -225,6 +227,8 @@ class Ranker:
         return self._initial
 
     def __call__(self, run: Run) -> Ranked:
+        if self.settings.order_by == "rank":
+            run = by_rank_column(run)
         if self.require_common and not _shares_a_query(run, self.qrels):
             raise InputError(run.path, None,
                              f"no query of this run has judgements in {self.qrels.path}",
@@ -244,9 +248,11 @@ class Ranker:
         return ranked
 
     @property
-    def element_types(self) -> bool:
-        """Whether runs are read with their element types (a cost file is given)."""
-        return self.costs is not None
+    def read_options(self) -> dict[str, bool]:
+        """What runs are read with: their element types when a cost file is given, their
+        rank column for ndeval's rank order."""
+        return {"element_types": self.costs is not None,
+                "ranks": self.settings.order_by == "rank"}
 
     def _cwl_inputs(self, run: Run) -> CwlInputs:
         """cwl_eval's gains and costs for ``run``'s ranking (:mod:`smarteval.measures.cwl`)."""
@@ -289,7 +295,7 @@ def rankings(qrels, runs, settings: Settings | None = None, *, frozen=None,
     ranker = Ranker(as_qrels(qrels), settings or Settings(), frozen, frozen_depth,
                     require_common)
     for given in check_runs(runs):
-        run = as_run(given)
+        run = as_run(given, **ranker.read_options)
         info, ranked = RunInfo(run.path, run.tag), ranker(run)
         del run                 # the ranking keeps what is needed: free the rest
         yield info, ranked
@@ -304,7 +310,7 @@ class Job:
     keep_ranked: bool
 
     def evaluate(self, run) -> Evaluation:
-        run = as_run(run, element_types=self.ranker.element_types)
+        run = as_run(run, **self.ranker.read_options)
         info = RunInfo(run.path, run.tag)
         ranked = self.ranker(run)
         del run                 # the ranking keeps what the measures need: free the rest
@@ -335,6 +341,13 @@ def requests_for(measures: Iterable[str] | Sequence[Request], settings: Settings
                          "number of documents in the collection: give -N/--num-docs")
     for rq in requests:
         rq.measure.check_ties(settings.ties)
+    if settings.order_by == "rank":
+        other = [rq.measure.name for rq in requests
+                 if rq.measure.family != "ndeval" and not rq.measure.order_free]
+        if other:
+            raise UsageError(f"--order-by rank (ndeval's order) is for the diversity measures "
+                             f"(alpha-nDCG, ERR-IA...), not {', '.join(other)}: trec_eval "
+                             "and the others order each query by score")
     return requests
 
 

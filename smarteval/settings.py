@@ -21,6 +21,9 @@ AVERAGES = ("macro", "micro", "median")
 #: Formats of the relevance file (trec_eval's -R): trec_eval's qrels, or ndeval's
 #: diversity qrels (QUERY SUBTOPIC DOCNO REL).
 QRELS_FORMATS = ("qrels", "qrels_diversity")
+#: How each query's documents are put in order: by score (trec_eval's, and ndeval's
+#: -traditional), or by the run's rank column (ndeval's default).
+ORDERS = ("score", "rank")
 #: The largest and smallest counts and levels (a C long: trec_eval reads -M, -N, -l and
 #: cut-offs with atol, which saturates here; smarteval takes a larger number as this one).
 LONG_MAX = 2**63 - 1
@@ -40,7 +43,9 @@ class Settings:
     ``cwl_costs`` is cwl_eval's cost file (``-c``: an element type and its cost a line,
     the element type being a run's second field) and ``cwl_default_cost`` the cost of a
     document whose element type the file lacks (or of every document, without the file),
-    as cwl_eval's ``--max_cost`` and ``--min_cost`` (both 1 by default).
+    as cwl_eval's ``--max_cost`` and ``--min_cost`` (both 1 by default). ``order_by``
+    "rank" orders each query by the run's rank column, as ndeval does without
+    ``-traditional`` (:mod:`smarteval.ranking.order`).
     Invalid combinations are refused when the object is made, so no later stage checks
     them again.
     """
@@ -60,6 +65,7 @@ class Settings:
     qrels_format: str = "qrels"          # -R: qrels | qrels_diversity
     cwl_costs: str | None = None         # cwl_eval's cost file (-c): element type -> cost
     cwl_default_cost: float = 1.0        # the cost of an element type it lacks
+    order_by: str = "score"              # score | rank (ndeval's default order)
 
     def __post_init__(self) -> None:
         for name, flag in (("complete", self.complete), ("judged_only", self.judged_only)):
@@ -87,7 +93,8 @@ class Settings:
                                       ("--unranked", self.unranked, UNRANKED),
                                       ("--average", self.average, AVERAGES),
                                       ("-R/--rel-info-format", self.qrels_format,
-                                       QRELS_FORMATS)):
+                                       QRELS_FORMATS),
+                                      ("--order-by", self.order_by, ORDERS)):
             if choice not in allowed:
                 raise UsageError(f"{name} must be one of {', '.join(allowed)}, not {choice!r}")
         if self.num_docs is not None and self.num_docs < 1:

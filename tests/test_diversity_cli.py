@@ -131,3 +131,25 @@ def test_risk_baseline_refuses_what_has_no_risk(tmp_path):
                                     str(tmp_path / "q"), str(tmp_path / "r")])
     assert res.exit_code == 0
     assert res.stderr == "smarteval: --risk-alpha 2 has no effect without --risk-baseline\n"
+
+
+def test_order_by_rank_reads_the_rank_column(tmp_path):
+    """evaluate --order-by rank: ndeval's default order, from the run file's rank field."""
+    import _pyndeval
+    import pyndeval
+    run = "1 Q0 b 4 5 r\n1 Q0 a 3 4 r\n1 Q0 x 2 3 r\n1 Q0 c 1 2 r\n2 Q0 e 1 2 r\n2 Q0 a 9 1 r\n"
+    (tmp_path / "q").write_text(QRELS)
+    (tmp_path / "r").write_text(run)
+    res = CliRunner().invoke(main, ["evaluate", "-R", "qrels_diversity", "--order-by", "rank",
+                                    "-f", "tsv", "-q", "-n", "--no-header", "-m",
+                                    "alpha-nDCG.20", str(tmp_path / "q"), str(tmp_path / "r")])
+    assert res.exit_code == 0, res.output
+    got = {q: float(v) for _, q, _, v in (line.split("\t") for line in res.stdout.splitlines())}
+    qrels = [tuple(line.split()[:3]) + (int(line.split()[3]),) for line in QRELS.splitlines()]
+    oracle = pyndeval.RelevanceEvaluator(qrels, ["alpha-nDCG@20"])
+    for q in ("1", "2"):
+        _pyndeval.set_global_alpha_beta(0.5, 0.5)
+        given = [(f.split()[2], int(f.split()[3])) for f in run.splitlines()
+                 if f.split()[0] == q]
+        (want,) = _pyndeval.eval(oracle.qrels[q], given, oracle.measures_arg)
+        assert got[q] == pytest.approx(want, abs=1e-4)

@@ -11,6 +11,7 @@ from smarteval.cli.options import (
     debug_option,
     input_path,
     note,
+    order_by_option,
     output_options,
     rel_info_format_option,
     repeated_notes,
@@ -33,6 +34,7 @@ from smarteval.errors import UsageError
 @click.argument("runs", nargs=-1, required=True, type=input_path(allow_dash=True))
 @trec_options()
 @rel_info_format_option()
+@order_by_option()
 @cwl_options()
 @risk_options()
 @click.option("-q", "--per-query", is_flag=True, help="Also print each query's values.")

@@ -14,7 +14,15 @@ from typing import Any
 import click
 
 from smarteval.errors import SmartevalError, UsageError
-from smarteval.settings import AVERAGES, QRELS_FORMATS, TIES, TREC_VERSIONS, UNRANKED, Settings
+from smarteval.settings import (
+    AVERAGES,
+    ORDERS,
+    QRELS_FORMATS,
+    TIES,
+    TREC_VERSIONS,
+    UNRANKED,
+    Settings,
+)
 
 CONTEXT: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -371,14 +379,15 @@ def settings_from(*, complete: bool = False, rel_level: int = 1, max_docs: int |
                   target_generality: float | None = None, ties: str = "docno",
                   seed: int | None = None, average: str = "macro",
                   query: str | None = None, qrels_format: str = "qrels",
-                  cwl_costs: str | None = None, cwl_default_cost: float = 1.0) -> Settings:
+                  cwl_costs: str | None = None, cwl_default_cost: float = 1.0,
+                  order_by: str = "score") -> Settings:
     """The :class:`Settings` of a command's options (the one place they become settings)."""
     return Settings(complete=complete, rel_level=rel_level, max_docs=max_docs,
                     judged_only=judged_only, num_docs=num_docs or None,    # -N 0: unknown
                     trec_version=int(trec_version),
                     unranked=unranked, target_generality=target_generality, ties=ties,
                     seed=seed, average=average, query=query, qrels_format=qrels_format,
-                    cwl_costs=cwl_costs, cwl_default_cost=cwl_default_cost)
+                    cwl_costs=cwl_costs, cwl_default_cost=cwl_default_cost, order_by=order_by)
 
 
 def _file_and_number(file: tuple[str, str, str],
@@ -416,6 +425,15 @@ def cwl_options() -> Decorator:
          "The cost of a document whose element type the --cwl-costs file lacks, of every "
          "document without it, and of the ranks cwl_eval pads a list with (its --max_cost "
          "and --min_cost)."))
+
+
+def order_by_option() -> Decorator:
+    """How each query's documents are ordered: by score, or by the rank column (ndeval)."""
+    return click.option(
+        "--order-by", type=click.Choice(list(ORDERS)), default="score", show_default=True,
+        help="Order of each query's documents: by score, ties by docno (trec_eval's, and "
+             "ndeval's -traditional), or by the run's rank column (ndeval's default; for "
+             "the diversity measures alone, a rank twice in a query refused).")
 
 
 def rel_info_format_option() -> Decorator:

@@ -341,7 +341,7 @@ def _parse_ranks(fields: np.ndarray, lines: _Lines) -> np.ndarray:
         raise lines.error(bad, f"rank {fields[bad].decode('utf-8', 'replace')!r} is not a "
                           f"whole number from 0 to {MAX_RANK} (--order-by rank reads it)",
                           RUN_EXPECTED)
-    return ranks
+    return ranks if ranks is not None else np.zeros(0, dtype=np.int64)
 
 
 def _read_run_data(data: bytes, name: str, element_types: bool = False,

@@ -21,7 +21,6 @@ from smarteval.errors import InputError, UsageError
 from smarteval.measures.cwl import CwlInputs, Keyed, element_costs
 from smarteval.measures.grammar import Output, Request, parse_measures
 from smarteval.ranking import rank, residual
-from smarteval.ranking.order import by_rank_column
 from smarteval.read import read_qrels, read_run
 from smarteval.settings import Settings, distinct_names
 
@@ -228,6 +227,7 @@ class Ranker:
 
     def __call__(self, run: Run) -> Ranked:
         if self.settings.order_by == "rank":
+            from smarteval.ranking.order import by_rank_column  # ndeval's order only
             run = by_rank_column(run)
         if self.require_common and not _shares_a_query(run, self.qrels):
             raise InputError(run.path, None,

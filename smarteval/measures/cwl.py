@@ -41,7 +41,6 @@ ranking's order (score, then docno descending).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -81,18 +80,20 @@ def _split(params: tuple, kind: str) -> tuple[tuple[float, ...], float, float]:
     return tuple(p[:n]), p[n], p[n + 1]
 
 
-@dataclass(frozen=True, eq=False)
 class Keyed:
     """Values keyed by (query id, docno): ``values[offsets[q]:offsets[q+1]]`` are those of
-    query ``qids[q]``'s ``docnos`` (each docno once in a query)."""
+    query ``qids[q]``'s ``docnos`` (each docno once in a query).
 
-    qids: np.ndarray
-    offsets: np.ndarray
-    docnos: np.ndarray
-    values: np.ndarray
+    (A plain class, as :class:`CwlInputs`: a dataclass costs every start-up its making.)
+    """
+
+    __slots__ = ("qids", "offsets", "docnos", "values")
+
+    def __init__(self, qids: np.ndarray, offsets: np.ndarray, docnos: np.ndarray,
+                 values: np.ndarray):
+        self.qids, self.offsets, self.docnos, self.values = qids, offsets, docnos, values
 
 
-@dataclass(frozen=True, eq=False)
 class CwlInputs:
     """What cwl_eval reads besides the qrels' whole grades, for one run.
 
@@ -102,9 +103,11 @@ class CwlInputs:
     ``default_cost`` is also the cost of a document whose element type the file lacks.
     """
 
-    gains: Keyed | None = None
-    costs: Keyed | None = None
-    default_cost: float = 1.0
+    __slots__ = ("gains", "costs", "default_cost")
+
+    def __init__(self, gains: Keyed | None = None, costs: Keyed | None = None,
+                 default_cost: float = 1.0):
+        self.gains, self.costs, self.default_cost = gains, costs, default_cost
 
 
 def element_costs(qids: np.ndarray, offsets: np.ndarray, docnos: np.ndarray,

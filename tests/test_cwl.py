@@ -30,7 +30,9 @@ KINDS = {"INST": [(1.0,), (2.0,), (0.5,)], "INSQ": [(1.0,), (2.5,)],
          "NERR11": [(1.0,), (2.0,)], "RBP": [(0.9,), (0.5,)],
          "BPM-Dynamic": [(1.0, 10.0, 1.0, 1.0, 0.5), (1.2, 4.0, 0.5, 2.0, 0.25)],
          "IFT-C1": [(2.0, 0.9, 10.0), (1.0, 0.5, 1.0)], "IFT-C2": [(0.2, 0.9, 10.0)],
-         "IFT-C1-C2": [(2.0, 0.9, 10.0, 2.0, 0.9, 10.0), (1.0, 0.5, 2.0, 0.3, 0.8, 1.0)]}
+         "IFT-C1-C2": [(2.0, 0.9, 10.0, 2.0, 0.9, 10.0), (1.0, 0.5, 2.0, 0.3, 0.8, 1.0)],
+         "P": [(10.0,), (1.0,), (3.0,)], "NDCG": [(10.0,), (1.0,), (4.0,)], "RR": [()],
+         "AP": [()]}
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -279,3 +281,49 @@ def test_quantities_are_named_and_travel_to_workers():
     want = cwl_values(r, "TBG", (3.0,), True)["ResEC"].tolist()
     assert out.compute(r).tolist() == want
     assert back.func(r, (3.0,)).tolist() == want
+
+
+#: cwl_eval's default metrics (no -m file), in its order, as smarteval names them
+DEFAULTS = ("cwl_P.1", "cwl_P.2", "cwl_P.3", "cwl_P.4", "cwl_P.5", "cwl_P.10", "cwl_RBP.0.2",
+            "cwl_RBP.0.4", "cwl_RBP.0.8", "cwl_NDCG.5", "cwl_NDCG.10", "cwl_RR", "cwl_AP",
+            "INST.1", "INST.2", "INST.3")
+
+
+def test_cwl_evals_default_report_number_for_number(tmp_path):
+    """What cwl_eval -r prints without a metrics file (its default measures), every number,
+    from one evaluate command: the cost file and fractional gains."""
+    import contextlib
+    import io
+    import os
+
+    import cwl.cwl_eval as ce
+    from click.testing import CliRunner
+    (tmp_path / "g").write_text(QRELS)
+    (tmp_path / "r").write_text(RUN)
+    (tmp_path / "c").write_text(COSTS.replace("\n\n", "\n"))
+    out = io.StringIO()
+    here = os.getcwd()
+    try:
+        os.chdir(tmp_path)
+        with contextlib.redirect_stdout(out):
+            ce.main("r", "g", "c", None, residuals=True)
+    finally:
+        os.chdir(here)
+    lines = [line.split("\t") for line in out.getvalue().splitlines()]
+    quantities = QUANTITIES + tuple(f"Res{k}" for k in QUANTITIES)
+    specs = []
+    for name in DEFAULTS:
+        base, dot, raw = name.partition(".")
+        specs += [f"{base}{'' if q == 'EU' else '_' + q}{dot}{raw}" for q in quantities]
+    res = CliRunner().invoke(main, ["evaluate", "-f", "tsv", "-q", "-n", "--no-header",
+                                    *(a for s in specs for a in ("-m", s)), "--cwl-costs",
+                                    str(tmp_path / "c"), str(tmp_path / "g"),
+                                    str(tmp_path / "r")])
+    assert res.exit_code == 0, res.output
+    got = {(q, name): float(v) for q, name, v in
+           (line.split("\t")[1:] for line in res.stdout.splitlines())}
+    assert len(lines) == 2 * len(DEFAULTS)
+    for i, (topic, _, *values) in enumerate(lines):
+        for j, v in enumerate(values):
+            name = specs[(i % len(DEFAULTS)) * 10 + j].replace(".", "_", 1)
+            assert float(f"{got[topic, name]:.4f}") == float(v), (topic, name, v)

@@ -62,7 +62,8 @@ PARAMS: dict[str, tuple[float, ...]] = {
     "BPM": (1.0, 10.0), "NERR8": (10.0,), "NERR9": (10.0,), "NERR10": (0.9,),
     "NERR11": (1.0,), "RBP": (0.9,), "BPM-Dynamic": (1.0, 10.0, 1.0, 1.0, 0.5),
     "IFT-C1": (2.0, 0.9, 10.0), "IFT-C2": (0.2, 0.9, 10.0),
-    "IFT-C1-C2": (2.0, 0.9, 10.0, 2.0, 0.9, 10.0)}
+    "IFT-C1-C2": (2.0, 0.9, 10.0, 2.0, 0.9, 10.0),
+    "P": (10.0,), "NDCG": (10.0,), "RR": (), "AP": ()}
 
 
 def _split(params: tuple, kind: str) -> tuple[tuple[float, ...], float, float]:
@@ -74,9 +75,12 @@ def _split(params: tuple, kind: str) -> tuple[tuple[float, ...], float, float]:
         p = p + list(own[len(p):]) + [0.0, 1.0]
     example = ",".join(f"{v:g}" for v in own)
     if len(p) != n + 2 or not p[n] < p[n + 1] or not all(math.isfinite(v) for v in p):
-        raise UsageError(f"{kind} takes {n} parameter{'s' if n > 1 else ''}, optionally followed "
-                         f"by min_rel and max_rel (min_rel below max_rel), e.g. "
-                         f"{kind}.{example},0,3")
+        takes = f"{n} parameter{'s' if n > 1 else ''}, optionally followed by" if n \
+            else "no parameters of its own, optionally"
+        raise UsageError(f"{kind} takes {takes} min_rel and max_rel (min_rel below max_rel), "
+                         f"e.g. {kind}.{example + ',' if n else ''}0,3")
+    if kind == "P" and not (p[0] == int(p[0]) and 1 <= p[0] <= DEPTH):
+        raise UsageError(f"cwl_P takes a whole number of documents from 1 to {DEPTH}")
     return tuple(p[:n]), p[n], p[n + 1]
 
 
@@ -215,7 +219,7 @@ def _weights(kind: str, xs: tuple[float, ...], g: np.ndarray,
 def _weights_of(kind: str, xs: tuple[float, ...], g: np.ndarray, spent: np.ndarray,
                 i: np.ndarray):
     """:func:`_weights`, ``spent`` the cost of ranks 1..i (cwl_eval's ``c_costs``)."""
-    x = xs[0]
+    x = xs[0] if xs else 0.0
     if kind == "BPM":             # continue while the gain so far is below T, the cost below K
         c = (np.logical_and.accumulate(np.cumsum(g, axis=1) < x, axis=1)
              & np.logical_and.accumulate(spent < xs[1], axis=1)).astype(np.float64)
@@ -246,6 +250,18 @@ def _weights_of(kind: str, xs: tuple[float, ...], g: np.ndarray, spent: np.ndarr
         return _from_c(((i + 2.0 * x - 1.0) / (i + 2.0 * x)) ** 2.0 * (1.0 - g))
     if kind == "RBP":
         return _from_c(np.full(g.shape, x))
+    if kind == "P":               # the user reads k documents
+        return _from_c(np.broadcast_to((i < x).astype(np.float64), g.shape).copy())
+    if kind == "NDCG":            # DCG's discount, as a chance of going on, to rank k
+        c = np.where(i < x, np.log2(i + 1.0) / np.log2(i + 2.0), 0.0)
+        return _from_c(np.broadcast_to(c, g.shape).copy())
+    if kind == "RR":              # on until the first document with gain
+        return _from_c(np.logical_and.accumulate(g <= 0, axis=1).astype(np.float64))
+    if kind == "AP":              # the share of the gain per rank still to come, from i on
+        rii = g / i
+        left = np.cumsum(rii[:, ::-1], axis=1)[:, ::-1]     # the sum over ranks i ... 1000
+        top = np.concatenate([left[:, 1:], np.zeros((len(g), 1))], axis=1)
+        return _from_c(np.where(top > 0, top / np.where(left > 0, left, 1.0), 0.0))
     if kind == "INST":
         ti = x - np.cumsum(g, axis=1)
         c = ((i + x + ti - 1.0) / (i + x + ti)) ** 2.0
@@ -469,6 +485,62 @@ def nerr11(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     ``NERR11(T=t,max_rel=m)``).
     """
     return _value(r, "NERR11", params, quantity)
+
+
+@measure("cwl_RBP", params="floats", default=(0.9,), family="cwl", quantities=REPORTED)
+def cwl_rbp(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
+    """cwl_eval's RBP (Moffat and Zobel 2008): C(i) = theta, the patience (default 0.9).
+
+    (``cwl_rbp.py``, ``RBPCWLMetric``, printed as RBP@theta); the value is EU on the
+    scaled gains, its other quantities ``cwl_RBP_ETU`` ... (ir_measures' ``RBP(rel=r,
+    p=theta)`` is EU on binary gains: ``rbp_bin``). Parameters: theta, optionally min_rel
+    and max_rel.
+    """
+    return _value(r, "RBP", params, quantity)
+
+
+@measure("cwl_P", params="floats", default=(10.0,), family="cwl", quantities=REPORTED)
+def cwl_p(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
+    """cwl_eval's precision at k (its P@k): the user reads k documents (default 10).
+
+    C(i) = 1 for i < k, then 0 (``cwl_precision.py``, ``PrecisionCWLMetric``): EU is the
+    mean gain of the first k ranks (graded precision), ETU their summed gain. Parameters:
+    k, a whole number from 1 to 1000, optionally min_rel and max_rel.
+    """
+    return _value(r, "P", params, quantity)
+
+
+@measure("cwl_NDCG", params="floats", default=(10.0,), family="cwl", quantities=REPORTED)
+def cwl_ndcg(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
+    """cwl_eval's NDCG-k@k: DCG's discount to rank k as C/W/L weights (k default 10).
+
+    C(i) = log2(i + 1) / log2(i + 2) for i < k, then 0 (``cwl_dcg.py``,
+    ``NDCGCWLMetric``): EU is ir_measures' ``SDCG@k`` (sdcg), scaled DCG over the ideal
+    of k documents of the highest gain. Parameters: k, optionally min_rel and max_rel.
+    """
+    return _value(r, "NDCG", params, quantity)
+
+
+@measure("cwl_RR", params="floats", default=(), family="cwl", quantities=REPORTED)
+def cwl_rr(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
+    """cwl_eval's RR: the user stops at the first document with gain (its reciprocal rank).
+
+    C(i) = 1 while ranks 1..i hold no gain, then 0 (``cwl_rr.py``, ``RRCWLMetric``): EU
+    is the first such document's gain over its rank. Parameters: none of its own,
+    optionally min_rel and max_rel (``cwl_RR.0,3``).
+    """
+    return _value(r, "RR", params, quantity)
+
+
+@measure("cwl_AP", params="floats", default=(), family="cwl", quantities=REPORTED)
+def cwl_ap(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
+    """cwl_eval's AP as a C/W/L measure: C(i) = (sum over j > i of g_j / j) / (same over j >= i).
+
+    0 where nothing after rank i has gain, and at rank 1000 (``cwl_ap.py``,
+    ``APCWLMetric``); over the 1000 ranks read, whatever the qrels hold beyond them.
+    The value is EU. Parameters: none of its own, optionally min_rel and max_rel.
+    """
+    return _value(r, "AP", params, quantity)
 
 
 __all__ = ["DEPTH", "PARAMS", "QUANTITIES", "cwl_values"]

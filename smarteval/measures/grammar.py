@@ -16,10 +16,12 @@ rules, checked against 9.0.8 and 10.0:
   (``rbp.p=0.95``); the other pairs' names are grades.
 
 The SMART measures that take one set of parameters (``F``, ``E``, ``F_alpha``,
-``wnorm_recall``, ``jw_avg``: :func:`each_set`) are not trec_eval's: each distinct set
+``wnorm_recall``, ``jw_avg``: :func:`each_set`) and the C/W/L measures (``INST``,
+``TBG``..., and their quantities ``INST_ETU``...) are not trec_eval's: each distinct set
 asked for is printed, in the order of ``-m`` (``-m F -m F.0.5 -m F.2,10`` prints ``F``,
-``F_0.5`` and ``F_2,10``); the same set asked for twice is printed once, under its first
-name.
+``F_0.5`` and ``F_2,10``; ``-m INST.1 -m INST.2`` prints ``INST_1`` and ``INST_2``, as
+cwl_eval prints every metric of its list); the same set asked for twice is printed once,
+under its first name.
 
 ir_measures names (``AP``, ``P@10``, ``nDCG(gains={0:0,1:1,2:3})@10``, ``RBP(rel=1,p=0.5)``)
 are read with ir_measures' own syntax and compute what ir_measures 0.4.3 computes for
@@ -690,8 +692,8 @@ def _trec_request(m: Measure, asked: list[_Asked]) -> tuple[Request, list[tuple[
 
 def each_set(m: Measure) -> bool:
     """Whether every distinct parameter set of ``m`` asked for is its own request: the
-    SMART measures that take one set of parameters (not a list of cut-offs)."""
-    return m.family == "smart" and m.params in ("floats", "gains", "int")
+    SMART and C/W/L measures that take one set of parameters (not a list of cut-offs)."""
+    return m.family in ("smart", "cwl") and m.params in ("floats", "gains", "int")
 
 
 def _set_requests(m: Measure, asked: list[_Asked]) -> list[Request]:

@@ -42,6 +42,11 @@ class Run:
     #: (k, 2) int64 rows ``[first, again]`` of a docno listed twice in one query (see
     #: :func:`smarteval.ranking.check_repeats`)
     repeated: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
+    #: (n,) bytes: each row's second field (cwl_eval's element type), kept only when
+    #: asked for (a cost file is given); None otherwise
+    element_types: np.ndarray | None = None
+    #: (n,) int64: each row's rank field, kept only when asked for (ndeval's rank order)
+    ranks: np.ndarray | None = None
 
     @property
     def num_queries(self) -> int:
@@ -146,6 +151,9 @@ class Ranked:
     #: every (query, judgement group) ranked against the group's judgements
     #: (:class:`smarteval.ranking.prefs.GroupRanking`, under ``-R qrels_jg``)
     groups: object | None = None
+    #: cwl_eval's fractional gains and element costs, when read; the C/W/L measures match
+    #: them to the ranked documents themselves (:mod:`smarteval.measures.cwl`)
+    cwl: object | None = None
 
     @property
     def num_docs(self) -> int | None:

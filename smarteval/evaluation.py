@@ -25,6 +25,7 @@ from smarteval.aggregate import (
 )
 from smarteval.columns import Qrels, Ranked, Run
 from smarteval.errors import InputError, UsageError
+from smarteval.measures.cwl import CwlInputs, Keyed, element_costs
 from smarteval.measures.grammar import Output, Request, parse_measures
 from smarteval.ranking import rank, residual
 from smarteval.read import read_qrels, read_run
@@ -127,6 +128,15 @@ def read_relevance(qrels, requests: Sequence[Request] = (), settings: Settings |
             return qrels                # diversity qrels already read
         return read_qrels(qrels)        # a DataFrame, a dict, records
     wants_subtopics = any(rq.measure.family == "ndeval" for rq in requests)
+    cwl = [rq.measure.name for rq in requests if rq.measure.family == "cwl"]
+    if cwl and not diversity:
+        # cwl_eval's gains may be fractional: taken where only C/W/L measures read them
+        from smarteval.read.cwl import read_gain_qrels
+        others = [rq.measure.name for rq in requests if rq.measure.family != "cwl"]
+        return read_gain_qrels(qrels, refuse=None if not others else (
+            f"gains that are not whole numbers are read for the C/W/L measures alone, and "
+            f"{', '.join(others[:3])}{' ...' if len(others) > 3 else ''} "
+            f"{'is' if len(others) == 1 else 'are'} asked for"))
     if not (diversity or wants_subtopics):
         return read_qrels(qrels)
     from smarteval.read.diversity import looks_like_diversity, read_qrels_diversity
@@ -160,10 +170,10 @@ def _read_trec_format(qrels, fmt: str):
 
 def judgements(relevance) -> tuple[Qrels, object | None]:
     """What :func:`read_relevance` gives as the qrels every stage reads, and the subtopic
-    judgements (None for trec_eval's qrels)."""
+    judgements (None for trec_eval's qrels and cwl_eval's gains)."""
     if isinstance(relevance, Qrels):
         return relevance, None
-    return relevance.as_qrels(), relevance
+    return relevance.as_qrels(), None if hasattr(relevance, "gains") else relevance
 
 
 def as_zscores(zscores) -> ZScores | None:
@@ -176,9 +186,21 @@ def as_zscores(zscores) -> ZScores | None:
     return read_zscores(zscores)
 
 
-def as_run(run) -> Run:
-    """``run`` read, unless it already is a :class:`Run`."""
-    return run if isinstance(run, Run) else read_run(run)
+def cwl_gains(relevance) -> Keyed | None:
+    """cwl_eval's fractional gains of what :func:`read_relevance` gives, keyed by query and
+    docno (None: the qrels' whole grades are the gains)."""
+    gains = getattr(relevance, "gains", None)
+    if gains is None:
+        return None
+    q = relevance.as_qrels()
+    return Keyed(q.qids, q.offsets, q.docnos, gains)
+
+
+def as_run(run, element_types: bool = False, ranks: bool = False) -> Run:
+    """``run`` read, unless it already is a :class:`Run` (``element_types``: with its second
+    field, cwl_eval's element types; ``ranks``: with its rank field)."""
+    return run if isinstance(run, Run) else read_run(run, element_types=element_types,
+                                                      ranks=ranks)
 
 
 def check_runs(runs: Sequence) -> list:
@@ -233,6 +255,8 @@ class Ranker:
     #: what the plain qrels leave out, given to every ranking: diversity qrels, or
     #: preferences or judgement groups (-R prefs, qrels_prefs, qrels_jg)
     subtopics: object | None = None
+    gains: Keyed | None = None          # cwl_eval's fractional gains (:func:`cwl_gains`)
+    costs: dict[bytes, float] | None = None   # cwl_eval's cost file, read
     _initial: Ranked | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -253,6 +277,9 @@ class Ranker:
         return self._initial
 
     def __call__(self, run: Run) -> Ranked:
+        if self.settings.order_by == "rank":
+            from smarteval.ranking.order import by_rank_column  # ndeval's order only
+            run = by_rank_column(run)
         if self.require_common and not _shares_a_query(run, self.qrels):
             raise InputError(run.path, None,
                              f"no query of this run has judgements in {self.qrels.path}",
@@ -272,7 +299,28 @@ class Ranker:
             ranked = residual(ranked, initial, self.frozen_depth)
         if self.subtopics is not None and fmt is None:
             ranked = replace(ranked, subtopics=self.subtopics)
+        if self.gains is not None or self.costs is not None \
+                or self.settings.cwl_default_cost != 1.0:
+            ranked = replace(ranked, cwl=self._cwl_inputs(run))
         return ranked
+
+    @property
+    def read_options(self) -> dict[str, bool]:
+        """What runs are read with: their element types when a cost file is given, their
+        rank column for ndeval's rank order."""
+        return {"element_types": self.costs is not None,
+                "ranks": self.settings.order_by == "rank"}
+
+    def _cwl_inputs(self, run: Run) -> CwlInputs:
+        """cwl_eval's gains and costs for ``run``'s ranking (:mod:`smarteval.measures.cwl`)."""
+        costs = None
+        if self.costs is not None:
+            if run.element_types is None:
+                raise UsageError(f"--cwl-costs: the run {run.path} has no element types (the "
+                                 "second field of a TREC run file): give it as a file")
+            costs = element_costs(run.qids, run.offsets, run.docnos, run.element_types,
+                                  self.costs)
+        return CwlInputs(self.gains, costs, self.settings.cwl_default_cost)
 
     def _no_query(self, run: Run) -> None:
         """-D names a query trec_eval would not evaluate: it finds nothing to average."""
@@ -304,7 +352,7 @@ def rankings(qrels, runs, settings: Settings | None = None, *, frozen=None,
     ranker = Ranker(as_qrels(qrels), settings or Settings(), frozen, frozen_depth,
                     require_common)
     for given in check_runs(runs):
-        run = as_run(given)
+        run = as_run(given, **ranker.read_options)
         info, ranked = RunInfo(run.path, run.tag), ranker(run)
         del run                 # the ranking keeps what is needed: free the rest
         yield info, ranked
@@ -320,7 +368,7 @@ class Job:
     zscores: ZScores | None = None
 
     def evaluate(self, run) -> Evaluation:
-        run = as_run(run)
+        run = as_run(run, **self.ranker.read_options)
         info = RunInfo(run.path, run.tag)
         ranked = self.ranker(run)
         del run                 # the ranking keeps what the measures need: free the rest
@@ -365,6 +413,13 @@ def requests_for(measures: Iterable[str] | Sequence[Request], settings: Settings
             hint = "all_prefs" if own == "prefs" else "qrels_jg"
             raise UsageError(f"{m.name} is not computed from -R {settings.qrels_format} "
                              f"judgements (their measures: -m {hint})")
+    if settings.order_by == "rank":
+        other = [rq.measure.name for rq in requests
+                 if rq.measure.family != "ndeval" and not rq.measure.order_free]
+        if other:
+            raise UsageError(f"--order-by rank (ndeval's order) is for the diversity measures "
+                             f"(alpha-nDCG, ERR-IA...), not {', '.join(other)}: trec_eval "
+                             "and the others order each query by score")
     return requests
 
 
@@ -380,10 +435,15 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
     if zscores is not None:
         check_zscores_average(settings.average)
     documents = any(rq.measure.name not in ("num_q", "runid") for rq in requests)
-    plain, subtopics = judgements(read_relevance(qrels, requests, settings))
+    relevance = read_relevance(qrels, requests, settings)
+    plain, subtopics = judgements(relevance)
     table = as_zscores(zscores)
+    costs = None
+    if settings.cwl_costs is not None:
+        from smarteval.read.cwl import read_costs
+        costs = read_costs(settings.cwl_costs)
     job = Job(Ranker(plain, settings, frozen, frozen_depth, require_common, documents,
-                     subtopics), requests, keep_ranked, table)
+                     subtopics, cwl_gains(relevance), costs), requests, keep_ranked, table)
     if jobs > 1 and len(runs) > 1:
         results = _evaluate_in_processes(job, runs, jobs, on_run)
     else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from dataclasses import dataclass
 
 from smarteval.errors import UsageError
@@ -24,6 +25,9 @@ AVERAGES = ("macro", "micro", "median")
 QRELS_FORMATS = ("qrels", "qrels_diversity", "prefs", "qrels_prefs", "qrels_jg")
 #: Formats of the run files (trec_eval's -T): trec_eval has only its own, trec_results.
 RESULTS_FORMATS = ("trec_results",)
+#: How each query's documents are put in order: by score (trec_eval's, and ndeval's
+#: -traditional), or by the run's rank column (ndeval's default).
+ORDERS = ("score", "rank")
 #: The largest and smallest counts and levels (a C long: trec_eval reads -M, -N, -l and
 #: cut-offs with atol, which saturates here; smarteval takes a larger number as this one).
 LONG_MAX = 2**63 - 1
@@ -40,6 +44,12 @@ class Settings:
     results (9.0.8: it counts 0 in every average; 10.0: it is evaluated on a one-document
     placeholder ranking). ``query`` is the query of trec_eval's ``-D LEVEL.QUERY``: only
     that query is evaluated, while ``-c`` still averages over every query of the qrels.
+    ``cwl_costs`` is cwl_eval's cost file (``-c``: an element type and its cost a line,
+    the element type being a run's second field) and ``cwl_default_cost`` the cost of a
+    document whose element type the file lacks (or of every document, without the file),
+    as cwl_eval's ``--max_cost`` and ``--min_cost`` (both 1 by default). ``order_by``
+    "rank" orders each query by the run's rank column, as ndeval does without
+    ``-traditional`` (:mod:`smarteval.ranking.order`).
     Invalid combinations are refused when the object is made, so no later stage checks
     them again.
     """
@@ -57,6 +67,9 @@ class Settings:
     average: str = "macro"               # macro | micro | median
     query: str | None = None             # -D LEVEL.QUERY: evaluate this query only
     qrels_format: str = "qrels"          # -R: one of QRELS_FORMATS
+    cwl_costs: str | None = None         # cwl_eval's cost file (-c): element type -> cost
+    cwl_default_cost: float = 1.0        # the cost of an element type it lacks
+    order_by: str = "score"              # score | rank (ndeval's default order)
 
     def __post_init__(self) -> None:
         for name, flag in (("complete", self.complete), ("judged_only", self.judged_only)):
@@ -84,7 +97,8 @@ class Settings:
                                       ("--unranked", self.unranked, UNRANKED),
                                       ("--average", self.average, AVERAGES),
                                       ("-R/--rel-info-format", self.qrels_format,
-                                       QRELS_FORMATS)):
+                                       QRELS_FORMATS),
+                                      ("--order-by", self.order_by, ORDERS)):
             if choice not in allowed:
                 raise UsageError(f"{name} must be one of {', '.join(allowed)}, not {choice!r}")
         if self.num_docs is not None and self.num_docs < 1:
@@ -99,6 +113,16 @@ class Settings:
                 raise UsageError(f"--target-generality must be a number, not {G!r}")
             if not (math.isfinite(G) and 0 < G < 1000):     # NaN too
                 raise UsageError(f"--target-generality must lie between 0 and 1000, not {G:g}")
+        if self.cwl_costs is not None:
+            if not isinstance(self.cwl_costs, (str, os.PathLike)):
+                raise UsageError(f"cwl_costs must be the path of a cost file, not "
+                                 f"{self.cwl_costs!r}")
+            object.__setattr__(self, "cwl_costs", os.fspath(self.cwl_costs))
+        c = self.cwl_default_cost
+        if isinstance(c, bool) or not isinstance(c, numbers.Real) or not (
+                math.isfinite(c) and c > 0):
+            raise UsageError(f"--cwl-default-cost must be a number above 0, not {c!r}")
+        object.__setattr__(self, "cwl_default_cost", float(c))
         if self.query is not None and not isinstance(self.query, str):
             raise UsageError(f"query must be a query id (a string), not {self.query!r}")
 

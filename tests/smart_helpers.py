@@ -327,6 +327,12 @@ ORACLES: dict[str, Oracle] = {
            ("NERR11", ("NERR11.2,0,4",)), ("BPM-Dynamic", ("BPM-Dynamic.1.2,4,0.5,2,0.25",)),
            ("IFT-C1", ("IFT-C1.1,0.5,1,0,3",)), ("IFT-C2", ("IFT-C2.0.5,0.5,2",)),
            ("IFT-C1-C2", ("IFT-C1-C2.1,0.5,2,0.3,0.8,1",)))},
+    **{name: Oracle("trec", (lambda m: lambda q, p, c: C.cwl_query(q.codes, m, p))(kind),
+                    variants)
+       for name, kind, variants in (
+           ("cwl_RBP", "RBP", ("cwl_RBP.0.5", "cwl_RBP.0.8,0,3")),
+           ("cwl_P", "P", ("cwl_P.3", "cwl_P.1,0,2")), ("cwl_NDCG", "NDCG", ("cwl_NDCG.4,0,3",)),
+           ("cwl_RR", "RR", ("cwl_RR.0,3",)), ("cwl_AP", "AP", ("cwl_AP.1,3",)))},
     # ---- the SMART measures (tests/smart_oracle.py)
     "norm_recall": smart(lambda q, p, c: S.norm_recall(q.codes, q.grades, c.num_docs,
                                                        c.unranked, c.level)),

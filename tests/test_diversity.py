@@ -267,3 +267,53 @@ def test_risk_refuses_what_it_cannot_compute():
         risk(ev, ev, "runid")
     with pytest.raises(UsageError, match="0 or more"):
         risk(ev, ev, "alpha-nDCG_20", -0.5)
+
+
+# =========================================================================== rank order
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=collection(), seed=st.integers(0, 2**16), max_docs=st.sampled_from([None, 3]))
+def test_rank_order_is_ndevals_default(data, seed, max_docs):
+    """--order-by rank: each query in the order of its rank column (ndeval without
+    -traditional), whatever the scores; ndeval's C code given those ranks (pyndeval's
+    evaluator, whose ``eval`` sorts by the rank it is handed)."""
+    import _pyndeval
+    qrels, run = data
+    rng = np.random.default_rng(seed)
+    ranks = {q: dict(zip(docs, rng.choice(50, size=len(docs), replace=False).tolist()))
+             for q, docs in run.items()}
+    dq = read_qrels_diversity("q", data="".join(f"{q} {s} {d} {g}\n"
+                                                 for q, s, d, g in qrels).encode())
+    r = read_run("r", data="".join(f"{q} Q0 {d} {ranks[q][d]} {s!r} t\n"
+                                   for q, docs in run.items()
+                                   for d, s in docs.items()).encode(), ranks=True)
+    names = {"alpha-nDCG_20": "alpha-nDCG@20", "ERR-IA_5": "ERR-IA@5", "P-IA_10": "P-IA@10",
+             "strec_10": "strec@10", "NRBP": "NRBP", "MAP-IA": "MAP-IA"}
+    (ev,) = evaluate(dq, [r], ["alpha-nDCG.20", "ERR-IA.5", "P-IA.10", "strec.10", "NRBP",
+                               "MAP-IA"], Settings(order_by="rank", max_docs=max_docs))
+    oracle = pyndeval.RelevanceEvaluator(qrels, list(names.values()))
+    for i, qid in enumerate(ev.qids.tolist()):
+        given = sorted(ranks[qid].items(), key=lambda x: x[1])[:max_docs]
+        _pyndeval.set_global_alpha_beta(0.5, 0.5)
+        want = dict(zip(names.values(), _pyndeval.eval(oracle.qrels[qid], given,
+                                                       oracle.measures_arg)))
+        for name, ndeval_name in names.items():
+            assert same(float(ev.per_query[name][i]), want[ndeval_name]), (name, qid)
+
+
+def test_rank_order_refuses_a_rank_twice_and_other_measures(tmp_path):
+    from smarteval.read.plain import read_run as read
+    dq = read_qrels_diversity("q", data=b"1 1 a 1\n1 2 b 1\n")
+    r = read("r.run", data=b"1 Q0 a 1 2 t\n1 Q0 b 7 1 t\n1 Q0 c 1 0 t\n", ranks=True)
+    with pytest.raises(InputError) as e:
+        evaluate(dq, [r], ["alpha-nDCG.20"], Settings(order_by="rank"))
+    assert (e.value.line, e.value.problem) == (3, "rank 1 given twice in query 1 (first at "
+                                                  "line 1): ndeval's rank order (--order-by "
+                                                  "rank) needs distinct ranks")
+    with pytest.raises(InputError, match="rank 'x' is not a whole number from 0 to"):
+        read("r.run", data=b"1 Q0 a x 2 t\n", ranks=True)
+    with pytest.raises(UsageError, match="not map"):
+        evaluate(dq, [r], ["alpha-nDCG.20", "map"], Settings(order_by="rank"))
+    with pytest.raises(UsageError, match="has no rank column"):
+        evaluate(dq, [read("r.run", data=b"1 Q0 a 1 2 t\n")], ["alpha-nDCG.20"],
+                 Settings(order_by="rank"))

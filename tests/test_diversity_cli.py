@@ -77,3 +77,79 @@ def test_bad_format_is_a_usage_error(tmp_path):
     res = CliRunner().invoke(main, ["evaluate", "-R", "bogus", str(tmp_path / "q"),
                                     str(tmp_path / "r")])
     assert res.exit_code == 2
+
+
+BASE = ("1 Q0 a 1 5 b\n1 Q0 d 2 4 b\n1 Q0 c 3 3 b\n"
+        "3 Q0 a 1 2 b\n")
+
+
+@pytest.mark.parametrize("risk_alpha", ["0", "1.5"])
+def test_risk_baseline_option_is_ndevals_riskbased(tmp_path, risk_alpha):
+    """evaluate --risk-baseline: ndeval's -baseline -riskAlpha, values from pyndeval."""
+    import pyndeval
+    (tmp_path / "q").write_text(QRELS)
+    (tmp_path / "r").write_text(RUN)
+    (tmp_path / "b").write_text(BASE)
+    names = {"alpha-nDCG_20": "alpha-nDCG@20", "ERR-IA_10": "ERR-IA@10", "NRBP": "NRBP"}
+    res = CliRunner().invoke(main, ["evaluate", "-R", "qrels_diversity", "-f", "tsv", "-q",
+                                    "--no-header", "-m", "alpha-nDCG.20", "-m", "ERR-IA.10",
+                                    "-m", "NRBP", "--risk-baseline", str(tmp_path / "b"),
+                                    "--risk-alpha", risk_alpha, str(tmp_path / "q"),
+                                    str(tmp_path / "r")])
+    assert res.exit_code == 0, res.output
+    qrels = [tuple(line.split()[:3]) + (int(line.split()[3]),)
+             for line in QRELS.splitlines()]
+    values = [pyndeval.ndeval(qrels, [(f[0], f[2], float(f[4])) for f in
+                                      (line.split() for line in text.splitlines())],
+                              list(names.values()))
+              for text in (RUN, BASE)]
+    a = float(risk_alpha)
+    got = {(q, m): float(v) for _, q, m, v in (line.split("\t")
+                                               for line in res.stdout.splitlines())}
+    for name, ndeval_name in names.items():
+        want = {}
+        for q in sorted(set(values[0]) | set(values[1])):
+            d = (values[0].get(q, {}).get(ndeval_name, 0.0)
+                 - values[1].get(q, {}).get(ndeval_name, 0.0))
+            want[q] = d if d >= 0 else (1 + a) * d
+            assert got[q, name] == pytest.approx(want[q], abs=1e-4), (name, q)
+        assert got["all", name] == pytest.approx(sum(want.values()) / len(want), abs=1e-4)
+    assert {q for q, _ in got} == {"1", "2", "all"}      # 2: the baseline lacks it
+
+
+def test_risk_baseline_refuses_what_has_no_risk(tmp_path):
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n2 0 e 1\n")
+    (tmp_path / "r").write_text(RUN)
+    (tmp_path / "b").write_text(BASE)
+    res = CliRunner().invoke(main, ["evaluate", "-m", "map", "-m", "num_ret", "-m", "gm_map",
+                                    "--risk-baseline", str(tmp_path / "b"),
+                                    str(tmp_path / "q"), str(tmp_path / "r")])
+    assert res.exit_code == 2
+    assert res.stderr == ("Error: --risk-baseline: num_ret, gm_map have no risk-sensitive "
+                          "value (it takes measures whose values are averaged as a mean)\n")
+    res = CliRunner().invoke(main, ["evaluate", "-m", "map", "--risk-alpha", "2",
+                                    str(tmp_path / "q"), str(tmp_path / "r")])
+    assert res.exit_code == 0
+    assert res.stderr == "smarteval: --risk-alpha 2 has no effect without --risk-baseline\n"
+
+
+def test_order_by_rank_reads_the_rank_column(tmp_path):
+    """evaluate --order-by rank: ndeval's default order, from the run file's rank field."""
+    import _pyndeval
+    import pyndeval
+    run = "1 Q0 b 4 5 r\n1 Q0 a 3 4 r\n1 Q0 x 2 3 r\n1 Q0 c 1 2 r\n2 Q0 e 1 2 r\n2 Q0 a 9 1 r\n"
+    (tmp_path / "q").write_text(QRELS)
+    (tmp_path / "r").write_text(run)
+    res = CliRunner().invoke(main, ["evaluate", "-R", "qrels_diversity", "--order-by", "rank",
+                                    "-f", "tsv", "-q", "-n", "--no-header", "-m",
+                                    "alpha-nDCG.20", str(tmp_path / "q"), str(tmp_path / "r")])
+    assert res.exit_code == 0, res.output
+    got = {q: float(v) for _, q, _, v in (line.split("\t") for line in res.stdout.splitlines())}
+    qrels = [tuple(line.split()[:3]) + (int(line.split()[3]),) for line in QRELS.splitlines()]
+    oracle = pyndeval.RelevanceEvaluator(qrels, ["alpha-nDCG@20"])
+    for q in ("1", "2"):
+        _pyndeval.set_global_alpha_beta(0.5, 0.5)
+        given = [(f.split()[2], int(f.split()[3])) for f in run.splitlines()
+                 if f.split()[0] == q]
+        (want,) = _pyndeval.eval(oracle.qrels[q], given, oracle.measures_arg)
+        assert got[q] == pytest.approx(want, abs=1e-4)

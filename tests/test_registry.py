@@ -415,9 +415,9 @@ REFUSE = {
     "strec": "the first document covering a subtopic counts, not the others",
     **{n: "its continuation depends on the gains above each rank" for n in
        ("INST", "BPM", "BPM-Dynamic", "NERR8", "NERR9", "NERR10", "NERR11", "IFT-C1",
-        "IFT-C2", "IFT-C1-C2")},
+        "IFT-C2", "IFT-C1-C2", "cwl_RR", "cwl_AP")},
     **{n: "not provided (linear in the gains, so one could be)" for n in
-       ("INSQ", "TBG", "U-measure")},
+       ("INSQ", "TBG", "U-measure", "cwl_RBP", "cwl_P", "cwl_NDCG")},
     "rbp_resid": "not provided",
     "rank_recall": "a ratio of rank sums",
     "log_prec": "a ratio of log-rank sums",

@@ -7,14 +7,17 @@ import click
 from smarteval.cli.options import (
     CONTEXT,
     average_option,
+    cwl_options,
     debug_option,
     input_path,
     note,
+    order_by_option,
     output_options,
     rel_info_format_option,
     repeated_notes,
     reports_errors,
     results_format_option,
+    risk_options,
     seed_option,
     settings_from,
     target_generality_option,
@@ -35,6 +38,9 @@ from smarteval.errors import UsageError
 @rel_info_format_option()
 @results_format_option()
 @zscores_option()
+@order_by_option()
+@cwl_options()
+@risk_options()
 @click.option("-q", "--per-query", is_flag=True, help="Also print each query's values.")
 @click.option("-n", "--no-summary", is_flag=True, help="Leave out the summary (all) values.")
 @debug_option()
@@ -56,7 +62,7 @@ from smarteval.errors import UsageError
 @output_options()
 @reports_errors
 def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth, jobs, fmt,
-             output, no_header, zscores, **options):
+             output, no_header, zscores, risk_baseline, risk_alpha, **options):
     """Evaluate RUNS against QRELS and print per-query and averaged measures.
 
     QRELS holds judgements (QUERY ITER DOCNO REL); each RUN holds ranked results
@@ -94,17 +100,23 @@ def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth,
         if dropped:
             note("smarteval: --ties average: left out " + ", ".join(dropped)
                  + " (no exact average over tied orders)")
+    if risk_baseline is not None:
+        from smarteval.stats.baseline_risk import check_risk_measures
+        check_risk_measures([rq.measure for rq in requests])
+    elif risk_alpha:
+        note(f"smarteval: --risk-alpha {risk_alpha:g} has no effect without --risk-baseline")
     for text in unused_notes(settings, requests) + repeated_notes(runs):
         note(f"smarteval: {text}")
     # read once, whatever the number of runs; in the format asked for (-R)
     relevance = read_relevance(qrels, requests, settings)
     table = None if zscores is None else read_zscores(zscores)
     qrels_data = judgements(relevance)[0]
-    with Progress(runs, "smarteval") as bar:    # only on a terminal, only for long work
-        finished = bar.each_run(runs)
+    given = runs if risk_baseline is None else [risk_baseline, *runs]
+    with Progress(given, "smarteval") as bar:   # only on a terminal, only for long work
+        finished = bar.each_run(given)
 
         bar.doing("evaluating")
-        evaluations = run_evaluation(relevance, runs, requests, settings, frozen=frozen,
+        evaluations = run_evaluation(relevance, given, requests, settings, frozen=frozen,
                                      frozen_depth=frozen_depth, on_run=finished, jobs=jobs,
                                      keep_ranked=False, zscores=table)
     if settings.complete:
@@ -113,5 +125,8 @@ def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth,
                 note(f"smarteval: {text}")
     for text in relevance_notes(qrels_data, evaluations, requests, settings):
         note(f"smarteval: {text}")
+    if risk_baseline is not None:
+        from smarteval.stats.baseline_risk import risk_evaluations
+        evaluations = risk_evaluations(evaluations[1:], evaluations[0], risk_alpha)
     write_text(render(evaluations, fmt, per_query=per_query, summary=not no_summary,
                       trec_version=settings.trec_version, header=not no_header), output)

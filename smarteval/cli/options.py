@@ -16,6 +16,7 @@ import click
 from smarteval.errors import SmartevalError, UsageError
 from smarteval.settings import (
     AVERAGES,
+    ORDERS,
     QRELS_FORMATS,
     RESULTS_FORMATS,
     TIES,
@@ -86,7 +87,8 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 INPUTS = {"qrels": "the qrels", "runs": "a run", "baseline": "the baseline run",
           "frozen": "the --frozen run", "full": "the --full run",
           "cutoffs_from": "the --cutoffs-from run", "results": "a results file",
-          "zscores": "the -Z z-score file"}
+          "zscores": "the -Z z-score file", "cwl_costs": "the --cwl-costs file",
+          "risk_baseline": "the --risk-baseline run"}
 #: the parameters that name files written, and their option
 OUTPUTS = {"output": "-o", "plot": "--plot"}
 
@@ -378,13 +380,62 @@ def settings_from(*, complete: bool = False, rel_level: int = 1, max_docs: int |
                   trec_version: str | int = 9, unranked: str = "expected",
                   target_generality: float | None = None, ties: str = "docno",
                   seed: int | None = None, average: str = "macro",
-                  query: str | None = None, qrels_format: str = "qrels") -> Settings:
+                  query: str | None = None, qrels_format: str = "qrels",
+                  cwl_costs: str | None = None, cwl_default_cost: float = 1.0,
+                  order_by: str = "score") -> Settings:
     """The :class:`Settings` of a command's options (the one place they become settings)."""
     return Settings(complete=complete, rel_level=rel_level, max_docs=max_docs,
                     judged_only=judged_only, num_docs=num_docs or None,    # -N 0: unknown
                     trec_version=int(trec_version),
                     unranked=unranked, target_generality=target_generality, ties=ties,
-                    seed=seed, average=average, query=query, qrels_format=qrels_format)
+                    seed=seed, average=average, query=query, qrels_format=qrels_format,
+                    cwl_costs=cwl_costs, cwl_default_cost=cwl_default_cost, order_by=order_by)
+
+
+def _file_and_number(file: tuple[str, str, str],
+                     number: tuple[str, click.ParamType, float, str, str]) -> Decorator:
+    """An input file option (name, metavar, help) and the number that goes with it
+    (name, type, default, metavar, help)."""
+    name, metavar, text = file
+    num_name, num_type, default, num_metavar, num_text = number
+    return group(
+        click.option(name, type=input_path(), default=None, metavar=metavar, help=text),
+        click.option(num_name, type=num_type, default=default, show_default=True,
+                     metavar=num_metavar, help=num_text))
+
+
+def risk_options() -> Decorator:
+    """ndeval's ``-baseline RUN`` and ``-riskAlpha A``: risk-sensitive values against a run."""
+    return _file_and_number(
+        ("--risk-baseline", "RUN",
+         "ndeval's -baseline: print each run's risk-sensitive values against RUN, query by "
+         "query the difference run - RUN, a loss weighted by 1 + --risk-alpha, over the "
+         "queries of either run (one a run lacks counts 0 for it), and their mean."),
+        ("--risk-alpha", click.FloatRange(min=0), 0.0, "A",
+         "ndeval's -riskAlpha: the weight 1 + A of a loss against --risk-baseline (0: the "
+         "plain difference)."))
+
+
+def cwl_options() -> Decorator:
+    """cwl_eval's ``-c COSTS`` and its default cost, for the C/W/L measures."""
+    return _file_and_number(
+        ("--cwl-costs", "FILE",
+         "cwl_eval's cost file (its -c): ELEMENT_TYPE COST a line, the element type being a "
+         "run's second field (Q0). The C/W/L measures (INST, TBG, BPM...) and their EC, ETC "
+         "quantities then cost each document so."),
+        ("--cwl-default-cost", click.FloatRange(min=0, min_open=True), 1.0, "COST",
+         "The cost of a document whose element type the --cwl-costs file lacks, of every "
+         "document without it, and of the ranks cwl_eval pads a list with (its --max_cost "
+         "and --min_cost)."))
+
+
+def order_by_option() -> Decorator:
+    """How each query's documents are ordered: by score, or by the rank column (ndeval)."""
+    return click.option(
+        "--order-by", type=click.Choice(list(ORDERS)), default="score", show_default=True,
+        help="Order of each query's documents: by score, ties by docno (trec_eval's, and "
+             "ndeval's -traditional), or by the run's rank column (ndeval's default; for "
+             "the diversity measures alone, a rank twice in a query refused).")
 
 
 def rel_info_format_option() -> Decorator:
@@ -501,6 +552,12 @@ def unused_notes(settings: Settings, requests=None, method: str | None = None) -
             and not any(rq.measure.name == "adj_prec" for rq in requests):
         notes.append("--target-generality has no effect: only adj_prec reads it, and it "
                      "is not asked for (-m adj_prec.K)")
+    if requests is not None and not any(rq.measure.family == "cwl" for rq in requests):
+        for given, option in ((settings.cwl_costs is not None, "--cwl-costs"),
+                              (settings.cwl_default_cost != 1.0, "--cwl-default-cost")):
+            if given:
+                notes.append(f"{option} has no effect: only the C/W/L measures (INST, TBG, "
+                             "BPM...) read it, and none is asked for")
     if method is not None and settings.target_generality is not None and method != "adjusted":
         notes.append(f"--target-generality has no effect: only --method adjusted reads it "
                      f"(--method {method})")

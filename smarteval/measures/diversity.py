@@ -16,8 +16,10 @@ one subtopic per query, the qrels' grades: what ndeval computes on a qrels file 
 second column never changes.
 
 The run is read in the ranking's order: score descending, then docno descending, which
-is ndeval's ``-traditional`` order (ndeval's default orders by the rank column; pyndeval
-by score, then docno ascending). ndeval's ``-c`` is ``-c``: a query of the qrels the run
+is ndeval's ``-traditional`` order (pyndeval's is by score, then docno ascending); under
+``--order-by rank`` (:mod:`smarteval.ranking.order`) in the order of the run's rank
+column, ndeval's default, a rank given twice in a query refused as ndeval refuses it.
+ndeval's ``-c`` is ``-c``: a query of the qrels the run
 has no results for scores 0 on every measure; ``-M`` cuts the run as ndeval's does.
 """
 

@@ -16,10 +16,12 @@ rules, checked against 9.0.8 and 10.0:
   (``rbp.p=0.95``); the other pairs' names are grades.
 
 The SMART measures that take one set of parameters (``F``, ``E``, ``F_alpha``,
-``wnorm_recall``, ``jw_avg``: :func:`each_set`) are not trec_eval's: each distinct set
+``wnorm_recall``, ``jw_avg``: :func:`each_set`) and the C/W/L measures (``INST``,
+``TBG``..., and their quantities ``INST_ETU``...) are not trec_eval's: each distinct set
 asked for is printed, in the order of ``-m`` (``-m F -m F.0.5 -m F.2,10`` prints ``F``,
-``F_0.5`` and ``F_2,10``); the same set asked for twice is printed once, under its first
-name.
+``F_0.5`` and ``F_2,10``; ``-m INST.1 -m INST.2`` prints ``INST_1`` and ``INST_2``, as
+cwl_eval prints every metric of its list); the same set asked for twice is printed once,
+under its first name.
 
 ir_measures names (``AP``, ``P@10``, ``nDCG(gains={0:0,1:1,2:3})@10``, ``RBP(rel=1,p=0.5)``)
 are read with ir_measures' own syntax and compute what ir_measures 0.4.3 computes for
@@ -58,7 +60,12 @@ import numpy as np
 
 from smarteval.columns import UNJUDGED, Ranked
 from smarteval.errors import UsageError
-from smarteval.measures.registry import REGISTRY, Measure, load_installed_plugins
+from smarteval.measures.registry import (
+    REGISTRY,
+    Measure,
+    load_installed_plugins,
+    quantity_entry,
+)
 from smarteval.settings import LONG_MAX
 
 
@@ -693,8 +700,8 @@ def _trec_request(m: Measure, asked: list[_Asked]) -> tuple[Request, list[tuple[
 
 def each_set(m: Measure) -> bool:
     """Whether every distinct parameter set of ``m`` asked for is its own request: the
-    SMART measures that take one set of parameters (not a list of cut-offs)."""
-    return m.family == "smart" and m.params in ("floats", "gains", "int")
+    SMART and C/W/L measures that take one set of parameters (not a list of cut-offs)."""
+    return m.family in ("smart", "cwl") and m.params in ("floats", "gains", "int")
 
 
 def _set_requests(m: Measure, asked: list[_Asked]) -> list[Request]:
@@ -784,9 +791,11 @@ def parse_measures(specs: Sequence[str], version: int = 9,
     """
     nick = nicknames(version)
     names = {s.partition(".")[0] for group in specs for s in _split_specs(group)}
-    if any(n not in REGISTRY and n not in nick and not _looks_ir(n) for n in names):
+    if any(n not in REGISTRY and n not in nick and not _looks_ir(n)
+           and quantity_entry(n) is None for n in names):
         load_installed_plugins()        # an installed plugin's measure, perhaps
     available = {n: m for n, m in REGISTRY.items() if version in m.versions}
+    quantities: dict[str, list[str]] = {}           # measure -> its quantities asked for
     asked: dict[str, list[_Asked]] = {}
     ir: dict[str, Request] = {}
     problems: list[tuple[str, str | None]] = []
@@ -804,6 +813,11 @@ def parse_measures(specs: Sequence[str], version: int = 9,
                 if member in available:
                     asked.setdefault(member, []).append(_Asked(i, spec, None, spec))
             continue
+        if name not in available and name not in REGISTRY:
+            derived = quantity_entry(name)          # INST_ETU: a quantity of INST
+            if derived is not None and derived.of in available:
+                available[name] = derived
+                quantities.setdefault(str(derived.of), []).append(name)
         if name in available:
             asked.setdefault(name, []).append(_Asked(i, spec, raw if dot else None))
             continue
@@ -820,7 +834,7 @@ def parse_measures(specs: Sequence[str], version: int = 9,
         raise _problems(problems, available, nick)
     requests = Requests()
     notes: list[tuple[int, str]] = []
-    for name in REGISTRY:
+    for name in (n for base in REGISTRY for n in (base, *quantities.get(base, ()))):
         if name in asked and each_set(available[name]):
             requests.extend(_set_requests(available[name], asked[name]))
         elif name in asked:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -61,10 +61,24 @@ class Measure:
     #: the plugin that registered it (a module name or a .py file's path); None for
     #: smarteval's own measures
     plugin: str | None = None
+    #: other per-query numbers the function gives through its ``quantity`` keyword, each
+    #: asked for as ``NAME_QUANTITY`` (cwl_eval's ``INST_ETU``: :meth:`quantity`)
+    quantities: tuple[str, ...] = ()
+    #: the quantity this entry computes, for an entry made by :meth:`quantity`
+    of: str | None = None
 
     def __reduce__(self):
         # measures travel to worker processes by name (their entries hold lambdas)
         return (_restore, (self.name,))
+
+    def quantity(self, q: str) -> Measure:
+        """The entry computing quantity ``q`` of this measure, named ``NAME_q``: the same
+        function, called with ``quantity=q`` (the registry keeps one entry per measure)."""
+        if q not in self.quantities:
+            raise ValueError(f"{self.name} has no quantity {q!r}")
+        return replace(self, name=f"{self.name}_{q}",
+                       func=functools.partial(self.func, quantity=q), quantities=(),
+                       of=self.name, help=f"{q} of {self.name}: {self.help}")
 
     @property
     def tie_average(self) -> bool:
@@ -133,15 +147,27 @@ REL_INFOS = ("qrels", "prefs", "qrels_jg")
 
 def _restore(name: str) -> Measure:
     """The entry of a measure unpickled by name. Importing this module imports its package
-    first, and the package fills the registry, so the entry is there."""
-    return REGISTRY[name]
+    first, and the package fills the registry, so the entry is there (or, for a quantity
+    ``NAME_Q``, its measure's)."""
+    m = REGISTRY.get(name) or quantity_entry(name)
+    assert m is not None, name
+    return m
+
+
+def quantity_entry(name: str) -> Measure | None:
+    """The entry of ``NAME_QUANTITY`` (:meth:`Measure.quantity`), None when ``name`` is not
+    one."""
+    base, _, q = name.rpartition("_")
+    m = REGISTRY.get(base)
+    return m.quantity(q) if m is not None and q in m.quantities else None
 
 
 def measure(name: str, *, params: str = "none", default: Sequence = (), average: str = "mean",
             value: str = "float", per_query: bool = True, versions: Sequence[int] = (9, 10),
             family: str = "trec", needs_num_docs: bool = False,
             micro: Callable | None = None, ties: Callable | None = None,
-            orders: bool = False, order_free: bool = False, rel_info: str = "qrels"):
+            orders: bool = False, order_free: bool = False, rel_info: str = "qrels",
+            quantities: Sequence[str] = ()):
     """Register the decorated function as measure ``name``; the decorator is the registry entry.
 
     The function receives a :class:`~smarteval.columns.Ranked` and, for ``cutoffs`` and
@@ -161,7 +187,7 @@ def measure(name: str, *, params: str = "none", default: Sequence = (), average:
             Measure, name, func, params=params, default=default, average=average,
             value=value, per_query=per_query, versions=versions, family=family,
             needs_num_docs=needs_num_docs, micro=micro, ties=ties, orders=orders,
-            order_free=order_free, rel_info=rel_info)
+            order_free=order_free, rel_info=rel_info, quantities=tuple(quantities))
         return func
 
     return register

@@ -18,12 +18,15 @@ __all__ = ["read_bytes", "read_qrels", "read_run"]
 
 
 def read_run(source: Any, *, data: bytes | None = None, name: str | None = None,
-             tag: str | None = None, columns: Mapping[str, str] | None = None) -> Run:
+             tag: str | None = None, columns: Mapping[str, str] | None = None,
+             element_types: bool = False, ranks: bool = False) -> Run:
     """Read a run: a TREC run file (plain or compressed, ``-`` for standard input), a
     Parquet or JSON Lines file, a DataFrame, a ``{qid: {docno: score}}`` dict or records.
 
     ``name``, ``tag`` and ``columns`` apply to the tables and in-memory forms (see
-    :func:`smarteval.read.frames.run_from`).
+    :func:`smarteval.read.frames.run_from`). ``element_types`` keeps a TREC run file's
+    second field (cwl_eval's element types) and ``ranks`` its rank field (ndeval's
+    order); the other forms have neither.
 
     >>> run = read_run({"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d3": 0.5}})
     >>> run.qids.tolist(), run.docnos.tolist(), run.scores.tolist()
@@ -32,7 +35,7 @@ def read_run(source: Any, *, data: bytes | None = None, name: str | None = None,
     if data is None and (is_in_memory(source) or table_format(source)):
         from smarteval.read import frames
         return frames.run_from(source, name=name, tag=tag, columns=columns)
-    return plain.read_run(source, data=data)
+    return plain.read_run(source, data=data, element_types=element_types, ranks=ranks)
 
 
 def read_qrels(source: Any, *, data: bytes | None = None, name: str | None = None,

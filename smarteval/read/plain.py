@@ -292,9 +292,9 @@ def _decode_ids(uniq: np.ndarray, codes: np.ndarray, grouped: bool):
 def _naming_the_file_out_of_memory(read):
     """``read`` with running out of memory reported as a problem of the file it reads."""
     @functools.wraps(read)
-    def reading(path, *, data: bytes | None = None):
+    def reading(path, *, data: bytes | None = None, **options):
         try:
-            return read(path, data=data)
+            return read(path, data=data, **options)
         except MemoryError:
             raise InputError(display(str(path)), None, "out of memory while reading it (a very "
                              "long document id or line takes memory on every line)") from None
@@ -302,10 +302,14 @@ def _naming_the_file_out_of_memory(read):
 
 
 @_naming_the_file_out_of_memory
-def read_run(path: str | os.PathLike, *, data: bytes | None = None) -> Run:
+def read_run(path: str | os.PathLike, *, data: bytes | None = None,
+             element_types: bool = False, ranks: bool = False) -> Run:
     """Read a TREC run: ``QID Q0 DOCNO RANK SCORE TAG`` per line.
 
-    Fields after the sixth and the rank field are ignored; blank lines and lines whose
+    Fields after the sixth and the rank field are ignored, and so is the second unless
+    ``element_types`` (cwl_eval's element type: :attr:`~smarteval.columns.Run.element_types`,
+    read by the checked tokenizer), and the fourth unless ``ranks`` (a whole number from 0
+    to :data:`MAX_RANK`: :attr:`~smarteval.columns.Run.ranks`); blank lines and lines whose
     first field starts with ``#`` are skipped. Rejects, naming file and line: too few
     fields, a score that is not a finite number. The same docno twice in one query is
     recorded (:attr:`~smarteval.columns.Run.repeated`); the ranking stage refuses it where
@@ -321,26 +325,49 @@ def read_run(path: str | os.PathLike, *, data: bytes | None = None) -> Run:
         try:
             with os.fdopen(fd, "wb") as tmp:
                 shutil.copyfileobj(sys.stdin.buffer, tmp, 1 << 20)
-            return _read_run_file(spool, name)
+            return _read_run_file(spool, name, element_types, ranks)
         finally:
             os.unlink(spool)
     if data is None:
-        return _read_run_file(str(path), name)
-    return _read_run_data(read_bytes(name, data=data), name)
+        return _read_run_file(str(path), name, element_types, ranks)
+    return _read_run_data(read_bytes(name, data=data), name, element_types, ranks)
 
 
-def _read_run_file(path: str, name: str) -> Run:
-    fast = _read_run_fast(path, name)
+def _read_run_file(path: str, name: str, element_types: bool = False,
+                   ranks: bool = False) -> Run:
+    fast = None if element_types or ranks else _read_run_fast(path, name)
     if fast is not None:
         return fast
-    return _read_run_data(read_bytes(path), name)
+    return _read_run_data(read_bytes(path), name, element_types, ranks)
 
 
-def _read_run_data(data: bytes, name: str) -> Run:
+#: The largest rank field read (ndeval's rank order): ranks stay exact as 32-bit floats.
+MAX_RANK = 2**24
+
+
+def _parse_ranks(fields: np.ndarray, lines: _Lines) -> np.ndarray:
+    """The rank fields: whole numbers from 0 to :data:`MAX_RANK`, as ndeval reads them."""
+    ranks = _plain_ints(fields)
+    ok = (np.zeros(len(fields), dtype=bool) if ranks is None
+          else (ranks >= 0) & (ranks <= MAX_RANK) & ~np.char.startswith(fields, b"-"))
+    if not ok.all():
+        if ranks is None:
+            ok = np.array([f.isdigit() and int(f) <= MAX_RANK for f in fields.tolist()])
+        bad = int(np.flatnonzero(~ok)[0])
+        raise lines.error(bad, f"rank {fields[bad].decode('utf-8', 'replace')!r} is not a "
+                          f"whole number from 0 to {MAX_RANK} (--order-by rank reads it)",
+                          RUN_EXPECTED)
+    return ranks if ranks is not None else np.zeros(0, dtype=np.int64)
+
+
+def _read_run_data(data: bytes, name: str, element_types: bool = False,
+                   ranks: bool = False) -> Run:
     """The plain reader: every line checked, every error worded for the user."""
     lines = _Lines(data, name, 6, RUN_EXPECTED, "run")
     qid_bytes = lines.ids(0)
     docnos = lines.ids(2)
+    types = lines.field(1) if element_types else None
+    rank_no = _parse_ranks(lines.field(3), lines) if ranks else None
     score_bytes = lines.field(4)
     scores = _parse_scores(score_bytes, lines)
     # trec_eval reports the run tag of the last line it read
@@ -356,13 +383,16 @@ def _read_run_data(data: bytes, name: str) -> Run:
         docnos = docnos[order]
         scores = scores[order]
         line_no = line_no[order]
+        types = None if types is None else types[order]
+        rank_no = None if rank_no is None else rank_no[order]
     offsets = np.zeros(len(uniq) + 1, dtype=np.int64)
     np.cumsum(np.bincount(codes, minlength=len(uniq)), out=offsets[1:])
     # the exact search (every docno word at once) only where the hashes say it may find one
     maybe = _may_have_duplicates(docno_hash(docnos), offsets)
     return Run(path=name, qids=qids, offsets=offsets, docnos=docnos,
                scores=scores, lines=line_no, tag=tag,
-               repeated=repeated_rows(codes, docnos) if maybe else np.zeros((0, 2), np.int64))
+               repeated=repeated_rows(codes, docnos) if maybe else np.zeros((0, 2), np.int64),
+               element_types=types, ranks=rank_no)
 
 
 def _read_run_fast(path: str, name: str) -> Run | None:
@@ -418,14 +448,15 @@ def _underscores(fields: np.ndarray) -> np.ndarray:
     return (fields.view(np.uint8).reshape(len(fields), width) == ord("_")).any(axis=1)
 
 
-def _parse_scores(score_bytes: np.ndarray, lines: _Lines) -> np.ndarray:
-    return parse_numbers(score_bytes, lines, "score", RUN_EXPECTED)
+def _parse_scores(score_bytes: np.ndarray, lines: _Lines, what: str = "score",
+                  expected: str = RUN_EXPECTED) -> np.ndarray:
+    return parse_numbers(score_bytes, lines, what, expected)
 
 
 def parse_numbers(fields: np.ndarray, lines: _Lines, what: str, expected: str) -> np.ndarray:
-    """Numbers (scores, a z-score file's means): ``[+-]`` digits with an optional fraction
-    and exponent (what C's strtod reads in full, less hexadecimal); ``inf`` and ``nan``
-    are refused as not finite. ``what`` names the field in the error."""
+    """Numbers (scores, a qrels' gains, a z-score file's means): ``[+-]`` digits with an
+    optional fraction and exponent (what C's strtod reads in full, less hexadecimal);
+    ``inf`` and ``nan`` are refused as not finite. ``what`` names the field in the error."""
     odd = _underscores(fields)
     try:
         if odd.any():

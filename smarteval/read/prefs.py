@@ -36,7 +36,7 @@ from smarteval.read.plain import (
     _Lines,
     _naming_the_file_out_of_memory,
     _parse_ints,
-    _parse_scores,
+    parse_numbers,
     qrels_columns,
     query_docno_order,
 )
@@ -143,12 +143,8 @@ def _grades(rel_bytes: np.ndarray, lines: _Lines) -> np.ndarray:
 
 
 def _levels(level_bytes: np.ndarray, lines: _Lines, expected: str) -> np.ndarray:
-    """Relevance levels, read as run scores are (the message says what the field is)."""
-    try:
-        return _parse_scores(level_bytes, lines)
-    except InputError as e:
-        raise InputError(e.path, e.line, e.problem.replace("score", "relevance level", 1),
-                         text=e.text, expected=expected) from None
+    """Relevance levels, read as run scores are."""
+    return parse_numbers(level_bytes, lines, "relevance level", expected)
 
 
 @_naming_the_file_out_of_memory

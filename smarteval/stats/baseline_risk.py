@@ -66,10 +66,45 @@ def risk(run: Evaluation, baseline: Evaluation, measure: str,
     return Risk(measure, float(risk_alpha), qids, out, mean)
 
 
+def risk_evaluations(runs: list[Evaluation], baseline: Evaluation,
+                     risk_alpha: float = 0.0) -> list[Evaluation]:
+    """Each of ``runs`` with every value replaced by its risk-sensitive value against
+    ``baseline`` (ndeval's ``-baseline FILE -riskAlpha A``, for every measure: :func:`risk`).
+
+    Each result evaluates the union of its run's and the baseline's queries, its
+    summary the mean over them, and is named ``RUN vs BASELINE (risk alpha A)``. Every
+    measure must have numbers averaged as a mean (a count, a text, a geometric or no
+    mean has no risk-sensitive difference: :class:`~smarteval.errors.UsageError`).
+    """
+    check_risk_measures([o.measure for o in baseline.outputs])
+    out = []
+    for ev in runs:
+        values = {o.name: risk(ev, baseline, o.name, risk_alpha) for o in ev.outputs}
+        qids = next(iter(values.values())).qids if values else np.zeros(0, dtype=str)
+        out.append(Evaluation(
+            name=f"{ev.name} vs {baseline.name} (risk alpha {risk_alpha:g})", path=ev.path,
+            tag=ev.tag, qids=qids, in_run=np.ones(len(qids), dtype=bool),
+            outputs=ev.outputs, per_query={n: v.values for n, v in values.items()},
+            summary={n: v.mean for n, v in values.items()}, ranked=None,
+            run_info=ev.run_info))
+    return out
+
+
+def check_risk_measures(measures) -> None:
+    """Refuse (:class:`~smarteval.errors.UsageError`) the measures that have no
+    risk-sensitive value: those whose per-query numbers are not averaged as a mean."""
+    bad = list(dict.fromkeys(m.name for m in measures if m.value == "str"
+                             or m.average != "mean" or not m.per_query))
+    if bad:
+        raise UsageError(f"--risk-baseline: {', '.join(bad)} "
+                         f"{'has' if len(bad) == 1 else 'have'} no risk-sensitive value "
+                         "(it takes measures whose values are averaged as a mean)")
+
+
 def _positions(qids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     """The index in ``qids`` (distinct, any order) of each of ``wanted`` (all present)."""
     order = np.argsort(qids)
     return order[np.searchsorted(qids[order], wanted)]
 
 
-__all__ = ["Risk", "risk"]
+__all__ = ["Risk", "check_risk_measures", "risk", "risk_evaluations"]

@@ -199,3 +199,17 @@ def test_a_long_docno_and_query_id_in_a_data_frame():
     assert got.per_query.keys() == want.per_query.keys()
     for name, values in want.per_query.items():
         assert np.array_equal(np.asarray(got.per_query[name]), np.asarray(values)), name
+
+
+def test_qrels_with_a_five_megabyte_docno(tmp_path):
+    """Read without a column as wide as the longest docno (7,500 rows of 5 MB would not fit)."""
+    huge = "H" * 5_000_000
+    lines = _qrels_lines()
+    lines[100] = f"401 0 {huge} 1\n"
+    (tmp_path / "qrels").write_text("".join(lines))
+    qrels = read_qrels(tmp_path / "qrels")
+    assert keys.is_varlen(qrels.docnos)
+    first = qrels.docnos[qrels.offsets[0]:qrels.offsets[1]].tolist()   # query 401's
+    assert first == sorted(f"FT900-{d:05d}".encode() for d in range(0, 1000, 7)
+                           if d != 700) + [huge.encode()]
+    assert len(qrels) == len(lines)

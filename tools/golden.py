@@ -32,7 +32,8 @@ negative scores (1e-3, -2.5E+2), duplicate judgements and retrieved documents, a
 past 1,000 documents; random flags (-q -c -J -n, -M k, -l k, -N n) and random measures with
 parameters (P.3,7, ndcg.1=0.5,2=3, 11pt_avg.0.1,0.5, set_F.0.5, utility.1,-1,0,0,
 relstring.5, nicknames; rbp.p=0.5, unj, dcg and ideal_dcg for 10.0 only), a few of them
-bad usage.
+bad usage. ``--long-ids`` also makes some query ids and docnos 300 to 5,000 bytes long
+(for a fuzz run into a directory of its own; the committed corpus has none).
 
 Never generated: ``#`` lines (comments in 10.0, data in 9.0.8) and numbers that only
 trec_eval's atoi/atof accept (``P.1e1``, an empty gain level ``ndcg.=2``, ``-l 1.5``,

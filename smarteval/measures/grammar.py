@@ -58,7 +58,7 @@ import numpy as np
 
 from smarteval.columns import UNJUDGED, Ranked
 from smarteval.errors import UsageError
-from smarteval.measures.registry import REGISTRY, Measure, load_installed_plugins
+from smarteval.measures.registry import REGISTRY, Measure, load_families, load_installed_plugins
 from smarteval.settings import LONG_MAX
 
 
@@ -776,6 +776,9 @@ def parse_measures(specs: Sequence[str], version: int = 9,
     """
     nick = nicknames(version)
     names = {s.partition(".")[0] for group in specs for s in _split_specs(group)}
+    wanted = {m for n in names for m in nick.get(n, [n])}
+    if any(n not in REGISTRY for n in wanted):
+        load_families()                 # a measure of a module not imported yet, perhaps
     if any(n not in REGISTRY and n not in nick and not _looks_ir(n) for n in names):
         load_installed_plugins()        # an installed plugin's measure, perhaps
     available = {n: m for n, m in REGISTRY.items() if version in m.versions}

@@ -15,7 +15,6 @@ import importlib.util
 import os
 import re
 import sys
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -31,6 +30,7 @@ from smarteval.measures.registry import (
     Measure,
     check_options,
     entry,
+    load_families,
 )
 
 #: The entry-point group whose modules are loaded as plugins.
@@ -135,6 +135,7 @@ def measure(name: str, *, params: str = "none", default: Sequence = (), average:
             return safe_div(in_top(r.is_rel, r.offsets, k), np.minimum(k, r.num_rel))
     """
     def register(func: Callable) -> Callable:
+        load_families()             # smarteval's names are taken, and listed first
         key, label = _loading[-1] if _loading else (func.__module__, f"module {func.__module__}")
         try:
             check_options(params, average, value)
@@ -232,6 +233,7 @@ def _why(exc: BaseException, key: str) -> str:
     text = f"{type(exc).__name__}: {exc}"
     if isinstance(exc, SyntaxError) and exc.filename:
         return f"{type(exc).__name__}: {exc.msg} ({exc.filename}, line {exc.lineno})"
+    import traceback
     frames = [f for f in traceback.extract_tb(exc.__traceback__)
               if not f.filename.startswith("<frozen") and f.filename != __file__]
     frames = [f for f in frames if f.filename == key] or frames     # a .py file's own line

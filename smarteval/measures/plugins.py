@@ -24,7 +24,6 @@ from smarteval.errors import SmartevalError, UsageError
 from smarteval.measures.grammar import ALIASES, RANX_NAMES, nicknames
 from smarteval.measures.registry import (
     ENTRY_POINTS,
-    LOADERS,
     PLUGINS,
     REGISTRY,
     Measure,
@@ -272,5 +271,3 @@ def load_entry_points() -> None:
         where = f" of {dist.name}" if dist is not None else ""
         load_plugin(ep.module, f"plugin {ep.module} (entry point {ep.name!r}{where})")
 
-
-LOADERS.append(load_entry_points)

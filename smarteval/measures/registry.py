@@ -150,7 +150,7 @@ PLUGINS: dict[str, tuple[str, ...]] = {}
 #: of every installed distribution)
 ENTRY_POINTS: dict[str, bool] = {"loaded": False}
 #: how they are looked up (:func:`smarteval.measures.plugins.load_entry_points`, set when
-#: that module is imported), so that the grammar can ask without importing it
+#: the package is imported), so that the grammar can ask without importing it
 LOADERS: list[Callable[[], None]] = []
 
 

@@ -132,6 +132,59 @@ def as_run(run) -> Run:
     return run if isinstance(run, Run) else read_run(run)
 
 
+#: Run files of at most this many bytes are read one ahead of the run being evaluated, in a
+#: thread (numpy's loops release the interpreter, so reading the next file and ranking
+#: this one share two cores); larger ones are read one at a time, one in memory at once.
+READ_AHEAD_BYTES = 32 << 20
+
+
+def _small_file(run) -> bool:
+    if not isinstance(run, (str, os.PathLike)) or str(run) == "-":
+        return False
+    try:
+        return os.path.getsize(run) <= READ_AHEAD_BYTES
+    except OSError:
+        return False
+
+
+class _Reading:
+    """A run file read in a thread; :meth:`result` waits for it and gives the run, or
+    raises what reading raised."""
+
+    def __init__(self, path) -> None:
+        import threading
+        self._run: Run | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._read, args=(path,), daemon=True)
+        self._thread.start()
+
+    def _read(self, path) -> None:
+        try:
+            self._run = as_run(path)
+        except BaseException as exc:       # raised again in the thread that asks
+            self._error = exc
+
+    def result(self) -> Run:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._run is not None
+        return self._run
+
+
+def read_in_order(runs: Sequence) -> Iterator[Run]:
+    """Each run read, in order (a run already read passes through); while one is evaluated
+    the next is read in a thread when both are small files (see READ_AHEAD_BYTES). An
+    error reading a run is raised when that run's turn comes, as without the thread."""
+    ahead: _Reading | None = None
+    for i, given in enumerate(runs):
+        run = ahead.result() if ahead is not None else as_run(given)
+        ahead = None
+        if i + 1 < len(runs) and _small_file(given) and _small_file(runs[i + 1]):
+            ahead = _Reading(runs[i + 1])
+        yield run
+
+
 def check_runs(runs: Sequence) -> list:
     """The runs as a list (one run in any form, or several); standard input (``-``) may be
     only one of them."""
@@ -313,7 +366,7 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
         results = _evaluate_in_processes(job, runs, jobs, on_run)
     else:
         results = []
-        for run in runs:
+        for run in read_in_order(runs):
             ev = job.evaluate(run)
             results.append(ev)
             if on_run is not None:      # progress reporting (the CLI's bar)

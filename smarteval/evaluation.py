@@ -172,11 +172,18 @@ class _Reading:
         return self._run
 
 
-def read_in_order(runs: Sequence) -> Iterator[Run]:
+def start_reading(runs: Sequence) -> _Reading | None:
+    """The first run read in a thread from now on when it is a small file (so that it is
+    read while the qrels are), for :func:`read_in_order`; else None."""
+    return _Reading(runs[0]) if len(runs) and _small_file(runs[0]) else None
+
+
+def read_in_order(runs: Sequence, first: _Reading | None = None) -> Iterator[Run]:
     """Each run read, in order (a run already read passes through); while one is evaluated
     the next is read in a thread when both are small files (see READ_AHEAD_BYTES). An
-    error reading a run is raised when that run's turn comes, as without the thread."""
-    ahead: _Reading | None = None
+    error reading a run is raised when that run's turn comes, as without the thread.
+    ``first`` is :func:`start_reading`'s reading of the first run."""
+    ahead = first
     for i, given in enumerate(runs):
         run = ahead.result() if ahead is not None else as_run(given)
         ahead = None
@@ -353,8 +360,9 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
              settings: Settings | None = None, *, frozen=None,
              frozen_depth: int | None = None, require_common: bool = True,
              on_run: Callable[[RunInfo], None] | None = None, jobs: int = 1,
-             keep_ranked: bool = True) -> list[Evaluation]:
-    """Evaluate each run against ``qrels``; see :func:`smarteval.api.evaluate`."""
+             keep_ranked: bool = True, first: _Reading | None = None) -> list[Evaluation]:
+    """Evaluate each run against ``qrels``; see :func:`smarteval.api.evaluate`. ``first``
+    is the first run's reading when :func:`start_reading` has begun it."""
     settings = settings or Settings()
     runs = check_runs(runs)
     requests = requests_for(measures, settings)
@@ -366,7 +374,7 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
         results = _evaluate_in_processes(job, runs, jobs, on_run)
     else:
         results = []
-        for run in read_in_order(runs):
+        for run in read_in_order(runs, first):
             ev = job.evaluate(run)
             results.append(ev)
             if on_run is not None:      # progress reporting (the CLI's bar)

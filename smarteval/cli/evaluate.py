@@ -59,7 +59,7 @@ def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth,
     (QUERY Q0 DOCNO RANK SCORE TAG). Files may be gzip, bzip2 or xz compressed; a RUN
     of '-' is read from standard input.
     """
-    from smarteval.evaluation import check_runs, judgements, read_relevance
+    from smarteval.evaluation import check_runs, judgements, read_relevance, start_reading
     from smarteval.evaluation import evaluate as run_evaluation
     from smarteval.measures.grammar import default_requests, parse_measures
     from smarteval.output import write_text
@@ -84,7 +84,9 @@ def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth,
                  + " (no exact average over tied orders)")
     for text in unused_notes(settings, requests) + repeated_notes(runs):
         note(f"smarteval: {text}")
-    # read once, whatever the number of runs; in the format asked for (-R)
+    # the first run is read beside the qrels; they are read once, whatever the number of
+    # runs, in the format asked for (-R)
+    first = start_reading(runs) if jobs == 1 else None
     relevance = read_relevance(qrels, requests, settings)
     qrels_data = judgements(relevance)[0]
     with Progress(runs, "smarteval") as bar:    # only on a terminal, only for long work
@@ -93,7 +95,7 @@ def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth,
         bar.doing("evaluating")
         evaluations = run_evaluation(relevance, runs, requests, settings, frozen=frozen,
                                      frozen_depth=frozen_depth, on_run=finished, jobs=jobs,
-                                     keep_ranked=False)
+                                     keep_ranked=False, first=first)
     if settings.complete:
         for ev in evaluations:
             for text in complete_notes(ev, settings):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 import os
 import signal
 import sys
@@ -126,6 +127,9 @@ def reports_errors(func):
     """
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
+        if not gc.isenabled():      # turned off for start-up by smarteval.__main__.run
+            gc.freeze()
+            gc.enable()
         previous = _handle_signals()
         try:
             with warnings.catch_warnings():

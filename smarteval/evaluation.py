@@ -178,14 +178,15 @@ def start_reading(runs: Sequence) -> _Reading | None:
     return _Reading(runs[0]) if len(runs) and _small_file(runs[0]) else None
 
 
-def read_in_order(runs: Sequence, first: _Reading | None = None) -> Iterator[Run]:
-    """Each run read, in order (a run already read passes through); while one is evaluated
-    the next is read in a thread when both are small files (see READ_AHEAD_BYTES). An
-    error reading a run is raised when that run's turn comes, as without the thread.
+def read_in_order(runs: Sequence, first: _Reading | None = None) -> Iterator:
+    """Each run, in order: read, when it was read in a thread while the one before it was
+    evaluated (both small files, see READ_AHEAD_BYTES), else as given, for the taker to
+    read (and release: a large run is referred to by nothing else while it is ranked).
+    An error reading a run is raised when that run's turn comes, as without the thread.
     ``first`` is :func:`start_reading`'s reading of the first run."""
     ahead = first
     for i, given in enumerate(runs):
-        run = ahead.result() if ahead is not None else as_run(given)
+        run = ahead.result() if ahead is not None else given
         ahead = None
         if i + 1 < len(runs) and _small_file(given) and _small_file(runs[i + 1]):
             ahead = _Reading(runs[i + 1])

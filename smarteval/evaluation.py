@@ -132,67 +132,6 @@ def as_run(run) -> Run:
     return run if isinstance(run, Run) else read_run(run)
 
 
-#: Run files of at most this many bytes are read one ahead of the run being evaluated, in a
-#: thread (numpy's loops release the interpreter, so reading the next file and ranking
-#: this one share two cores); larger ones are read one at a time, one in memory at once.
-READ_AHEAD_BYTES = 32 << 20
-
-
-def _small_file(run) -> bool:
-    if not isinstance(run, (str, os.PathLike)) or str(run) == "-":
-        return False
-    try:
-        return os.path.getsize(run) <= READ_AHEAD_BYTES
-    except OSError:
-        return False
-
-
-class _Reading:
-    """A run file read in a thread; :meth:`result` waits for it and gives the run, or
-    raises what reading raised."""
-
-    def __init__(self, path) -> None:
-        import threading
-        self._run: Run | None = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._read, args=(path,), daemon=True)
-        self._thread.start()
-
-    def _read(self, path) -> None:
-        try:
-            self._run = as_run(path)
-        except BaseException as exc:       # raised again in the thread that asks
-            self._error = exc
-
-    def result(self) -> Run:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        assert self._run is not None
-        return self._run
-
-
-def start_reading(runs: Sequence) -> _Reading | None:
-    """The first run read in a thread from now on when it is a small file (so that it is
-    read while the qrels are), for :func:`read_in_order`; else None."""
-    return _Reading(runs[0]) if len(runs) and _small_file(runs[0]) else None
-
-
-def read_in_order(runs: Sequence, first: _Reading | None = None) -> Iterator:
-    """Each run, in order: read, when it was read in a thread while the one before it was
-    evaluated (both small files, see READ_AHEAD_BYTES), else as given, for the taker to
-    read (and release: a large run is referred to by nothing else while it is ranked).
-    An error reading a run is raised when that run's turn comes, as without the thread.
-    ``first`` is :func:`start_reading`'s reading of the first run."""
-    ahead = first
-    for i, given in enumerate(runs):
-        run = ahead.result() if ahead is not None else given
-        ahead = None
-        if i + 1 < len(runs) and _small_file(given) and _small_file(runs[i + 1]):
-            ahead = _Reading(runs[i + 1])
-        yield run
-
-
 def check_runs(runs: Sequence) -> list:
     """The runs as a list (one run in any form, or several); standard input (``-``) may be
     only one of them."""
@@ -361,9 +300,8 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
              settings: Settings | None = None, *, frozen=None,
              frozen_depth: int | None = None, require_common: bool = True,
              on_run: Callable[[RunInfo], None] | None = None, jobs: int = 1,
-             keep_ranked: bool = True, first: _Reading | None = None) -> list[Evaluation]:
-    """Evaluate each run against ``qrels``; see :func:`smarteval.api.evaluate`. ``first``
-    is the first run's reading when :func:`start_reading` has begun it."""
+             keep_ranked: bool = True) -> list[Evaluation]:
+    """Evaluate each run against ``qrels``; see :func:`smarteval.api.evaluate`."""
     settings = settings or Settings()
     runs = check_runs(runs)
     requests = requests_for(measures, settings)
@@ -375,7 +313,7 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
         results = _evaluate_in_processes(job, runs, jobs, on_run)
     else:
         results = []
-        for run in read_in_order(runs, first):
+        for run in runs:
             ev = job.evaluate(run)
             results.append(ev)
             if on_run is not None:      # progress reporting (the CLI's bar)

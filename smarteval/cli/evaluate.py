@@ -14,6 +14,7 @@ from smarteval.cli.options import (
     rel_info_format_option,
     repeated_notes,
     reports_errors,
+    reuse_freed_memory,
     seed_option,
     settings_from,
     target_generality_option,
@@ -59,7 +60,7 @@ def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth,
     (QUERY Q0 DOCNO RANK SCORE TAG). Files may be gzip, bzip2 or xz compressed; a RUN
     of '-' is read from standard input.
     """
-    from smarteval.evaluation import check_runs, judgements, read_relevance, start_reading
+    from smarteval.evaluation import check_runs, judgements, read_relevance
     from smarteval.evaluation import evaluate as run_evaluation
     from smarteval.measures.grammar import default_requests, parse_measures
     from smarteval.output import write_text
@@ -69,6 +70,7 @@ def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth,
 
     settings = settings_from(**options)
     runs = check_runs(runs)
+    reuse_freed_memory([qrels, *runs])
     if is_table(fmt) and (per_query or no_summary):
         flags = " and ".join(f for f, given in (("-q/--per-query", per_query),
                                                  ("-n/--no-summary", no_summary)) if given)
@@ -84,9 +86,7 @@ def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth,
                  + " (no exact average over tied orders)")
     for text in unused_notes(settings, requests) + repeated_notes(runs):
         note(f"smarteval: {text}")
-    # the first run is read beside the qrels; they are read once, whatever the number of
-    # runs, in the format asked for (-R)
-    first = start_reading(runs) if jobs == 1 else None
+    # read once, whatever the number of runs; in the format asked for (-R)
     relevance = read_relevance(qrels, requests, settings)
     qrels_data = judgements(relevance)[0]
     with Progress(runs, "smarteval") as bar:    # only on a terminal, only for long work
@@ -95,7 +95,7 @@ def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth,
         bar.doing("evaluating")
         evaluations = run_evaluation(relevance, runs, requests, settings, frozen=frozen,
                                      frozen_depth=frozen_depth, on_run=finished, jobs=jobs,
-                                     keep_ranked=False, first=first)
+                                     keep_ranked=False)
     if settings.complete:
         for ev in evaluations:
             for text in complete_notes(ev, settings):

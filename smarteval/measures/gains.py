@@ -12,7 +12,7 @@ from smarteval.columns import Ranked, distinct
 from smarteval.measures.segments import positions
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)   # arrays: no equality, no repr
 class Gains:
     """trec_eval's gain table (setup_gains) applied to every query of a ranking.
 

@@ -653,7 +653,7 @@ def _text(v) -> str:
     return format(v, "g") if isinstance(v, float) else str(v)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)   # internal: fewer generated methods
 class _Asked:
     index: int            # position among every -m request
     spec: str

@@ -129,7 +129,7 @@ def _rel_suffix_max(r: Ranked):
     return r.memo["rel_suffix_max"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)   # arrays: no equality, no repr
 class _JudgedRel:
     """The judged relevant rows (code >= 0 and >= the level), in rank order per query."""
 

@@ -109,7 +109,7 @@ def reuse_freed_memory(paths) -> None:
 
     By default an array above 128 KiB is mapped fresh from the kernel and handed back
     when freed, so every temporary faults its pages in again; with mmap above 32 MiB
-    only and the heap trimmed above 1 GiB only, twenty TREC runs take a third fewer page
+    only and the heap trimmed above 1 GiB only, twenty TREC runs take a fifth of the page
     faults (and a seventh less time). Large inputs keep the defaults, which return
     memory at once (their peak memory comes first). Nothing changes on other C libraries.
     """

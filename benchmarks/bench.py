@@ -743,6 +743,11 @@ def main(argv=None) -> int:
           f"{os.getloadavg()[0]:.1f}, this process {_maxrss_mib():.0f} MiB; "
           f"tools: {', '.join(available)}"
           + (f" (not available: {', '.join(skipped)})" if skipped else ""))
+    if "smarteval" in available:
+        # compiled as an installed package is: a warm-up run cannot write the bytecode when
+        # PYTHONDONTWRITEBYTECODE is set, and every timed run would compile every module
+        subprocess.run(_py() + ["-m", "compileall", "-q", os.path.join(REPO, "smarteval")],
+                       check=True, stdout=subprocess.DEVNULL)
     rows = bench(data, available, a.repeat, warmup=not (a.no_warmup or a.smoke))
     print()
     print(table(rows))

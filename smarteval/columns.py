@@ -289,6 +289,14 @@ def segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
     By example: values=[1,0,1,1,0], offsets=[0,2,2,5]  ->  [1, 0, 2]
     """
+    if values.dtype.kind == "b" and len(offsets) > 1 and offsets[0] == 0 \
+            and offsets[-1] == len(values):
+        # a mask with few True rows (relevant documents, say) is counted from their
+        # positions, without a prefix array of 8 bytes a row
+        hits = int(np.count_nonzero(values))
+        if hits <= len(values) // 8:
+            q = np.searchsorted(offsets, np.flatnonzero(values), side="right") - 1
+            return np.bincount(q, minlength=len(offsets) - 1).astype(np.int64)
     p = prefix(values)
     return p[offsets[1:]] - p[offsets[:-1]]
 

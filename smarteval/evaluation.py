@@ -235,7 +235,7 @@ def run_names(runs: Sequence) -> list[str]:
     return distinct_names(names)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)       # internal: fewer generated methods at start-up
 class Ranker:
     """Ranks runs against one qrels under one :class:`Settings`; picklable for workers.
 
@@ -358,7 +358,7 @@ def rankings(qrels, runs, settings: Settings | None = None, *, frozen=None,
         yield info, ranked
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Job:
     """Everything needed to evaluate one run; picklable, so it can go to a worker process."""
 

@@ -1,4 +1,5 @@
-"""The qrels reader's quick path (clean lines) gives the columns of its general path."""
+"""The qrels reader's quick paths (clean lines; clean lines with one-digit grades) give the
+columns of its general path."""
 
 from __future__ import annotations
 
@@ -17,10 +18,12 @@ LINE = st.tuples(st.sampled_from(["1", "2", "10", "007"]), st.sampled_from(["0",
                  st.sampled_from(["\n", "\n", "\n", "\r\n", "  \n"]))
 
 
-def _read(data: bytes, general: bool):
+def _read(data: bytes, general: bool, one_digit: bool = True):
     with pytest.MonkeyPatch.context() as m:
         if general:
             m.setattr(plain._Lines, "_clean_chunk", staticmethod(lambda b, sep, n: None))
+        if general or not one_digit:
+            m.setattr(plain, "_clean_qrels", lambda data, name: None)
         try:
             q = plain.read_qrels("q", data=data)
         except InputError as exc:
@@ -38,19 +41,33 @@ def test_quick_path_equals_general_path(monkeypatch, lines, tail, chunk):
     if not tail:
         text = text.rstrip("\r\n ")
     monkeypatch.setattr(plain, "_CHUNK", chunk)
-    assert _read(text.encode(), False) == _read(text.encode(), True)
+    general = _read(text.encode(), True)
+    assert _read(text.encode(), False) == general
+    assert _read(text.encode(), False, one_digit=False) == general
 
 
-def test_quick_path_is_taken_on_clean_lines(monkeypatch):
-    calls = []
-    real = plain._Lines._clean_chunk
+@pytest.mark.parametrize("data, one_digit, clean", [
+    (b"1 0 a 1\n1 0 b 0\n2 0 a 2\n", [True], []),
+    (b"1 0 a 1\n1 0 b 0\n2 0 a 12\n", [False], [True]),
+    (b"1 0 a 1\n1 0 b 0\n2 0 a -1\n", [False], [True]),
+    (b"1 0 a 1\n# note\n2 0 a 2\n", [False], [False]),
+])
+def test_quick_paths_are_taken_on_clean_lines(monkeypatch, data, one_digit, clean):
+    calls: dict[str, list[bool]] = {"one_digit": [], "clean": []}
+    real_qrels, real_chunk = plain._clean_qrels, plain._Lines._clean_chunk
 
-    def spy(b, sep, n):
-        out = real(b, sep, n)
-        calls.append(out is not None)
+    def spy_qrels(data, name):
+        out = real_qrels(data, name)
+        calls["one_digit"].append(out is not None)
         return out
-    monkeypatch.setattr(plain._Lines, "_clean_chunk", staticmethod(spy))
-    q = plain.read_qrels("q", data=b"1 0 a 1\n1 0 b 0\n2 0 a 2\n")
-    assert calls == [True]
-    assert q.grades.tolist() == [1, 0, 2]
-    np.testing.assert_array_equal(q.lines, [1, 2, 3])
+
+    def spy_chunk(b, sep, n):
+        out = real_chunk(b, sep, n)
+        calls["clean"].append(out is not None)
+        return out
+    monkeypatch.setattr(plain, "_clean_qrels", spy_qrels)
+    monkeypatch.setattr(plain._Lines, "_clean_chunk", staticmethod(spy_chunk))
+    q = plain.read_qrels("q", data=data)
+    assert calls == {"one_digit": one_digit, "clean": clean}
+    assert q.grades.tolist()[0] == 1
+    np.testing.assert_array_equal(q.lines, [1, 2, 3] if clean != [False] else [1, 3])

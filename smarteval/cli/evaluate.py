@@ -18,6 +18,7 @@ from smarteval.cli.options import (
     reports_errors,
     results_format_option,
     risk_options,
+    reuse_freed_memory,
     seed_option,
     settings_from,
     target_generality_option,
@@ -86,6 +87,7 @@ def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth,
         if zscores == "-" and "-" in runs:
             raise UsageError("standard input ('-') can be either a run or the -Z file, "
                              "not both")
+    reuse_freed_memory([qrels, *runs])
     if is_table(fmt) and (per_query or no_summary):
         flags = " and ".join(f for f, given in (("-q/--per-query", per_query),
                                                  ("-n/--no-summary", no_summary)) if given)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 import os
 import signal
 import sys
@@ -109,6 +110,37 @@ def same_file(a: str, b: str) -> bool:
         return os.path.realpath(a) == os.path.realpath(b)
 
 
+#: Inputs of at most this many bytes in all are small (TREC-sized runs): see
+#: :func:`reuse_freed_memory`.
+SMALL_INPUTS = 256 << 20
+
+
+def reuse_freed_memory(paths) -> None:
+    """For small inputs, have glibc's malloc keep freed memory for the next arrays.
+
+    By default an array above 128 KiB is mapped fresh from the kernel and handed back
+    when freed, so every temporary faults its pages in again; with mmap above 32 MiB
+    only and the heap trimmed above 1 GiB only, twenty TREC runs take a fifth of the page
+    faults (and a seventh less time). Large inputs keep the defaults, which return
+    memory at once (their peak memory comes first). Nothing changes on other C libraries.
+    """
+    total = 0
+    for path in paths:
+        try:
+            total += os.path.getsize(path)
+        except (OSError, TypeError, ValueError):     # standard input, say: size unknown
+            return
+    if total > SMALL_INPUTS:
+        return
+    try:
+        import ctypes
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    mallopt(-3, 32 << 20)           # M_MMAP_THRESHOLD
+    mallopt(-1, 1 << 30)            # M_TRIM_THRESHOLD
+
+
 def check_paths(kwargs: dict) -> None:
     """Before any work: no output names an input file (exit 2), every output can be
     written (its directory exists and is writable; exit 1)."""
@@ -137,6 +169,9 @@ def reports_errors(func):
     """
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
+        if not gc.isenabled():      # turned off for start-up by smarteval.__main__.run
+            gc.freeze()
+            gc.enable()
         previous = _handle_signals()
         try:
             with warnings.catch_warnings():

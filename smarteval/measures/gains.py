@@ -12,7 +12,7 @@ from smarteval.columns import Ranked, distinct
 from smarteval.measures.segments import positions
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)   # arrays: no equality, no repr
 class Gains:
     """trec_eval's gain table (setup_gains) applied to every query of a ranking.
 
@@ -97,7 +97,7 @@ def _plain_gains(r: Ranked) -> Gains:
     top[has] = r.qrel_grades[r.qrel_offsets[:-1][has]]
     return Gains(row=np.maximum(r.rel, 0).astype(np.float64), ideal=ideal,
                  ideal_offsets=ideal_offsets, lo=np.zeros(r.num_queries), hi=top,
-                 in_table=(r.rel >= 0) & has[r.qindex])
+                 in_table=(r.rel >= 0) & np.repeat(has, r.num_ret))
 
 
 def _valid_int(name: str) -> bool:
@@ -271,7 +271,7 @@ def sparse_dcg_terms(r: Ranked, pairs: tuple):
         return r.memo[key]
     gain = gains_of(r, pairs).row
     rows = np.flatnonzero(gain != 0)
-    q = r.qindex[rows]
+    q = np.searchsorted(r.offsets, rows, side="right") - 1     # no query column of every row
     rank = rows - r.offsets[q] + 1
     table = log2_table(int(rank.max()) + 1 if len(rank) else 1)
     terms = gain[rows] / table[rank + 1]

@@ -63,6 +63,7 @@ from smarteval.errors import UsageError
 from smarteval.measures.registry import (
     REGISTRY,
     Measure,
+    load_families,
     load_installed_plugins,
     quantity_entry,
 )
@@ -668,7 +669,7 @@ def _text(v) -> str:
     return format(v, "g") if isinstance(v, float) else str(v)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)   # internal: fewer generated methods
 class _Asked:
     index: int            # position among every -m request
     spec: str
@@ -791,6 +792,9 @@ def parse_measures(specs: Sequence[str], version: int = 9,
     """
     nick = nicknames(version)
     names = {s.partition(".")[0] for group in specs for s in _split_specs(group)}
+    wanted = {m for n in names for m in nick.get(n, [n])}
+    if any(n not in REGISTRY for n in wanted):
+        load_families()                 # a measure of a module not imported yet, perhaps
     if any(n not in REGISTRY and n not in nick and not _looks_ir(n)
            and quantity_entry(n) is None for n in names):
         load_installed_plugins()        # an installed plugin's measure, perhaps

@@ -15,7 +15,6 @@ import importlib.util
 import os
 import re
 import sys
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -25,12 +24,12 @@ from smarteval.errors import SmartevalError, UsageError
 from smarteval.measures.grammar import ALIASES, RANX_NAMES, nicknames
 from smarteval.measures.registry import (
     ENTRY_POINTS,
-    LOADERS,
     PLUGINS,
     REGISTRY,
     Measure,
     check_options,
     entry,
+    load_families,
 )
 
 #: The entry-point group whose modules are loaded as plugins.
@@ -135,6 +134,7 @@ def measure(name: str, *, params: str = "none", default: Sequence = (), average:
             return safe_div(in_top(r.is_rel, r.offsets, k), np.minimum(k, r.num_rel))
     """
     def register(func: Callable) -> Callable:
+        load_families()             # smarteval's names are taken, and listed first
         key, label = _loading[-1] if _loading else (func.__module__, f"module {func.__module__}")
         try:
             check_options(params, average, value)
@@ -232,6 +232,7 @@ def _why(exc: BaseException, key: str) -> str:
     text = f"{type(exc).__name__}: {exc}"
     if isinstance(exc, SyntaxError) and exc.filename:
         return f"{type(exc).__name__}: {exc.msg} ({exc.filename}, line {exc.lineno})"
+    import traceback
     frames = [f for f in traceback.extract_tb(exc.__traceback__)
               if not f.filename.startswith("<frozen") and f.filename != __file__]
     frames = [f for f in frames if f.filename == key] or frames     # a .py file's own line
@@ -270,5 +271,3 @@ def load_entry_points() -> None:
         where = f" of {dist.name}" if dist is not None else ""
         load_plugin(ep.module, f"plugin {ep.module} (entry point {ep.name!r}{where})")
 
-
-LOADERS.append(load_entry_points)

@@ -1,12 +1,15 @@
 """The measure registry: one entry per measure, filled by the decorators of the measure modules.
 
-Pure data: :mod:`smarteval.measures` imports the measure modules (and so fills it);
-:mod:`smarteval.measures.grammar` reads ``-m`` arguments against it.
+Pure data: :mod:`smarteval.measures` imports trec_eval's measure module, and the others
+when a name is not found among those loaded or every measure is listed
+(:func:`load_families`); :mod:`smarteval.measures.grammar` reads ``-m`` arguments
+against it.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
@@ -122,6 +125,41 @@ def _num(v) -> str:
 
 REGISTRY: dict[str, Measure] = {}
 
+#: The measure modules, in the order their measures are listed (trec_eval's first, the
+#: plugins' after all of them). trec_eval's is imported with the package; the others
+#: only when needed (a measure of trec_eval's alone starts without them).
+FAMILIES = ("trec", "prefs", "smart", "extra", "swets", "web", "diversity", "cwl")
+#: whether every module of FAMILIES was imported
+FAMILIES_LOADED: dict[str, bool] = {"loaded": False}
+
+
+def load_families() -> None:
+    """Import every measure module of FAMILIES (once): the registry is then complete,
+    but for the plugins."""
+    if FAMILIES_LOADED["loaded"]:
+        return
+    FAMILIES_LOADED["loaded"] = True
+    for family in FAMILIES:
+        importlib.import_module(f"smarteval.measures.{family}")
+
+
+def _rank(m: Measure) -> int:
+    """Where a measure's module comes in FAMILIES (plugins after all of them)."""
+    package, _, module = m.func.__module__.rpartition(".")
+    if m.plugin is None and package == __package__ and module in FAMILIES:
+        return FAMILIES.index(module)
+    return len(FAMILIES)
+
+
+def _keep_family_order(new: Measure) -> None:
+    """Put the registry back in FAMILIES order when ``new``'s module was imported before
+    one listed ahead of it (a module importing another family's measure module)."""
+    items = list(REGISTRY.values())
+    if len(items) > 1 and _rank(items[-2]) > _rank(new):
+        ordered = sorted(items, key=_rank)          # stable: each module's own order kept
+        REGISTRY.clear()
+        REGISTRY.update((m.name, m) for m in ordered)
+
 #: plugin (module name or .py file's absolute path) -> the measures it registered, in order
 PLUGINS: dict[str, tuple[str, ...]] = {}
 #: whether the installed packages' ``smarteval.measures`` entry points were looked up
@@ -129,12 +167,13 @@ PLUGINS: dict[str, tuple[str, ...]] = {}
 #: of every installed distribution)
 ENTRY_POINTS: dict[str, bool] = {"loaded": False}
 #: how they are looked up (:func:`smarteval.measures.plugins.load_entry_points`, set when
-#: that module is imported), so that the grammar can ask without importing it
+#: the package is imported), so that the grammar can ask without importing it
 LOADERS: list[Callable[[], None]] = []
 
 
 def load_installed_plugins() -> None:
     """Look up the installed packages' plugins (once; see ``ENTRY_POINTS``)."""
+    load_families()
     for load in LOADERS:
         load()
 
@@ -146,9 +185,10 @@ REL_INFOS = ("qrels", "prefs", "qrels_jg")
 
 
 def _restore(name: str) -> Measure:
-    """The entry of a measure unpickled by name. Importing this module imports its package
-    first, and the package fills the registry, so the entry is there (or, for a quantity
-    ``NAME_Q``, its measure's)."""
+    """The entry of a measure unpickled by name (every measure module imported if needed;
+    for a quantity ``NAME_Q``, its measure's)."""
+    if name not in REGISTRY:
+        load_families()
     m = REGISTRY.get(name) or quantity_entry(name)
     assert m is not None, name
     return m
@@ -188,6 +228,7 @@ def measure(name: str, *, params: str = "none", default: Sequence = (), average:
             value=value, per_query=per_query, versions=versions, family=family,
             needs_num_docs=needs_num_docs, micro=micro, ties=ties, orders=orders,
             order_free=order_free, rel_info=rel_info, quantities=tuple(quantities))
+        _keep_family_order(REGISTRY[name])
         return func
 
     return register

@@ -22,7 +22,7 @@ from smarteval.measures.gains import gains_of, sparse_dcg_terms
 from smarteval.measures.segments import first_true_rank, prefix, safe_div, seg_sum
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)   # arrays: no equality, no repr
 class TieGroups:
     """Per row: where its group of tied scores starts and what the group holds.
 

@@ -129,7 +129,7 @@ def _rel_suffix_max(r: Ranked):
     return r.memo["rel_suffix_max"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)   # arrays: no equality, no repr
 class _JudgedRel:
     """The judged relevant rows (code >= 0 and >= the level), in rank order per query."""
 
@@ -288,16 +288,17 @@ def relstring(r: Ranked, params: tuple) -> np.ndarray:
     '.' judged negatively (in the pool but unjudged). Printed per query only.
     """
     (k,) = params
-    keep = r.rank <= max(int(k), 0)
-    rel = r.rel[keep]
+    counts = np.minimum(r.num_ret, max(int(k), 0))
+    ends = np.cumsum(counts)
+    starts = ends - counts
+    # the first k rows of each query, found from the offsets (no rank column of every row)
+    rel = r.rel[np.arange(int(ends[-1]) if len(ends) else 0, dtype=np.int64)
+                + np.repeat(r.offsets[:-1] - starts, counts)]
     chars = np.where(rel > 9, ord(">"),
                      np.where(rel >= 0, ord("0") + np.clip(rel, 0, 9),
                               np.where(rel == NONPOOL, ord("-"),
                                        np.where(rel == UNJUDGED, ord("."), ord("<")))))
     text = chars.astype(np.uint8).tobytes().decode("ascii")
-    counts = np.minimum(r.num_ret, max(int(k), 0))
-    ends = np.cumsum(counts)
-    starts = ends - counts
     return np.array([text[s:e] for s, e in zip(starts.tolist(), ends.tolist())], dtype=object)
 
 

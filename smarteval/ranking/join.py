@@ -402,8 +402,10 @@ def _judgement_keys(qrels: Qrels, like: np.dtype):
             mask = np.uint64((1 << bits) - 1)
             slot = (key & mask).astype(np.int64)
             table = np.full(1 << bits, -1, dtype=np.int32)
-            table[slot] = np.arange(len(key), dtype=np.int32)
-            table[np.bincount(slot, minlength=1 << bits) > 1] = -2
+            place = np.arange(len(key), dtype=np.int32)
+            table[slot] = place
+            # a slot of two keys holds the last one written: the other finds it taken
+            table[slot[table[slot] != place]] = -2
             tables[name] = (key, rows[order], table, mask)
     return tables[name]
 

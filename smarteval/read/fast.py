@@ -752,6 +752,8 @@ def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int = 1) -> RunCols
         workers = 0
     with open_binary(path) as f:
         raw = getattr(f, "fileobj", None) or getattr(f, "_fp", None) or f
+        if workers <= 0 and raw is f and size > 0:    # plain text: a buffer of its size
+            chunk_bytes = min(chunk_bytes, size + 1)
         if workers <= 0:                              # everything in the calling thread
             for ch in iter_chunks(f, chunk_bytes, get_buffer):
                 note(ch)

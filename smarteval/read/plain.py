@@ -499,6 +499,12 @@ def query_docno_order(codes: np.ndarray, docnos: np.ndarray):
     Qrels are nearly always written query by query with docnos ascending: then the rows
     only need their query blocks put in order (or nothing), without a full sort.
     """
+    keys, order = _query_docno_sort(codes, docnos)
+    return keys, np.arange(len(codes), dtype=np.int64) if order is None else order
+
+
+def _query_docno_sort(codes: np.ndarray, docnos: np.ndarray):
+    """:func:`query_docno_order`, the permutation None when the rows are in order already."""
     keys = sort_key_words(docnos)
     n = len(codes)
     if n > 1:
@@ -511,7 +517,7 @@ def query_docno_order(codes: np.ndarray, docnos: np.ndarray):
                 equal &= w[1:] == w[:-1]
             if not (down & ~change).any():
                 if not (codes[1:] < codes[:-1]).any():
-                    return keys, np.arange(n, dtype=np.int64)
+                    return keys, None
                 return keys, np.argsort(codes, kind="stable")
     return keys, np.lexsort(tuple(reversed(keys)) + (codes,))
 
@@ -522,7 +528,13 @@ def repeated_rows(codes, docnos, sorted_by=None) -> np.ndarray:
     A row listed three times gives two pairs, each with the row before it.
     ``sorted_by`` is :func:`query_docno_order`'s result when the caller has it already.
     """
-    keys, order = sorted_by if sorted_by is not None else query_docno_order(codes, docnos)
+    keys, order = sorted_by if sorted_by is not None else _query_docno_sort(codes, docnos)
+    if order is None:               # the rows are in order
+        same = codes[1:] == codes[:-1]
+        for w in keys:
+            same &= w[1:] == w[:-1]
+        dup_at = np.flatnonzero(same)
+        return np.stack([dup_at, dup_at + 1], axis=1).astype(np.int64)
     same = codes[order[1:]] == codes[order[:-1]]
     for w in keys:
         same &= w[order[1:]] == w[order[:-1]]
@@ -544,6 +556,9 @@ def read_qrels(path: str | os.PathLike, *, data: bytes | None = None) -> Qrels:
     """
     name = display(str(path))
     data = read_bytes(path) if data is None else read_bytes(name, data=data)
+    clean = _clean_qrels(data, name)
+    if clean is not None:
+        return clean
     lines = _Lines(data, name, 4, QRELS_EXPECTED, "qrels", exact=True)
     qid_bytes = lines.ids(0)
     docnos = lines.ids(2)
@@ -554,13 +569,53 @@ def read_qrels(path: str | os.PathLike, *, data: bytes | None = None) -> Qrels:
     return qrels_columns(name, qids, codes, docnos, grades, lines.lines)
 
 
+def _clean_qrels(data: bytes, name: str) -> Qrels | None:
+    """The qrels of a file whose every line is four fields one space or tab apart, ending
+    in LF, with a one-digit grade (no blank, comment or CRLF line, no BOM or NUL byte),
+    read straight from the separators' positions; None otherwise (the checked path)."""
+    if not data or data[-1] != 10 or data[0] <= 32 or data[0] == 0xEF or b"\x00" in data:
+        return None
+    b = np.frombuffer(data, dtype=np.uint8)
+    sep = np.flatnonzero(b <= 32)
+    if len(sep) % 4:
+        return None
+    at = sep.reshape(-1, 4)
+    kinds = b[sep].reshape(-1, 4)
+    del sep
+    if not ((kinds[:, 3] == 10).all() and ((kinds[:, :3] == 32) | (kinds[:, :3] == 9)).all()):
+        return None
+    del kinds
+    n = len(at)
+    starts = np.empty(n, dtype=np.int64)
+    starts[0] = 0
+    starts[1:] = at[:-1, 3] + 1
+    gaps = np.diff(at, axis=1)
+    if not ((gaps[:, 2] == 2).all() and (gaps > 1).all() and (at[:, 0] > starts).all()) \
+            or (b[starts] == ord("#")).any():
+        return None                 # a grade of several bytes, an empty field, a comment
+    del gaps
+    grades = b[at[:, 2] + 1].astype(np.int64)
+    grades -= ord("0")
+    if ((grades < 0) | (grades > 9)).any():
+        return None
+    from smarteval.read.fast import PAD, gather_ids
+    padded = bytearray(data)
+    padded.extend(bytes(PAD + 8))
+    qid_bytes = gather_ids(padded, starts, at[:, 0] - starts)
+    docnos = gather_ids(padded, at[:, 1] + 1, at[:, 2] - at[:, 1] - 1)
+    del padded, at, starts
+    uniq, codes, grouped = _group_queries(qid_bytes)
+    qids, codes, grouped = _decode_ids(uniq, codes, grouped)
+    return qrels_columns(name, qids, codes, docnos, grades, np.arange(1, n + 1, dtype=np.int64))
+
+
 def qrels_columns(name: str, qids: np.ndarray, codes: np.ndarray, docnos: np.ndarray,
                   grades: np.ndarray, line_no: np.ndarray) -> Qrels:
     """:class:`Qrels` of rows given as query codes (into the sorted ``qids``), docnos,
     grades and 1-based line (or row) numbers, in any order: sorted by (query, docno), a
     document judged again kept once and recorded (every reader of qrels ends here)."""
     # one sort serves both: duplicates end up adjacent, and the qrels need this order
-    keys, order = query_docno_order(codes, docnos)
+    keys, order = _query_docno_sort(codes, docnos)
     pairs = repeated_rows(codes, docnos, sorted_by=(keys, order))
     # a document judged again is kept once (its first line); the ranking stage refuses it
     # in a query it evaluates, as trec_eval does, and -c's num_rel recount counts every line
@@ -570,8 +625,10 @@ def qrels_columns(name: str, qids: np.ndarray, codes: np.ndarray, docnos: np.nda
     repeated = np.stack([codes[pairs[:, 0]], line_no[pairs[:, 0]], line_no[pairs[:, 1]]],
                         axis=1).astype(np.int64) if len(pairs) else np.zeros((0, 3), np.int64)
     if len(pairs):
-        order = order[keep[order]]
-    codes, docnos, grades, line_no = codes[order], docnos[order], grades[order], line_no[order]
+        order = np.flatnonzero(keep) if order is None else order[keep[order]]
+    if order is not None:
+        codes, docnos, grades, line_no = (codes[order], docnos[order], grades[order],
+                                          line_no[order])
     offsets = np.zeros(len(qids) + 1, dtype=np.int64)
     np.cumsum(np.bincount(codes, minlength=len(qids)), out=offsets[1:])
     return Qrels(path=name, qids=qids, offsets=offsets, docnos=docnos,

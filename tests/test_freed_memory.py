@@ -1,0 +1,37 @@
+"""evaluate's malloc policy: freed memory kept for reuse on small inputs only."""
+
+from __future__ import annotations
+
+import ctypes
+
+import pytest
+
+from smarteval.cli import options
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    seen: list[tuple[int, int]] = []
+
+    class Libc:
+        def mallopt(self, param, value):
+            seen.append((param, value))
+            return 1
+    monkeypatch.setattr(ctypes, "CDLL", lambda name: Libc())
+    return seen
+
+
+def test_small_inputs_keep_freed_memory(tmp_path, calls):
+    path = tmp_path / "qrels"
+    path.write_text("1 0 d 1\n")
+    options.reuse_freed_memory([str(path), str(path)])
+    assert calls == [(-3, 32 << 20), (-1, 1 << 30)]
+
+
+def test_large_or_unknown_inputs_keep_the_defaults(tmp_path, calls, monkeypatch):
+    path = tmp_path / "qrels"
+    path.write_text("1 0 d 1\n")
+    options.reuse_freed_memory([str(path), "-"])               # standard input: size unknown
+    monkeypatch.setattr(options, "SMALL_INPUTS", 4)
+    options.reuse_freed_memory([str(path)])                    # 8 bytes: large here
+    assert calls == []

@@ -35,8 +35,8 @@ def test_official_needs_trec_eval_measures_only():
 
 def test_other_names_load_every_family():
     out = probe('m.parse_measures(["map", "norm_recall"]); out["smart"] = loaded()')
-    assert out["smart"] == list(("trec", "smart", "extra", "swets", "web", "diversity",
-                                 "cwl"))
+    assert out["smart"] == list(("trec", "prefs", "smart", "extra", "swets", "web",
+                                 "diversity", "cwl"))
 
 
 def test_registry_order_does_not_depend_on_import_order():

@@ -668,6 +668,141 @@ def report_bench(repeat: int) -> str:
             f"{med(s['table'] for s in stages):.2f} s |")
 
 
+# ---------------------------------------------------------------------------
+# Graded measures on the msmarco runs (--graded); diversity beside ndeval (--diversity)
+# ---------------------------------------------------------------------------
+
+def interleaved(cmds: dict[str, list[str]], repeat: int, warmup: bool = True) -> dict:
+    """Each command of ``cmds`` once a round, ``repeat`` rounds (after an untimed round
+    when ``warmup``): label -> median wall and user time, max RSS, or the error."""
+    res: dict[str, list[dict]] = {label: [] for label in cmds}
+    errors: dict[str, str] = {}
+    for _ in range(repeat + warmup):
+        for label, cmd in cmds.items():
+            if label not in errors:
+                r = run_once(cmd)
+                if r["rc"]:
+                    errors[label] = r["error"] or f"exit status {r['rc']}"
+                res[label].append(r)
+    out = {}
+    for label, rs in res.items():
+        rs = rs[warmup:]
+        out[label] = ({"error": errors[label]} if label in errors else
+                      {"wall": statistics.median(r["wall"] for r in rs),
+                       "user": statistics.median(r["user"] for r in rs),
+                       "rss_mib": max(r["rss_mib"] for r in rs)})
+    return out
+
+
+def _cell(r: dict) -> str:
+    return (f"failed: {r['error'][:60]}" if "error" in r
+            else f"{r['wall']:.3f} s, {r['rss_mib']:.0f} MiB")
+
+
+#: gdeval's ERR@10 and nDCG@10 with exponential gains, by their ir_measures names.
+GRADED_MEASURES = ["ERR@10", "nDCG(dcg='exp-log2')@10"]
+
+
+def graded_bench(data_dir: str, sizes: list[str], repeat: int,
+                 warmup: bool = True) -> tuple[str, bool]:
+    """``smarteval evaluate -m official`` against the same with GRADED_MEASURES added, on
+    each msmarco run found, interleaved; the table and whether smarteval failed."""
+    lines = ["| data | -m official | official + " + " + ".join(GRADED_MEASURES)
+             + " | ratio |", "|---|---|---|---|"]
+    failed = False
+    extra = [a for m in GRADED_MEASURES for a in ("-m", m)]
+    for s in sizes:
+        run = os.path.join(data_dir, f"msmarco-{s}.run")
+        qrels = os.path.join(data_dir, f"msmarco-{s}.qrels")
+        if not (os.path.exists(run) and os.path.exists(qrels)):
+            continue
+        base = TOOLS["smarteval"]["cmd"](qrels, run)
+        r = interleaved({"official": base, "graded": base[:4] + extra + base[4:]},
+                        repeat, warmup)
+        failed |= any("error" in v for v in r.values())
+        ratio = ("-" if failed else f"{r['graded']['wall'] / r['official']['wall']:.2f}x")
+        lines.append(f"| msmarco-{s} | {_cell(r['official'])} | {_cell(r['graded'])} | "
+                     f"{ratio} |")
+    return "\n".join(lines), failed
+
+
+#: The diversity measures timed by --diversity: smarteval's names, pyndeval's names.
+DIVERSITY_MEASURES = {"alpha-nDCG.20": "alpha-nDCG@20", "ERR-IA.20": "ERR-IA@20",
+                      "NRBP": "NRBP", "nNRBP": "nNRBP", "P-IA.20": "P-IA@20",
+                      "MAP-IA": "MAP-IA", "strec.20": "strec@20"}
+
+
+def diversity_data(out: str, topics: int = 50, subtopics: int = 10, judged: int = 300,
+                   depth: int = 1000, seed: int = 0) -> tuple[str, str]:
+    """Diversity qrels (QUERY SUBTOPIC DOCNO REL: every judged document once for each
+    subtopic, relevant to each with a chance of 5-30% set a subtopic) and a run of
+    ``topics`` x ``depth`` documents that retrieves most judged ones, written into
+    ``out`` (seeded; with the random module, so that this process stays small)."""
+    import random
+    rng = random.Random(seed)
+    pool = 5 * depth
+    qrels, run = os.path.join(out, "qrels.diversity"), os.path.join(out, "diversity.run")
+    with open(qrels, "w") as fq, open(run, "w") as fr:
+        for t in range(1, topics + 1):
+            chance = [rng.uniform(0.05, 0.3) for _ in range(subtopics)]
+            score = [rng.gauss(0.0, 1.0) for _ in range(pool)]
+            for d in rng.sample(range(pool), judged):
+                rel = [int(rng.random() < c) for c in chance]
+                fq.writelines(f"{t} {s + 1} D{t}-{d} {r}\n" for s, r in enumerate(rel))
+                score[d] += 1.0 + sum(rel)
+            top = sorted(range(pool), key=lambda d: -score[d])[:depth]
+            fr.writelines(f"{t} Q0 D{t}-{d} {i + 1} {score[d]:.6f} div\n"
+                          for i, d in enumerate(top))
+    return qrels, run
+
+
+def diversity_worker(qrels_path: str, run_path: str) -> None:
+    """pyndeval on the files: read them, evaluate DIVERSITY_MEASURES, print the means."""
+    import pyndeval
+    with open(qrels_path) as f:
+        qrels = [(t[0], t[1], t[2], int(t[3])) for t in map(str.split, f) if t]
+    with open(run_path) as f:
+        run = [(t[0], t[2], float(t[4])) for t in map(str.split, f) if t]
+    res = pyndeval.ndeval(qrels, run, list(DIVERSITY_MEASURES.values()))
+    for m in DIVERSITY_MEASURES.values():
+        print(f"{m}\tall\t{statistics.mean(r[m] for r in res.values()):.4f}")
+
+
+def diversity_bench(repeat: int, topics: int = 50, subtopics: int = 10, judged: int = 300,
+                    depth: int = 1000, warmup: bool = True) -> tuple[str, bool]:
+    """smarteval's diversity measures on generated data (see diversity_data) beside ndeval
+    (an ``ndeval`` on PATH, built from its C source) and pyndeval's Python call, whole
+    processes interleaved; the table and whether smarteval failed."""
+    tmp = tempfile.mkdtemp(prefix="smarteval_diversity_")
+    try:
+        qrels, run = diversity_data(tmp, topics, subtopics, judged, depth)
+        cmds = {"smarteval": _py() + ["-m", "smarteval", "evaluate", "-R", "qrels_diversity",
+                                      *(a for m in DIVERSITY_MEASURES for a in ("-m", m)),
+                                      "-f", "trec", qrels, run]}
+        ndeval = shutil.which("ndeval")
+        if ndeval:
+            cmds["ndeval"] = [ndeval, qrels, run]
+        if _importable("pyndeval"):
+            cmds["pyndeval"] = _py() + [__file__, "--diversity-worker", qrels, run]
+        r = interleaved(cmds, repeat, warmup)
+        with open(qrels) as f:
+            lines = sum(1 for _ in f)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    data = (f"{topics} topics x {depth:,} documents, {subtopics} subtopics, "
+            f"{judged} judged a topic ({lines:,} qrels lines)")
+    s = r["smarteval"]
+    others = [(name, r[name] if name in r else {"error": "not on PATH" if name == "ndeval"
+                                                 else "not importable"})
+              for name in ("ndeval", "pyndeval")]
+    head = "| data | smarteval | " + " | ".join(
+        f"{n} | smarteval / {n}" for n, _ in others) + " |"
+    row = f"| {data} | {_cell(s)} | " + " | ".join(
+        f"{_cell(o)} | " + (f"{s['wall'] / o['wall']:.2f}x"
+                             if "error" not in s and "error" not in o else "-") for _, o in others) + " |"
+    return "\n".join([head, "|---" * (2 + 2 * len(others)) + "|", row]), "error" in s
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=os.path.join(HERE, "data"))
@@ -692,11 +827,18 @@ def main(argv=None) -> int:
     ap.add_argument("--report", action="store_true",
                     help="time smarteval report on 30 generated runs x 5 measures x 50 "
                          "queries, every pair, randomization with 10,000 samples")
+    ap.add_argument("--graded", action="store_true",
+                    help="time -m official against official + ERR@10 + nDCG(dcg='exp-log2')@10 "
+                         "on the msmarco runs of --sizes")
+    ap.add_argument("--diversity", action="store_true",
+                    help="time smarteval's diversity measures on 50 generated topics x 1,000 "
+                         "documents with 10 subtopics beside ndeval (on PATH) and pyndeval")
     ap.add_argument("--json", help="write the rows here")
     ap.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     ap.add_argument("--phases-worker", nargs=2, help=argparse.SUPPRESS)
     ap.add_argument("--frames-worker", nargs=4, help=argparse.SUPPRESS)
     ap.add_argument("--report-worker", nargs="+", help=argparse.SUPPRESS)
+    ap.add_argument("--diversity-worker", nargs=2, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.worker:
         WORKERS[a.worker[0]](*a.worker[1:])
@@ -712,6 +854,19 @@ def main(argv=None) -> int:
     if a.report_worker:
         report_worker(*a.report_worker)
         return 0
+    if a.diversity_worker:
+        diversity_worker(*a.diversity_worker)
+        return 0
+    if (a.graded or a.diversity) and not a.smoke:
+        failed = False
+        for wanted, make in ((a.graded, lambda: graded_bench(a.data, a.sizes.split(","),
+                                                               max(1, a.repeat))),
+                             (a.diversity, lambda: diversity_bench(max(1, a.repeat)))):
+            if wanted:
+                text, bad = make()
+                failed |= bad
+                print(text)
+        return 1 if failed else 0
     if a.report:
         print(report_bench(max(1, a.repeat if not a.smoke else 1)))
         return 0
@@ -758,14 +913,23 @@ def main(argv=None) -> int:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)
     if a.smoke:
-        shutil.rmtree(a.data, ignore_errors=True)
         failed = [r for r in rows if r["tool"] == "smarteval" and "error" in r]
         if "smarteval" not in available:
+            shutil.rmtree(a.data, ignore_errors=True)
             print("smoke: smarteval is not importable yet (skipped)")
             return 0
+        # the --graded and --diversity rows, tiny: the run of 50 x 100, 5 topics x 100
+        print()
+        graded, graded_failed = graded_bench(a.data, ["tiny"], 1, warmup=False)
+        shutil.rmtree(a.data, ignore_errors=True)
+        print(graded)
+        print()
+        diverse, diverse_failed = diversity_bench(1, topics=5, subtopics=3, judged=30,
+                                                  depth=100, warmup=False)
+        print(diverse)
         print()
         over = memory()
-        return 1 if failed or over else 0
+        return 1 if failed or over or graded_failed or diverse_failed else 0
     return 0
 
 

@@ -14,6 +14,8 @@ script is counted), and the ratio of each tool to smarteval::
     python benchmarks/bench.py --smoke                  # tiny data, 1 run each, --memory (CI)
     python benchmarks/bench.py --memory                 # peak RSS on odd inputs, bounded?
     python benchmarks/bench.py --report                 # the table of a paper, 30 runs
+    python benchmarks/bench.py --graded --sizes 7M      # official vs + ERR@10, exp nDCG@10
+    python benchmarks/bench.py --diversity              # diversity measures beside ndeval
 
 Tools (those not installed are skipped):
 
@@ -37,6 +39,18 @@ in one call; trec_eval, which takes one run a call, runs its 20 calls in a row);
 ``qrels-1M`` (``pool/``: a 50-query run against a pooled qrels of 1,000,000 lines, whose
 reading ``--phases`` times on its own). The columns ``time / trec_eval`` and ``RSS /
 trec_eval`` compare each tool with the trec_eval on PATH on the same data.
+
+``--graded`` times ``smarteval evaluate -f trec -m official`` against the same with
+``-m ERR@10 -m "nDCG(dcg='exp-log2')@10"`` (gdeval's ERR@10 and nDCG@10 with gains
+2^grade - 1; ``gd_err.10`` and ``gd_ndcg.10`` in trec form) on each msmarco run of
+``--sizes``, interleaved, and prints the ratio. ``--diversity`` writes seeded diversity
+qrels (QUERY SUBTOPIC DOCNO REL: 50 topics, 10 subtopics, 300 judged documents a topic)
+and a run of 50 topics x 1,000 documents, and times ``smarteval evaluate -R
+qrels_diversity`` with alpha-nDCG.20, ERR-IA.20, NRBP, nNRBP, P-IA.20, MAP-IA and strec.20
+beside ndeval itself (an ``ndeval`` executable on PATH, e.g. compiled from the
+``ndeval.c`` in pyndeval's source distribution: ``cc -O2 -o ndeval ndeval.c -lm``) and
+pyndeval's Python call (a worker process reading the same files), interleaved. Both are
+also run, tiny, by ``--smoke``.
 
 The command lines are in TOOLS below; adapt them when smarteval's CLI changes.
 ``--phases`` imports smarteval and times read_qrels / read_run / ranking / measures /
@@ -336,6 +350,11 @@ def table(rows: list[dict], baseline: str = "smarteval", reference: str = "trec_
 
 def _maxrss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _machine() -> str:
+    return (f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load average "
+            f"{os.getloadavg()[0]:.1f}, this process {_maxrss_mib():.0f} MiB")
 
 
 def _phase_read_qrels(ctx):
@@ -792,14 +811,13 @@ def diversity_bench(repeat: int, topics: int = 50, subtopics: int = 10, judged: 
     data = (f"{topics} topics x {depth:,} documents, {subtopics} subtopics, "
             f"{judged} judged a topic ({lines:,} qrels lines)")
     s = r["smarteval"]
-    others = [(name, r[name] if name in r else {"error": "not on PATH" if name == "ndeval"
-                                                 else "not importable"})
-              for name in ("ndeval", "pyndeval")]
+    missing = {"ndeval": "not on PATH", "pyndeval": "not importable"}
+    others = [(name, r.get(name, {"error": why})) for name, why in missing.items()]
     head = "| data | smarteval | " + " | ".join(
         f"{n} | smarteval / {n}" for n, _ in others) + " |"
     row = f"| {data} | {_cell(s)} | " + " | ".join(
-        f"{_cell(o)} | " + (f"{s['wall'] / o['wall']:.2f}x"
-                             if "error" not in s and "error" not in o else "-") for _, o in others) + " |"
+        f"{_cell(o)} | " + (f"{s['wall'] / o['wall']:.2f}x" if "error" not in s and
+                            "error" not in o else "-") for _, o in others) + " |"
     return "\n".join([head, "|---" * (2 + 2 * len(others)) + "|", row]), "error" in s
 
 
@@ -858,15 +876,17 @@ def main(argv=None) -> int:
         diversity_worker(*a.diversity_worker)
         return 0
     if (a.graded or a.diversity) and not a.smoke:
-        failed = False
+        print(_machine())
+        bad_rows = False
         for wanted, make in ((a.graded, lambda: graded_bench(a.data, a.sizes.split(","),
                                                                max(1, a.repeat))),
                              (a.diversity, lambda: diversity_bench(max(1, a.repeat)))):
             if wanted:
                 text, bad = make()
-                failed |= bad
+                bad_rows |= bad
+                print()
                 print(text)
-        return 1 if failed else 0
+        return 1 if bad_rows else 0
     if a.report:
         print(report_bench(max(1, a.repeat if not a.smoke else 1)))
         return 0
@@ -894,9 +914,7 @@ def main(argv=None) -> int:
     if not data:
         print(f"no data under {a.data}: run benchmarks/generate.py first", file=sys.stderr)
         return 2
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load average "
-          f"{os.getloadavg()[0]:.1f}, this process {_maxrss_mib():.0f} MiB; "
-          f"tools: {', '.join(available)}"
+    print(f"{_machine()}; tools: {', '.join(available)}"
           + (f" (not available: {', '.join(skipped)})" if skipped else ""))
     if "smarteval" in available:
         # compiled as an installed package is: a warm-up run cannot write the bytecode when

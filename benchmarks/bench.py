@@ -11,7 +11,8 @@ script is counted), and the ratio of each tool to smarteval::
     python benchmarks/bench.py                          # every size found, 5 repeats
     python benchmarks/bench.py --sizes 7M --tools smarteval,pytrec_eval -r 3
     python benchmarks/bench.py --phases --sizes 7M      # smarteval's phases in-process
-    python benchmarks/bench.py --smoke                  # tiny data, 1 run each, --memory (CI)
+    python benchmarks/bench.py --smoke                  # tiny data, 1 run each, tiny
+                                                        # --graded/--diversity, --memory (CI)
     python benchmarks/bench.py --memory                 # peak RSS on odd inputs, bounded?
     python benchmarks/bench.py --report                 # the table of a paper, 30 runs
     python benchmarks/bench.py --graded --sizes 7M      # official vs + ERR@10, exp nDCG@10
@@ -714,8 +715,10 @@ def interleaved(cmds: dict[str, list[str]], repeat: int, warmup: bool = True) ->
 
 
 def _cell(r: dict) -> str:
+    if "skipped" in r:
+        return f"not run: {r['skipped']}"
     return (f"failed: {r['error'][:60]}" if "error" in r
-            else f"{r['wall']:.3f} s, {r['rss_mib']:.0f} MiB")
+            else f"{r['wall']:.3f} s (user {r['user']:.3f} s), {r['rss_mib']:.0f} MiB")
 
 
 #: gdeval's ERR@10 and nDCG@10 with exponential gains, by their ir_measures names.
@@ -727,7 +730,7 @@ def graded_bench(data_dir: str, sizes: list[str], repeat: int,
     """``smarteval evaluate -m official`` against the same with GRADED_MEASURES added, on
     each msmarco run found, interleaved; the table and whether smarteval failed."""
     lines = ["| data | -m official | official + " + " + ".join(GRADED_MEASURES)
-             + " | ratio |", "|---|---|---|---|"]
+             + " | ratio (wall, user) |", "|---|---|---|---|"]
     failed = False
     extra = [a for m in GRADED_MEASURES for a in ("-m", m)]
     for s in sizes:
@@ -739,7 +742,8 @@ def graded_bench(data_dir: str, sizes: list[str], repeat: int,
         r = interleaved({"official": base, "graded": base[:4] + extra + base[4:]},
                         repeat, warmup)
         failed |= any("error" in v for v in r.values())
-        ratio = ("-" if failed else f"{r['graded']['wall'] / r['official']['wall']:.2f}x")
+        ratio = ("-" if failed else ", ".join(
+            f"{r['graded'][k] / r['official'][k]:.2f}x" for k in ("wall", "user")))
         lines.append(f"| msmarco-{s} | {_cell(r['official'])} | {_cell(r['graded'])} | "
                      f"{ratio} |")
     return "\n".join(lines), failed
@@ -812,12 +816,12 @@ def diversity_bench(repeat: int, topics: int = 50, subtopics: int = 10, judged: 
             f"{judged} judged a topic ({lines:,} qrels lines)")
     s = r["smarteval"]
     missing = {"ndeval": "not on PATH", "pyndeval": "not importable"}
-    others = [(name, r.get(name, {"error": why})) for name, why in missing.items()]
+    others = [(name, r.get(name, {"skipped": why})) for name, why in missing.items()]
     head = "| data | smarteval | " + " | ".join(
         f"{n} | smarteval / {n}" for n, _ in others) + " |"
     row = f"| {data} | {_cell(s)} | " + " | ".join(
-        f"{_cell(o)} | " + (f"{s['wall'] / o['wall']:.2f}x" if "error" not in s and
-                            "error" not in o else "-") for _, o in others) + " |"
+        f"{_cell(o)} | " + (f"{s['wall'] / o['wall']:.2f}x" if "wall" in s and "wall" in o
+                            else "-") for _, o in others) + " |"
     return "\n".join([head, "|---" * (2 + 2 * len(others)) + "|", row]), "error" in s
 
 
@@ -833,8 +837,9 @@ def main(argv=None) -> int:
     ap.add_argument("--no-warmup", action="store_true")
     ap.add_argument("--phases", action="store_true", help="also time smarteval's phases")
     ap.add_argument("--smoke", action="store_true",
-                    help="tiny generated data, one run per tool, then --memory; fails if "
-                         "smarteval fails or is over a memory bound")
+                    help="tiny generated data, one run per tool, tiny --graded and --diversity "
+                         "rows, then --memory; fails if smarteval fails or is over a memory "
+                         "bound")
     ap.add_argument("--memory", action="store_true",
                     help="peak RSS on runs with one 20,000-byte or 5 MB docno, a 20,000-byte "
                          "query id or a 30 MB line of spaces, against a bound (exit 1 when "
@@ -846,7 +851,7 @@ def main(argv=None) -> int:
                     help="time smarteval report on 30 generated runs x 5 measures x 50 "
                          "queries, every pair, randomization with 10,000 samples")
     ap.add_argument("--graded", action="store_true",
-                    help="time -m official against official + ERR@10 + nDCG(dcg='exp-log2')@10 "
+                    help=f"time -m official against official + {' + '.join(GRADED_MEASURES)} "
                          "on the msmarco runs of --sizes")
     ap.add_argument("--diversity", action="store_true",
                     help="time smarteval's diversity measures on 50 generated topics x 1,000 "

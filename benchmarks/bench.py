@@ -11,9 +11,12 @@ script is counted), and the ratio of each tool to smarteval::
     python benchmarks/bench.py                          # every size found, 5 repeats
     python benchmarks/bench.py --sizes 7M --tools smarteval,pytrec_eval -r 3
     python benchmarks/bench.py --phases --sizes 7M      # smarteval's phases in-process
-    python benchmarks/bench.py --smoke                  # tiny data, 1 run each, --memory (CI)
+    python benchmarks/bench.py --smoke                  # tiny data, 1 run each, tiny
+                                                        # --graded/--diversity, --memory (CI)
     python benchmarks/bench.py --memory                 # peak RSS on odd inputs, bounded?
     python benchmarks/bench.py --report                 # the table of a paper, 30 runs
+    python benchmarks/bench.py --graded --sizes 7M      # official vs + ERR@10, exp nDCG@10
+    python benchmarks/bench.py --diversity              # diversity measures beside ndeval
 
 Tools (those not installed are skipped):
 
@@ -37,6 +40,18 @@ in one call; trec_eval, which takes one run a call, runs its 20 calls in a row);
 ``qrels-1M`` (``pool/``: a 50-query run against a pooled qrels of 1,000,000 lines, whose
 reading ``--phases`` times on its own). The columns ``time / trec_eval`` and ``RSS /
 trec_eval`` compare each tool with the trec_eval on PATH on the same data.
+
+``--graded`` times ``smarteval evaluate -f trec -m official`` against the same with
+``-m ERR@10 -m "nDCG(dcg='exp-log2')@10"`` (gdeval's ERR@10 and nDCG@10 with gains
+2^grade - 1; ``gd_err.10`` and ``gd_ndcg.10`` in trec form) on each msmarco run of
+``--sizes``, interleaved, and prints the ratio. ``--diversity`` writes seeded diversity
+qrels (QUERY SUBTOPIC DOCNO REL: 50 topics, 10 subtopics, 300 judged documents a topic)
+and a run of 50 topics x 1,000 documents, and times ``smarteval evaluate -R
+qrels_diversity`` with alpha-nDCG.20, ERR-IA.20, NRBP, nNRBP, P-IA.20, MAP-IA and strec.20
+beside ndeval itself (an ``ndeval`` executable on PATH, e.g. compiled from the
+``ndeval.c`` in pyndeval's source distribution: ``cc -O2 -o ndeval ndeval.c -lm``) and
+pyndeval's Python call (a worker process reading the same files), interleaved. Both are
+also run, tiny, by ``--smoke``.
 
 The command lines are in TOOLS below; adapt them when smarteval's CLI changes.
 ``--phases`` imports smarteval and times read_qrels / read_run / ranking / measures /
@@ -336,6 +351,11 @@ def table(rows: list[dict], baseline: str = "smarteval", reference: str = "trec_
 
 def _maxrss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _machine() -> str:
+    return (f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load average "
+            f"{os.getloadavg()[0]:.1f}, this process {_maxrss_mib():.0f} MiB")
 
 
 def _phase_read_qrels(ctx):
@@ -668,6 +688,143 @@ def report_bench(repeat: int) -> str:
             f"{med(s['table'] for s in stages):.2f} s |")
 
 
+# ---------------------------------------------------------------------------
+# Graded measures on the msmarco runs (--graded); diversity beside ndeval (--diversity)
+# ---------------------------------------------------------------------------
+
+def interleaved(cmds: dict[str, list[str]], repeat: int, warmup: bool = True) -> dict:
+    """Each command of ``cmds`` once a round, ``repeat`` rounds (after an untimed round
+    when ``warmup``): label -> median wall and user time, max RSS, or the error."""
+    res: dict[str, list[dict]] = {label: [] for label in cmds}
+    errors: dict[str, str] = {}
+    for _ in range(repeat + warmup):
+        for label, cmd in cmds.items():
+            if label not in errors:
+                r = run_once(cmd)
+                if r["rc"]:
+                    errors[label] = r["error"] or f"exit status {r['rc']}"
+                res[label].append(r)
+    out = {}
+    for label, rs in res.items():
+        rs = rs[warmup:]
+        out[label] = ({"error": errors[label]} if label in errors else
+                      {"wall": statistics.median(r["wall"] for r in rs),
+                       "user": statistics.median(r["user"] for r in rs),
+                       "rss_mib": max(r["rss_mib"] for r in rs)})
+    return out
+
+
+def _cell(r: dict) -> str:
+    if "skipped" in r:
+        return f"not run: {r['skipped']}"
+    return (f"failed: {r['error'][:60]}" if "error" in r
+            else f"{r['wall']:.3f} s (user {r['user']:.3f} s), {r['rss_mib']:.0f} MiB")
+
+
+#: gdeval's ERR@10 and nDCG@10 with exponential gains, by their ir_measures names.
+GRADED_MEASURES = ["ERR@10", "nDCG(dcg='exp-log2')@10"]
+
+
+def graded_bench(data_dir: str, sizes: list[str], repeat: int,
+                 warmup: bool = True) -> tuple[str, bool]:
+    """``smarteval evaluate -m official`` against the same with GRADED_MEASURES added, on
+    each msmarco run found, interleaved; the table and whether smarteval failed."""
+    lines = ["| data | -m official | official + " + " + ".join(GRADED_MEASURES)
+             + " | ratio (wall, user) |", "|---|---|---|---|"]
+    failed = False
+    extra = [a for m in GRADED_MEASURES for a in ("-m", m)]
+    for s in sizes:
+        run = os.path.join(data_dir, f"msmarco-{s}.run")
+        qrels = os.path.join(data_dir, f"msmarco-{s}.qrels")
+        if not (os.path.exists(run) and os.path.exists(qrels)):
+            continue
+        base = TOOLS["smarteval"]["cmd"](qrels, run)
+        r = interleaved({"official": base, "graded": base[:4] + extra + base[4:]},
+                        repeat, warmup)
+        failed |= any("error" in v for v in r.values())
+        ratio = ("-" if failed else ", ".join(
+            f"{r['graded'][k] / r['official'][k]:.2f}x" for k in ("wall", "user")))
+        lines.append(f"| msmarco-{s} | {_cell(r['official'])} | {_cell(r['graded'])} | "
+                     f"{ratio} |")
+    return "\n".join(lines), failed
+
+
+#: The diversity measures timed by --diversity: smarteval's names, pyndeval's names.
+DIVERSITY_MEASURES = {"alpha-nDCG.20": "alpha-nDCG@20", "ERR-IA.20": "ERR-IA@20",
+                      "NRBP": "NRBP", "nNRBP": "nNRBP", "P-IA.20": "P-IA@20",
+                      "MAP-IA": "MAP-IA", "strec.20": "strec@20"}
+
+
+def diversity_data(out: str, topics: int = 50, subtopics: int = 10, judged: int = 300,
+                   depth: int = 1000, seed: int = 0) -> tuple[str, str]:
+    """Diversity qrels (QUERY SUBTOPIC DOCNO REL: every judged document once for each
+    subtopic, relevant to each with a chance of 5-30% set a subtopic) and a run of
+    ``topics`` x ``depth`` documents that retrieves most judged ones, written into
+    ``out`` (seeded; with the random module, so that this process stays small)."""
+    import random
+    rng = random.Random(seed)
+    pool = 5 * depth
+    qrels, run = os.path.join(out, "qrels.diversity"), os.path.join(out, "diversity.run")
+    with open(qrels, "w") as fq, open(run, "w") as fr:
+        for t in range(1, topics + 1):
+            chance = [rng.uniform(0.05, 0.3) for _ in range(subtopics)]
+            score = [rng.gauss(0.0, 1.0) for _ in range(pool)]
+            for d in rng.sample(range(pool), judged):
+                rel = [int(rng.random() < c) for c in chance]
+                fq.writelines(f"{t} {s + 1} D{t}-{d} {r}\n" for s, r in enumerate(rel))
+                score[d] += 1.0 + sum(rel)
+            top = sorted(range(pool), key=lambda d: -score[d])[:depth]
+            fr.writelines(f"{t} Q0 D{t}-{d} {i + 1} {score[d]:.6f} div\n"
+                          for i, d in enumerate(top))
+    return qrels, run
+
+
+def diversity_worker(qrels_path: str, run_path: str) -> None:
+    """pyndeval on the files: read them, evaluate DIVERSITY_MEASURES, print the means."""
+    import pyndeval
+    with open(qrels_path) as f:
+        qrels = [(t[0], t[1], t[2], int(t[3])) for t in map(str.split, f) if t]
+    with open(run_path) as f:
+        run = [(t[0], t[2], float(t[4])) for t in map(str.split, f) if t]
+    res = pyndeval.ndeval(qrels, run, list(DIVERSITY_MEASURES.values()))
+    for m in DIVERSITY_MEASURES.values():
+        print(f"{m}\tall\t{statistics.mean(r[m] for r in res.values()):.4f}")
+
+
+def diversity_bench(repeat: int, topics: int = 50, subtopics: int = 10, judged: int = 300,
+                    depth: int = 1000, warmup: bool = True) -> tuple[str, bool]:
+    """smarteval's diversity measures on generated data (see diversity_data) beside ndeval
+    (an ``ndeval`` on PATH, built from its C source) and pyndeval's Python call, whole
+    processes interleaved; the table and whether smarteval failed."""
+    tmp = tempfile.mkdtemp(prefix="smarteval_diversity_")
+    try:
+        qrels, run = diversity_data(tmp, topics, subtopics, judged, depth)
+        cmds = {"smarteval": _py() + ["-m", "smarteval", "evaluate", "-R", "qrels_diversity",
+                                      *(a for m in DIVERSITY_MEASURES for a in ("-m", m)),
+                                      "-f", "trec", qrels, run]}
+        ndeval = shutil.which("ndeval")
+        if ndeval:
+            cmds["ndeval"] = [ndeval, qrels, run]
+        if _importable("pyndeval"):
+            cmds["pyndeval"] = _py() + [__file__, "--diversity-worker", qrels, run]
+        r = interleaved(cmds, repeat, warmup)
+        with open(qrels) as f:
+            lines = sum(1 for _ in f)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    data = (f"{topics} topics x {depth:,} documents, {subtopics} subtopics, "
+            f"{judged} judged a topic ({lines:,} qrels lines)")
+    s = r["smarteval"]
+    missing = {"ndeval": "not on PATH", "pyndeval": "not importable"}
+    others = [(name, r.get(name, {"skipped": why})) for name, why in missing.items()]
+    head = "| data | smarteval | " + " | ".join(
+        f"{n} | smarteval / {n}" for n, _ in others) + " |"
+    row = f"| {data} | {_cell(s)} | " + " | ".join(
+        f"{_cell(o)} | " + (f"{s['wall'] / o['wall']:.2f}x" if "wall" in s and "wall" in o
+                            else "-") for _, o in others) + " |"
+    return "\n".join([head, "|---" * (2 + 2 * len(others)) + "|", row]), "error" in s
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=os.path.join(HERE, "data"))
@@ -680,8 +837,9 @@ def main(argv=None) -> int:
     ap.add_argument("--no-warmup", action="store_true")
     ap.add_argument("--phases", action="store_true", help="also time smarteval's phases")
     ap.add_argument("--smoke", action="store_true",
-                    help="tiny generated data, one run per tool, then --memory; fails if "
-                         "smarteval fails or is over a memory bound")
+                    help="tiny generated data, one run per tool, tiny --graded and --diversity "
+                         "rows, then --memory; fails if smarteval fails or is over a memory "
+                         "bound")
     ap.add_argument("--memory", action="store_true",
                     help="peak RSS on runs with one 20,000-byte or 5 MB docno, a 20,000-byte "
                          "query id or a 30 MB line of spaces, against a bound (exit 1 when "
@@ -692,11 +850,18 @@ def main(argv=None) -> int:
     ap.add_argument("--report", action="store_true",
                     help="time smarteval report on 30 generated runs x 5 measures x 50 "
                          "queries, every pair, randomization with 10,000 samples")
+    ap.add_argument("--graded", action="store_true",
+                    help=f"time -m official against official + {' + '.join(GRADED_MEASURES)} "
+                         "on the msmarco runs of --sizes")
+    ap.add_argument("--diversity", action="store_true",
+                    help="time smarteval's diversity measures on 50 generated topics x 1,000 "
+                         "documents with 10 subtopics beside ndeval (on PATH) and pyndeval")
     ap.add_argument("--json", help="write the rows here")
     ap.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     ap.add_argument("--phases-worker", nargs=2, help=argparse.SUPPRESS)
     ap.add_argument("--frames-worker", nargs=4, help=argparse.SUPPRESS)
     ap.add_argument("--report-worker", nargs="+", help=argparse.SUPPRESS)
+    ap.add_argument("--diversity-worker", nargs=2, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.worker:
         WORKERS[a.worker[0]](*a.worker[1:])
@@ -712,6 +877,21 @@ def main(argv=None) -> int:
     if a.report_worker:
         report_worker(*a.report_worker)
         return 0
+    if a.diversity_worker:
+        diversity_worker(*a.diversity_worker)
+        return 0
+    if (a.graded or a.diversity) and not a.smoke:
+        print(_machine())
+        bad_rows = False
+        for wanted, make in ((a.graded, lambda: graded_bench(a.data, a.sizes.split(","),
+                                                               max(1, a.repeat))),
+                             (a.diversity, lambda: diversity_bench(max(1, a.repeat)))):
+            if wanted:
+                text, bad = make()
+                bad_rows |= bad
+                print()
+                print(text)
+        return 1 if bad_rows else 0
     if a.report:
         print(report_bench(max(1, a.repeat if not a.smoke else 1)))
         return 0
@@ -739,9 +919,7 @@ def main(argv=None) -> int:
     if not data:
         print(f"no data under {a.data}: run benchmarks/generate.py first", file=sys.stderr)
         return 2
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load average "
-          f"{os.getloadavg()[0]:.1f}, this process {_maxrss_mib():.0f} MiB; "
-          f"tools: {', '.join(available)}"
+    print(f"{_machine()}; tools: {', '.join(available)}"
           + (f" (not available: {', '.join(skipped)})" if skipped else ""))
     if "smarteval" in available:
         # compiled as an installed package is: a warm-up run cannot write the bytecode when
@@ -758,14 +936,23 @@ def main(argv=None) -> int:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)
     if a.smoke:
-        shutil.rmtree(a.data, ignore_errors=True)
         failed = [r for r in rows if r["tool"] == "smarteval" and "error" in r]
         if "smarteval" not in available:
+            shutil.rmtree(a.data, ignore_errors=True)
             print("smoke: smarteval is not importable yet (skipped)")
             return 0
+        # the --graded and --diversity rows, tiny: the run of 50 x 100, 5 topics x 100
+        print()
+        graded, graded_failed = graded_bench(a.data, ["tiny"], 1, warmup=False)
+        shutil.rmtree(a.data, ignore_errors=True)
+        print(graded)
+        print()
+        diverse, diverse_failed = diversity_bench(1, topics=5, subtopics=3, judged=30,
+                                                  depth=100, warmup=False)
+        print(diverse)
         print()
         over = memory()
-        return 1 if failed or over else 0
+        return 1 if failed or over or graded_failed or diverse_failed else 0
     return 0
 
 

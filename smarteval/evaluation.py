@@ -11,7 +11,7 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -25,12 +25,14 @@ from smarteval.aggregate import (
 )
 from smarteval.columns import Qrels, Ranked, Run
 from smarteval.errors import InputError, UsageError
-from smarteval.measures.cwl import CwlInputs, Keyed, element_costs
 from smarteval.measures.grammar import Output, Request, parse_measures
 from smarteval.ranking import rank, residual
 from smarteval.read import read_qrels, read_run
 from smarteval.read.zscores import ZScores, read_zscores
 from smarteval.settings import Settings, distinct_names
+
+if TYPE_CHECKING:       # the C/W/L module is imported only when its measures or inputs are
+    from smarteval.measures.cwl import CwlInputs, Keyed
 
 
 @dataclass
@@ -192,6 +194,7 @@ def cwl_gains(relevance) -> Keyed | None:
     gains = getattr(relevance, "gains", None)
     if gains is None:
         return None
+    from smarteval.measures.cwl import Keyed
     q = relevance.as_qrels()
     return Keyed(q.qids, q.offsets, q.docnos, gains)
 
@@ -313,6 +316,7 @@ class Ranker:
 
     def _cwl_inputs(self, run: Run) -> CwlInputs:
         """cwl_eval's gains and costs for ``run``'s ranking (:mod:`smarteval.measures.cwl`)."""
+        from smarteval.measures.cwl import CwlInputs, element_costs
         costs = None
         if self.costs is not None:
             if run.element_types is None:

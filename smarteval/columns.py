@@ -277,6 +277,43 @@ class Ranked:
             tie_key=None if self.tie_key is None else self.tie_key[keep])
 
 
+def tie_starts(r: Ranked) -> np.ndarray:
+    """(n,) True at the first row of each group of equal scores (as the ranking compared
+    them) within a query."""
+    key = r.tie_key if r.tie_key is not None else r.score
+    n = len(key)
+    start = np.ones(n, dtype=bool)
+    if n > 1:
+        start[1:] = key[1:] != key[:-1]
+    start[r.offsets[:-1][r.num_ret > 0]] = True
+    return start
+
+
+def ties_reversed(r: Ranked) -> np.ndarray | None:
+    """The permutation turning each group of tied scores around: trec_eval ranks them by
+    docno descending, and this gives docno ascending (ir_measures' order, and trec_eval's
+    own for preferences). None when no two rows of a query tie."""
+    start = tie_starts(r)
+    if start.all():
+        return None
+    n = len(start)
+    first = np.flatnonzero(start)
+    last = np.append(first[1:], n) - 1
+    gid = np.cumsum(start) - 1
+    return first[gid] + last[gid] - np.arange(n)
+
+
+def run_starts(*keys: np.ndarray) -> np.ndarray:
+    """(n,) True where a run of equal key tuples of sorted rows starts."""
+    n = len(keys[0])
+    new = np.zeros(n, dtype=bool)
+    if n:
+        new[0] = True
+        for k in keys:
+            new[1:] |= k[1:] != k[:-1]
+    return new
+
+
 def prefix(values: np.ndarray) -> np.ndarray:
     """Prefix sums with a leading 0 (exact for integer and boolean columns)."""
     out = np.zeros(len(values) + 1, dtype=np.float64 if values.dtype.kind == "f" else np.int64)

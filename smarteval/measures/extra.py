@@ -14,11 +14,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from smarteval.columns import NONPOOL, UNJUDGED, Ranked
+from smarteval.columns import NONPOOL, UNJUDGED, Ranked, ties_reversed
 from smarteval.errors import UsageError
 from smarteval.measures.registry import measure
 from smarteval.measures.segments import first_true_rank, prefix, safe_div, seg_sum
-from smarteval.measures.tied import order_of, tie_groups, tie_starts
+from smarteval.measures.tied import order_of, tie_groups
 
 #: How many ranks ir_measures' RBP provider (cwl_eval) reads: its rankings are this long.
 CWL_DEPTH = 1000
@@ -37,13 +37,9 @@ def ir_order(r: Ranked) -> Ranked:
         return r
     if "ir_order" in r.memo:
         return r.memo["ir_order"]
-    start = tie_starts(r)
+    src = ties_reversed(r)
     out = r
-    if not start.all():
-        first = np.flatnonzero(start)
-        last = np.append(first[1:], n) - 1
-        gid = np.cumsum(start) - 1
-        src = first[gid] + last[gid] - np.arange(n)
+    if src is not None:
         out = replace(r, rel=r.rel[src], score=r.score[src], docno=r.docno[src],
                       tie_key=None if r.tie_key is None else r.tie_key[src])
     r.memo["ir_order"] = out

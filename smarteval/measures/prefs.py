@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from smarteval.columns import Ranked
+from smarteval.columns import Ranked, run_starts
 from smarteval.errors import InputError
 from smarteval.measures.registry import measure
 from smarteval.measures.trec import (
@@ -86,10 +86,8 @@ def _level_pairs(key: np.ndarray, level: np.ndarray) -> tuple[np.ndarray, np.nda
     n = len(key)
     if n == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    new_key = np.ones(n, dtype=bool)
-    new_key[1:] = key[1:] != key[:-1]
-    new_level = new_key.copy()
-    new_level[1:] |= level[1:] != level[:-1]
+    new_key = run_starts(key)
+    new_level = run_starts(key, level)
     key_start = np.flatnonzero(new_key)
     key_end = np.append(key_start[1:], n)[np.cumsum(new_key) - 1]
     level_start = np.flatnonzero(new_level)
@@ -141,16 +139,6 @@ def _counts(r: Ranked) -> _Counts:
     return memo["prefs"]
 
 
-def _starts(keys: tuple[np.ndarray, ...], n: int) -> np.ndarray:
-    """(n,) bool: where a run of equal key tuples of sorted rows starts."""
-    new = np.zeros(n, dtype=bool)
-    if n:
-        new[0] = True
-        for k in keys:
-            new[1:] |= k[1:] != k[:-1]
-    return new
-
-
 def _class_rows(t: PrefRanking, rows: np.ndarray, m: int):
     """The equivalence-classes groups' preferences, counted from each row's side without
     listing the pairs: a row's preferences are with the rows of the higher levels of its
@@ -161,8 +149,8 @@ def _class_rows(t: PrefRanking, rows: np.ndarray, m: int):
     n = t.num_judged_ret[t.query[rows]] if len(rows) else d
     ret = d < n
     k = len(rows)
-    seg_new = _starts((g, lv), k)
-    grp_new = _starts((g,), k)
+    seg_new = run_starts(g, lv)
+    grp_new = run_starts(g)
     seg = np.cumsum(seg_new) - 1
     seg_start = np.flatnonzero(seg_new)
     grp_of_seg = np.cumsum(grp_new)[seg_start] - 1
@@ -192,16 +180,15 @@ def _class_rows(t: PrefRanking, rows: np.ndarray, m: int):
     if k:
         last_seg = np.append(first_seg[1:], len(seg_start)) - 1
         last[rows] = seg == last_seg[grp_of_seg[seg]]
-    del grp_of_seg
     return out, last
 
 
 def _count(t: PrefRanking) -> _Counts:
     m = len(t.query)
     ng = int(t.group[-1]) + 1 if m else 0
-    starts = np.flatnonzero(_starts((t.group,), m))
+    starts = np.flatnonzero(run_starts(t.group))
     gquery = t.query[starts]
-    pa = np.bincount(t.group[_starts((t.subgroup,), m)], minlength=ng) > 1
+    pa = np.bincount(t.group[run_starts(t.subgroup)], minlength=ng) > 1
     n_row = t.num_judged_ret[t.query]
     row_pa = pa[t.group] if m else np.zeros(0, bool)
 
@@ -428,7 +415,7 @@ def _recount(c: _Counts, again: np.ndarray, keep: np.ndarray, retrieved: bool):
         # the lowest level of each group: where it starts; the rows of the other levels
         # against those of the levels above them, from each row's counts
         is_last = c.row_last
-        first_of_last = np.flatnonzero(is_last & _starts((row_g, t.level), m))
+        first_of_last = np.flatnonzero(is_last & run_starts(row_g, t.level))
         last_start = np.zeros(ng, dtype=np.int64)
         last_start[row_g[first_of_last]] = first_of_last
         sel = ec_groups[row_g] & ~is_last if m else np.zeros(0, bool)
@@ -571,7 +558,7 @@ def _gathered_pairs(c: _Counts, listed: np.ndarray):
     key = (((q * 3 + block) * width + lo) * width + hi) * 2 + (a < b)
     key.sort()
     pair_key = key >> 1
-    new = _starts((pair_key,), len(key))
+    new = run_starts(pair_key)
     pair = np.cumsum(new) - 1
     npairs = int(new.sum())
     c_lo = np.bincount(pair, weights=key & 1, minlength=npairs)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from smarteval.columns import Ranked, segment_sum
+from smarteval.columns import Ranked, segment_sum, tie_starts
 from smarteval.measures.gains import gains_of, sparse_dcg_terms
 from smarteval.measures.segments import first_true_rank, prefix, safe_div, seg_sum
 
@@ -37,18 +37,6 @@ class TieGroups:
     rels: np.ndarray
     rel_before: np.ndarray
     start: np.ndarray     # (n,) True on the first row of each group
-
-
-def tie_starts(r: Ranked) -> np.ndarray:
-    """(n,) True at the first row of each group of equal scores (as the ranking compared
-    them) within a query."""
-    key = r.tie_key if r.tie_key is not None else r.score
-    n = len(key)
-    start = np.ones(n, dtype=bool)
-    if n > 1:
-        start[1:] = key[1:] != key[:-1]
-    start[r.offsets[:-1][r.num_ret > 0]] = True
-    return start
 
 
 def tie_groups(r: Ranked) -> TieGroups:

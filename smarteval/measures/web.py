@@ -23,12 +23,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from smarteval.columns import NONPOOL, Ranked
+from smarteval.columns import NONPOOL, Ranked, tie_starts
 from smarteval.errors import UsageError
 from smarteval.measures.gains import log2_table
 from smarteval.measures.registry import measure
 from smarteval.measures.segments import safe_div, seg_exclusive_cumprod, seg_sum
-from smarteval.measures.tied import tie_starts
 
 #: gdeval's MAX_JUDGMENT: the highest grade it reads, and ERR's denominator 2^4.
 GDEVAL_MAX_GRADE = 4

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from smarteval.columns import Ranked, Run
+from smarteval.columns import Ranked, Run, run_starts, ties_reversed
 from smarteval.errors import InputError
 from smarteval.ranking.join import concat_ranges, offsets_from_counts, rank
 from smarteval.read.keys import dictionary_codes
@@ -61,24 +61,6 @@ class GroupRanking:
 
     ranked: Ranked
     query: np.ndarray           # (G,) int64
-
-
-def _tie_reversed(r: Ranked) -> np.ndarray:
-    """The permutation turning each group of tied scores (docno descending) around."""
-    n = len(r.rel)
-    order = np.arange(n, dtype=np.int64)
-    if n < 2 or r.tie_key is None:
-        return order
-    key = r.tie_key
-    same = (key[1:] == key[:-1]) & (r.qindex[1:] == r.qindex[:-1])
-    if not same.any():
-        return order
-    start = np.ones(n, dtype=bool)
-    start[1:] = ~same
-    starts = np.flatnonzero(start)
-    ends = np.append(starts[1:], n)
-    group = np.cumsum(start) - 1
-    return starts[group] + ends[group] - 1 - order
 
 
 def _refuse_repeats(r: Ranked, run: Run) -> None:
@@ -124,7 +106,10 @@ def rank_preferences(run: Run, prefs, plain, settings: Settings) -> Ranked:
     with :class:`PrefRanking` attached as ``prefs``."""
     whole = rank(run, plain, replace(settings, max_docs=None, judged_only=False),
                  documents=False)
-    order = np.arange(len(whole.rel)) if settings.ties == "random" else _tie_reversed(whole)
+    # ties by docno ascending: trec_eval's ranking turned around (a random order as drawn)
+    order = None if settings.ties == "random" else ties_reversed(whole)
+    if order is None:
+        order = np.arange(len(whole.rel))
     r = _cut(whole, order, settings.max_docs)
     del whole
     _refuse_repeats(r, run)
@@ -176,13 +161,7 @@ def _pref_ranking(r: Ranked, prefs, plain, settings: Settings) -> PrefRanking:
 
 def _numbered(*keys: np.ndarray) -> np.ndarray:
     """0, 1, 2 ... numbering the runs of equal key tuples of sorted rows."""
-    n = len(keys[0])
-    new = np.zeros(n, dtype=bool)
-    if n:
-        new[0] = True
-        for k in keys:
-            new[1:] |= k[1:] != k[:-1]
-    return np.cumsum(new) - 1
+    return np.cumsum(run_starts(*keys)) - 1
 
 
 def rank_groups(run: Run, jgs, plain, settings: Settings) -> Ranked:

@@ -24,6 +24,7 @@ from smarteval.read.plain import (
     _Lines,
     _naming_the_file_out_of_memory,
     _parse_ints,
+    highest_grades,
     query_docno_order,
 )
 from smarteval.read.source import display, read_bytes
@@ -61,21 +62,9 @@ class DiversityQrels:
     def as_qrels(self) -> Qrels:
         """The plain qrels: each (query, docno) once, graded with its highest judgement
         over the subtopics, at the line of its first judgement in the file."""
-        n = len(self.docnos)
-        first = np.ones(n, dtype=bool)
-        if n > 1:
-            first[1:] = self.docnos[1:] != self.docnos[:-1]
-            first[self.offsets[1:-1][self.offsets[1:-1] < n]] = True
-        starts = np.flatnonzero(first)
-        grades = np.maximum.reduceat(self.grades, starts) if n else self.grades
-        lines = np.minimum.reduceat(self.lines, starts) if n else self.lines
-        qindex = np.repeat(np.arange(self.num_queries), np.diff(self.offsets))
-        counts = np.bincount(qindex[starts], minlength=self.num_queries)
-        offsets = np.zeros(self.num_queries + 1, dtype=np.int64)
-        np.cumsum(counts, out=offsets[1:])
-        return Qrels(path=self.path, qids=self.qids, offsets=offsets,
-                     docnos=self.docnos[starts], grades=grades.astype(np.int64),
-                     lines=lines.astype(np.int64))
+        codes = np.repeat(np.arange(self.num_queries), np.diff(self.offsets))
+        return highest_grades(self.path, self.qids, codes, self.docnos, self.grades,
+                              self.lines)
 
 
 def _subtopic_order(uniq: np.ndarray) -> np.ndarray:

@@ -636,6 +636,24 @@ def qrels_columns(name: str, qids: np.ndarray, codes: np.ndarray, docnos: np.nda
                  repeated=repeated)
 
 
+def highest_grades(path: str, qids: np.ndarray, codes: np.ndarray, docnos: np.ndarray,
+                   grades: np.ndarray, line_no: np.ndarray) -> Qrels:
+    """Plain qrels of judgement rows sorted by (query, docno) in which a document may be
+    judged more than once (per subtopic, per judgement group): each (query, docno) once,
+    at its highest grade and the line of its first judgement."""
+    n = len(docnos)
+    first = np.ones(n, dtype=bool)
+    if n > 1:
+        first[1:] = (docnos[1:] != docnos[:-1]) | (codes[1:] != codes[:-1])
+    starts = np.flatnonzero(first)
+    top = np.maximum.reduceat(grades, starts) if n else grades
+    lines = np.minimum.reduceat(line_no, starts) if n else line_no
+    offsets = np.zeros(len(qids) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(codes[starts], minlength=len(qids)), out=offsets[1:])
+    return Qrels(path=path, qids=qids, offsets=offsets, docnos=docnos[starts],
+                 grades=top.astype(np.int64), lines=lines.astype(np.int64))
+
+
 def _plain_ints(rel_bytes: np.ndarray) -> np.ndarray | None:
     """Fields that are all ``[-]digits`` (at most 18 digits) as int64, or None.
 
@@ -659,7 +677,8 @@ def _plain_ints(rel_bytes: np.ndarray) -> np.ndarray | None:
     return np.where(first == 1, -value, value)
 
 
-def _parse_ints(rel_bytes: np.ndarray, lines: _Lines) -> np.ndarray:
+def _parse_ints(rel_bytes: np.ndarray, lines: _Lines,
+                expected: str = QRELS_EXPECTED) -> np.ndarray:
     plain = _plain_ints(rel_bytes)
     if plain is not None:
         return plain
@@ -678,7 +697,7 @@ def _parse_ints(rel_bytes: np.ndarray, lines: _Lines) -> np.ndarray:
     if not ok.all():
         bad = int(np.flatnonzero(~ok)[0])
         raise lines.error(bad, f"relevance {rel_bytes[bad].decode('utf-8', 'replace')!r} "
-                          "is not an integer", QRELS_EXPECTED)
+                          "is not an integer", expected)
     try:
         return rel_bytes.astype(np.int64)
     except OverflowError:
@@ -692,7 +711,7 @@ def _parse_ints(rel_bytes: np.ndarray, lines: _Lines) -> np.ndarray:
     bad = int(np.flatnonzero(over)[0])
     raise lines.error(bad, f"relevance {rel_bytes[bad].decode('utf-8', 'replace')!r} is out "
                       "of range: a grade lies between -9223372036854775808 and "
-                      "9223372036854775807", QRELS_EXPECTED)
+                      "9223372036854775807", expected)
 
 
 __all__ = ["read_run", "read_qrels", "read_bytes", "gather", "sort_key_words"]

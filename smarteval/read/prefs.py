@@ -36,6 +36,7 @@ from smarteval.read.plain import (
     _Lines,
     _naming_the_file_out_of_memory,
     _parse_ints,
+    highest_grades,
     parse_numbers,
     qrels_columns,
     query_docno_order,
@@ -124,22 +125,8 @@ class JudgementGroups:
         codes = self.group_query[np.repeat(np.arange(len(self.group_query)),
                                            np.diff(g.offsets))]
         _, order = query_docno_order(codes, g.docnos)
-        c, d = codes[order], g.docnos[order]
-        first = np.ones(len(c), dtype=bool)
-        first[1:] = (c[1:] != c[:-1]) | (d[1:] != d[:-1])
-        starts = np.flatnonzero(first)
-        grades = np.maximum.reduceat(g.grades[order], starts) if len(c) else g.grades
-        lines = np.minimum.reduceat(g.lines[order], starts) if len(c) else g.lines
-        return qrels_columns(self.path, self.qids, c[starts], d[starts], grades, lines)
-
-
-def _grades(rel_bytes: np.ndarray, lines: _Lines) -> np.ndarray:
-    """Grades of qrels with judgement groups, read as qrels grades are."""
-    try:
-        return _parse_ints(rel_bytes, lines)
-    except InputError as e:
-        raise InputError(e.path, e.line, e.problem, text=e.text,
-                         expected=QRELS_JG_EXPECTED) from None
+        return highest_grades(self.path, self.qids, codes[order], g.docnos[order],
+                              g.grades[order], g.lines[order])
 
 
 def _levels(level_bytes: np.ndarray, lines: _Lines, expected: str) -> np.ndarray:
@@ -190,7 +177,7 @@ def read_qrels_jg(path: str | os.PathLike, *, data: bytes | None = None) -> Judg
     name = display(str(path))
     data = read_bytes(path) if data is None else read_bytes(name, data=data)
     lines = _Lines(data, name, 4, QRELS_JG_EXPECTED, "qrels_jg", exact=True)
-    grades = _grades(lines.field(3), lines)
+    grades = _parse_ints(lines.field(3), lines, QRELS_JG_EXPECTED)
     docnos = lines.ids(2)
     uniq, codes, grouped = _group_queries(lines.ids(0))
     qids, codes, _ = _decode_ids(uniq, codes, grouped)

@@ -140,12 +140,7 @@ def _pref_ranking(r: Ranked, prefs, plain, settings: Settings) -> PrefRanking:
     rows = concat_ranges(prefs.offsets[:-1][pq], counts)
     query = np.repeat(np.arange(nq, dtype=np.int64), counts)
     docnos = prefs.docnos[rows]
-    new = np.ones(len(rows), dtype=bool)
-    if len(rows) > 1:
-        new[1:] = (docnos[1:] != docnos[:-1]) | (query[1:] != query[:-1])
-    distinct = np.cumsum(new) - 1
-    qfirst = offsets_from_counts(np.bincount(query[new], minlength=nq))
-    ids = docid[base[query] + distinct - qfirst[query]]
+    ids = docid[base[query] + prefs.doc[rows]]
     level = prefs.level[rows]
     if settings.trec_version < 10:
         with np.errstate(over="ignore"):

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from smarteval.columns import Qrels
+from smarteval.columns import Qrels, run_starts
 from smarteval.errors import InputError
 from smarteval.read.keys import is_varlen
 from smarteval.read.plain import (
@@ -69,6 +69,8 @@ class Preferences:
     lines: np.ndarray        # (m,) int64, 1-based
     jg_ids: np.ndarray       # bytes
     jsg_ids: np.ndarray      # bytes
+    #: (m,) int64 index of each row's docno among its query's distinct docnos
+    doc: np.ndarray
 
     @property
     def num_queries(self) -> int:
@@ -79,21 +81,12 @@ class Preferences:
 
     def as_qrels(self) -> Qrels:
         """The plain view the ranking stage joins a run with: each (query, docno) once, its
-        grade the document's index among the query's distinct docnos (so a retrieved
-        document's grade names it; -1, not judged, for the others)."""
-        n = len(self.docnos)
+        grade the document's index among the query's distinct docnos (:attr:`doc`; so a
+        retrieved document's grade names it, and -1, not judged, the others)."""
         codes = np.repeat(np.arange(self.num_queries, dtype=np.int64), np.diff(self.offsets))
-        first = np.ones(n, dtype=bool)
-        if n > 1:
-            first[1:] = (self.docnos[1:] != self.docnos[:-1]) | (codes[1:] != codes[:-1])
-        rows = np.flatnonzero(first)
-        index = np.cumsum(first) - 1
-        start = index[self.offsets[:-1][np.diff(self.offsets) > 0]]
-        qstart = np.zeros(self.num_queries, dtype=np.int64)
-        qstart[np.diff(self.offsets) > 0] = start
-        grades = index[rows] - qstart[codes[rows]]
+        rows = np.flatnonzero(run_starts(codes, self.docnos)) if len(codes) else codes
         return qrels_columns(self.path, self.qids, codes[rows], self.docnos[rows],
-                             grades.astype(np.int64), self.lines[rows])
+                             self.doc[rows], self.lines[rows])
 
 
 @dataclass(frozen=True, eq=False)
@@ -165,10 +158,14 @@ def _read_preferences(path, data: bytes | None, fmt: str) -> Preferences:
     _, order = query_docno_order(codes, docnos)
     offsets = np.zeros(len(qids) + 1, dtype=np.int64)
     np.cumsum(np.bincount(codes, minlength=len(qids)), out=offsets[1:])
+    codes, docnos = codes[order], docnos[order]
+    distinct = np.cumsum(run_starts(codes, docnos)) - 1 if len(codes) else codes
+    doc = distinct - distinct[offsets[:-1]][codes] if len(codes) else codes
     return Preferences(path=name, format=fmt, qids=qids, offsets=offsets,
-                       docnos=docnos[order], jg=jg.reshape(-1)[order].astype(np.int64),
+                       docnos=docnos, jg=jg.reshape(-1)[order].astype(np.int64),
                        jsg=jsg.reshape(-1)[order].astype(np.int64), level=level[order],
-                       lines=lines.lines[order], jg_ids=jg_ids, jsg_ids=jsg_ids)
+                       lines=lines.lines[order], jg_ids=jg_ids, jsg_ids=jsg_ids,
+                       doc=doc.astype(np.int64))
 
 
 @_naming_the_file_out_of_memory

@@ -17,6 +17,8 @@ script is counted), and the ratio of each tool to smarteval::
     python benchmarks/bench.py --report                 # the table of a paper, 30 runs
     python benchmarks/bench.py --graded --sizes 7M      # official vs + ERR@10, exp nDCG@10
     python benchmarks/bench.py --diversity              # diversity measures beside ndeval
+    /venv/bin/python benchmarks/bench.py --installed    # the smarteval pip installed in
+                                                        # that Python, as users run it
 
 Tools (those not installed are skipped):
 
@@ -89,15 +91,37 @@ def _py() -> list[str]:
 
 def _importable(module: str) -> bool:
     env = _env()
-    p = subprocess.run(_py() + ["-c", f"import {module}"], env=env,
+    p = subprocess.run(_py() + ["-c", f"import {module}"], env=env, cwd=_cwd(),
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return p.returncode == 0
 
 
+#: ``--installed``: time the smarteval installed in this interpreter (``pip install .``, as
+#: users run it) instead of this checkout's sources
+INSTALLED = False
+
+
 def _env() -> dict:
     env = dict(os.environ)
-    env["PYTHONPATH"] = REPO + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    if not INSTALLED:
+        env["PYTHONPATH"] = REPO + (os.pathsep + env["PYTHONPATH"]
+                                    if env.get("PYTHONPATH") else "")
     return env
+
+
+def _cwd() -> str:
+    """The children's working directory: the checkout, or one with no smarteval in it."""
+    return tempfile.gettempdir() if INSTALLED else REPO
+
+
+def _package_dir() -> str:
+    """The directory of the smarteval package the children import."""
+    if not INSTALLED:
+        return os.path.join(REPO, "smarteval")
+    p = subprocess.run(_py() + ["-c", "import os, smarteval; "
+                                "print(os.path.dirname(smarteval.__file__))"],
+                       capture_output=True, text=True, env=_env(), cwd=_cwd(), check=True)
+    return p.stdout.strip()
 
 
 TOOLS = {
@@ -220,7 +244,7 @@ def run_once(cmd: list[str], env: dict | None = None) -> dict:
     with tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
         p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err,
-                             env={**_env(), **(env or {})}, cwd=REPO)
+                             env={**_env(), **(env or {})}, cwd=_cwd())
         _, status, ru = os.wait4(p.pid, 0)
         wall = time.perf_counter() - t0
         p.returncode = os.waitstatus_to_exitcode(status)
@@ -451,7 +475,7 @@ def phases(data, repeat: int) -> str:
         results = []
         for _ in range(repeat):
             p = subprocess.run(_py() + [__file__, "--phases-worker", qrels, runs[0]],
-                               capture_output=True, text=True, env=_env(), cwd=REPO)
+                               capture_output=True, text=True, env=_env(), cwd=_cwd())
             if p.returncode:
                 lines.append(f"{name}: phases worker failed: {p.stderr.strip()[-300:]}")
                 break
@@ -673,7 +697,7 @@ def report_bench(repeat: int) -> str:
             return f"report failed: {whole[0]['error']}"
         stages = [json.loads(subprocess.run(
             _py() + [__file__, "--report-worker", *files], check=True, capture_output=True,
-            text=True, cwd=REPO, env=_env()).stdout.strip().splitlines()[-1])
+            text=True, cwd=_cwd(), env=_env()).stdout.strip().splitlines()[-1])
             for _ in range(repeat)]
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -856,6 +880,9 @@ def main(argv=None) -> int:
     ap.add_argument("--diversity", action="store_true",
                     help="time smarteval's diversity measures on 50 generated topics x 1,000 "
                          "documents with 10 subtopics beside ndeval (on PATH) and pyndeval")
+    ap.add_argument("--installed", action="store_true",
+                    help="time the smarteval installed in this Python (pip install ., not "
+                         "editable) instead of this checkout's sources")
     ap.add_argument("--json", help="write the rows here")
     ap.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     ap.add_argument("--phases-worker", nargs=2, help=argparse.SUPPRESS)
@@ -863,6 +890,8 @@ def main(argv=None) -> int:
     ap.add_argument("--report-worker", nargs="+", help=argparse.SUPPRESS)
     ap.add_argument("--diversity-worker", nargs=2, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    global INSTALLED
+    INSTALLED = a.installed
     if a.worker:
         WORKERS[a.worker[0]](*a.worker[1:])
         return 0
@@ -924,7 +953,7 @@ def main(argv=None) -> int:
     if "smarteval" in available:
         # compiled as an installed package is: a warm-up run cannot write the bytecode when
         # PYTHONDONTWRITEBYTECODE is set, and every timed run would compile every module
-        subprocess.run(_py() + ["-m", "compileall", "-q", os.path.join(REPO, "smarteval")],
+        subprocess.run(_py() + ["-m", "compileall", "-q", _package_dir()],
                        check=True, stdout=subprocess.DEVNULL)
     rows = bench(data, available, a.repeat, warmup=not (a.no_warmup or a.smoke))
     print()

@@ -198,6 +198,7 @@ def test_reader_errors_name_file_and_line(data, line, problem):
     with pytest.raises(InputError, match=problem) as e:
         read_qrels_diversity("div.qrels", data=data)
     assert e.value.path == "div.qrels" and e.value.line == line
+    assert "SUBTOPIC" in str(e.value) or "judged twice" in problem   # the layout it expects
 
 
 def test_detection():

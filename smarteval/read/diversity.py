@@ -91,7 +91,7 @@ def read_qrels_diversity(path: str | os.PathLike, *,
     name = display(str(path))
     data = read_bytes(path) if data is None else read_bytes(name, data=data)
     lines = _Lines(data, name, 4, DIVERSITY_EXPECTED, "qrels", exact=True)
-    grades = _parse_ints(lines.field(3), lines)
+    grades = _parse_ints(lines.field(3), lines, DIVERSITY_EXPECTED)
     uniq, codes, grouped = _group_queries(lines.ids(0))
     qids, codes, _ = _decode_ids(uniq, codes, grouped)
     docnos = lines.ids(2)

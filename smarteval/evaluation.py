@@ -28,8 +28,10 @@ from smarteval.errors import InputError, UsageError
 from smarteval.measures.grammar import Output, Request, parse_measures
 from smarteval.ranking import rank, residual
 from smarteval.read import read_qrels, read_run
+from smarteval.read.source import text_size
 from smarteval.read.zscores import ZScores, read_zscores
 from smarteval.settings import Settings, distinct_names
+from smarteval.workers import can_fork, run_forked
 
 if TYPE_CHECKING:       # the C/W/L module is imported only when its measures or inputs are
     from smarteval.measures.cwl import CwlInputs, Keyed
@@ -371,13 +373,17 @@ class Job:
     keep_ranked: bool
     zscores: ZScores | None = None
 
+    def outputs(self) -> list[Output]:
+        """What each evaluation gives values of, in order."""
+        return [o for rq in self.requests for o in rq.outputs()]
+
     def evaluate(self, run) -> Evaluation:
         run = as_run(run, **self.ranker.read_options)
         info = RunInfo(run.path, run.tag)
         ranked = self.ranker(run)
         del run                 # the ranking keeps what the measures need: free the rest
         settings = self.ranker.settings
-        outputs = [o for rq in self.requests for o in rq.outputs()]
+        outputs = self.outputs()
         per_query = {}
         summary = {}
         located = None if self.zscores is None else self.zscores.locate(ranked.qids)
@@ -430,9 +436,13 @@ def requests_for(measures: Iterable[str] | Sequence[Request], settings: Settings
 def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("official",),
              settings: Settings | None = None, *, frozen=None,
              frozen_depth: int | None = None, require_common: bool = True,
-             on_run: Callable[[RunInfo], None] | None = None, jobs: int = 1,
+             on_run: Callable[[RunInfo], None] | None = None, jobs: int | None = 1,
              keep_ranked: bool = True, zscores=None) -> list[Evaluation]:
-    """Evaluate each run against ``qrels``; see :func:`smarteval.api.evaluate`."""
+    """Evaluate each run against ``qrels``; see :func:`smarteval.api.evaluate`.
+
+    ``jobs`` processes evaluate the runs (never more than there are runs); None chooses
+    (:func:`default_jobs`).
+    """
     settings = settings or Settings()
     runs = check_runs(runs)
     requests = requests_for(measures, settings)
@@ -448,8 +458,11 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
         costs = read_costs(settings.cwl_costs)
     job = Job(Ranker(plain, settings, frozen, frozen_depth, require_common, documents,
                      subtopics, cwl_gains(relevance), costs), requests, keep_ranked, table)
-    if jobs > 1 and len(runs) > 1:
-        results = _evaluate_in_processes(job, runs, jobs, on_run)
+    processes = min(default_jobs(runs) if jobs is None else jobs, len(runs))
+    if processes > 1 and can_fork():
+        results = _evaluate_forked(job, runs, processes, on_run)
+    elif processes > 1:
+        results = _evaluate_in_processes(job, runs, processes, on_run)
     else:
         results = []
         for run in runs:
@@ -461,6 +474,46 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
     for ev, name in zip(results, run_names([ev.run_info for ev in results])):
         ev.name = name
     return results
+
+
+#: Run text (decompressed, as its size suggests) that the processes of :func:`default_jobs`
+#: may have in hand at once: 256 MiB, some 6 million lines, about 350 MiB of memory
+IN_HAND = 256 << 20
+
+
+def default_jobs(runs: Sequence) -> int:
+    """How many processes evaluate ``runs`` unless told: one per CPU this process may
+    use, no more than there are runs, and only as many as have :data:`IN_HAND` bytes of
+    run text between them (runs of 7 million lines are evaluated one at a time); one
+    where processes cannot be forked (they would start afresh and read everything again).
+    """
+    if len(runs) < 2 or not can_fork():
+        return 1
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:          # macOS: no affinity mask
+        cpus = os.cpu_count() or 1
+    # a run already read counts as a text of some 40 bytes a line
+    largest = max(text_size(r) if isinstance(r, (str, os.PathLike))
+                  else 40 * len(getattr(r, "docnos", ())) for r in runs)
+    return max(1, min(cpus, len(runs), IN_HAND // max(largest, 1)))
+
+
+def _evaluate_forked(job: Job, runs: list, processes: int, on_run) -> list[Evaluation]:
+    """Evaluate runs in ``processes`` processes forked from this one (which evaluates
+    too), each sending back the evaluation without its outputs (the same here) and,
+    unless kept, its ranking; standard input is read here."""
+    job.ranker.initial()                # the --frozen ranking, once for every process
+
+    def received(ev: Evaluation) -> Evaluation:
+        ev.outputs = job.outputs()
+        return ev
+
+    return run_forked(len(runs), lambda i: job.evaluate(runs[i]), processes,
+                      shipped=lambda ev: replace(ev, outputs=[]), received=received,
+                      parent_only=[i for i, r in enumerate(runs) if r == "-"],
+                      on_result=None if on_run is None else
+                      lambda _, ev: on_run(ev.run_info))
 
 
 _WORKER_JOB: Job | None = None     # set in each worker process only, by its initializer
@@ -477,7 +530,8 @@ def _work(run) -> Evaluation:
 
 
 def _evaluate_in_processes(job: Job, runs: list, jobs: int, on_run) -> list[Evaluation]:
-    """Evaluate runs in ``jobs`` processes; results come back in the order of ``runs``.
+    """Evaluate runs in ``jobs`` processes started afresh (where processes cannot be
+    forked); results come back in the order of ``runs``.
 
     The job (with the qrels) goes to each worker once, by its initializer.
     """

@@ -59,10 +59,9 @@ from smarteval.errors import UsageError
 @click.option("--frozen-depth", type=click.IntRange(min=0), default=None, metavar="K",
               help="How many documents of the --frozen run the user has already seen.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Evaluate the runs in N processes (-j 1: in one). Default: one per CPU, "
-                   "at most one per run, while the runs are of modest size (under some "
-                   "6 million lines between the processes); one where processes cannot be "
-                   "forked.")
+              help="Evaluate the runs in N processes; -j 1 evaluates them in one. Default: "
+                   "one per CPU and run, fewer for long runs (some 6 million lines in hand "
+                   "at once at most), one where processes cannot be forked (Windows).")
 @output_options()
 @reports_errors
 def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth, jobs, fmt,

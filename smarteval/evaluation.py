@@ -31,7 +31,7 @@ from smarteval.read import read_qrels, read_run
 from smarteval.read.source import text_size
 from smarteval.read.zscores import ZScores, read_zscores
 from smarteval.settings import Settings, distinct_names
-from smarteval.workers import can_fork, run_forked
+from smarteval.workers import can_fork, run_forked, run_isolated
 
 if TYPE_CHECKING:       # the C/W/L module is imported only when its measures or inputs are
     from smarteval.measures.cwl import CwlInputs, Keyed
@@ -463,6 +463,9 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
         results = _evaluate_forked(job, runs, processes, on_run)
     elif processes > 1:
         results = _evaluate_in_processes(job, runs, processes, on_run)
+    elif jobs is None and not keep_ranked and len(runs) > 1 and can_fork() \
+            and max(map(_text_bytes, runs)) >= ISOLATED:
+        results = _evaluate_forked(job, runs, 1, on_run)
     else:
         results = []
         for run in runs:
@@ -493,27 +496,49 @@ def default_jobs(runs: Sequence) -> int:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:          # macOS: no affinity mask
         cpus = os.cpu_count() or 1
-    # a run already read counts as a text of some 40 bytes a line
-    largest = max(text_size(r) if isinstance(r, (str, os.PathLike))
-                  else 40 * len(getattr(r, "docnos", ())) for r in runs)
+    largest = max(map(_text_bytes, runs))
     return max(1, min(cpus, len(runs), IN_HAND // max(largest, 1)))
+
+
+#: Run text from which several runs evaluated one at a time are each evaluated in a
+#: process of its own (when the number of processes is not given): 32 MiB, some 800,000
+#: lines. After a long run, the allocator's free lists would have the next one take
+#: a quarter more memory than the first; in a fresh process each takes what one takes.
+ISOLATED = 32 << 20
+
+
+def _text_bytes(run) -> int:
+    """The bytes of text of a run file (guessed), or of an already read run as a text of
+    some 40 bytes a line."""
+    if isinstance(run, (str, os.PathLike)):
+        return text_size(run)
+    return 40 * len(getattr(run, "docnos", ()))
 
 
 def _evaluate_forked(job: Job, runs: list, processes: int, on_run) -> list[Evaluation]:
     """Evaluate runs in ``processes`` processes forked from this one (which evaluates
-    too), each sending back the evaluation without its outputs (the same here) and,
-    unless kept, its ranking; standard input is read here."""
+    too), or with one process, each run in a process forked for it alone; each sends
+    back the evaluation without its outputs (the same here) and, unless kept, its
+    ranking. Standard input is read here."""
     job.ranker.initial()                # the --frozen ranking, once for every process
 
     def received(ev: Evaluation) -> Evaluation:
         ev.outputs = job.outputs()
         return ev
 
-    return run_forked(len(runs), lambda i: job.evaluate(runs[i]), processes,
-                      shipped=lambda ev: replace(ev, outputs=[]), received=received,
-                      parent_only=[i for i, r in enumerate(runs) if r == "-"],
-                      on_result=None if on_run is None else
-                      lambda _, ev: on_run(ev.run_info))
+    def work(i: int) -> Evaluation:
+        return job.evaluate(runs[i])
+
+    def shipped(ev: Evaluation) -> Evaluation:
+        return replace(ev, outputs=[])
+
+    stdin = [i for i, r in enumerate(runs) if r == "-"]
+    done = None if on_run is None else lambda _, ev: on_run(ev.run_info)
+    if processes == 1:
+        return run_isolated(len(runs), work, shipped=shipped, received=received,
+                            parent_only=stdin, on_result=done)
+    return run_forked(len(runs), work, processes, shipped=shipped, received=received,
+                      parent_only=stdin, on_result=done)
 
 
 _WORKER_JOB: Job | None = None     # set in each worker process only, by its initializer

@@ -178,3 +178,29 @@ def test_the_first_bad_run_is_reported_whatever_the_processes(tmp_path):
     for res in results:
         assert (res.exit_code, res.stderr, res.stdout) == (1, one.stderr, "")
     assert not out.exists()
+
+
+def test_long_runs_are_evaluated_each_in_a_process_of_its_own(tmp_path, monkeypatch):
+    """Runs over ISOLATED bytes, one process asked for by default: each run in a process
+    forked for it, the same output and the same first error; -j 1 keeps one process."""
+    from smarteval import evaluation
+    runs = _many_runs(tmp_path, 5)
+    args = ["evaluate", "-f", "tsv", "-q", str(SAMPLE / "qrels.txt"), *runs]
+    one = CliRunner().invoke(main, [*args, "-j", "1"])
+    monkeypatch.setattr(evaluation, "ISOLATED", 1)
+    monkeypatch.setattr(evaluation, "default_jobs", lambda runs: 1)
+    calls = []
+    real = evaluation.run_isolated
+
+    def counted(count, *a, **kw):
+        calls.append(count)
+        return real(count, *a, **kw)
+
+    monkeypatch.setattr(evaluation, "run_isolated", counted)
+    isolated = CliRunner().invoke(main, args)
+    assert (isolated.exit_code, isolated.stdout) == (0, one.stdout) and calls == [5]
+    assert CliRunner().invoke(main, [*args, "-j", "1"]).stdout == one.stdout and calls == [5]
+    Path(runs[3]).write_text("401 Q0 DOC 1 1.0\n")
+    bad = [CliRunner().invoke(main, [*args, *jobs]) for jobs in (["-j", "1"], [])]
+    assert bad[0].exit_code == bad[1].exit_code == 1
+    assert bad[0].stderr == bad[1].stderr and runs[3] in bad[0].stderr

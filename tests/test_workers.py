@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from smarteval.workers import can_fork, run_forked
+from smarteval.workers import can_fork, run_forked, run_isolated
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="processes cannot be forked here")
 
@@ -99,3 +99,41 @@ def _children() -> list[str]:
             return fh.read().split()
     except OSError:
         return []
+
+
+# =========================================================================== one at a time
+
+def test_isolated_items_each_in_a_process_of_their_own():
+    parent = os.getpid()
+    seen = []
+    results = run_isolated(5, lambda i: (i, os.getpid()), parent_only=[2],
+                           on_result=lambda i, r: seen.append(i))
+    assert [i for i, _ in results] == seen == list(range(5))
+    pids = [pid for _, pid in results]
+    assert pids[2] == parent
+    others = pids[:2] + pids[3:]
+    assert parent not in others and len(set(others)) == 4
+
+
+def test_isolated_items_raise_the_first_failure_at_once():
+    calls = []
+
+    def work(i):
+        if i == 1:
+            raise ValueError("item 1")
+        return i
+
+    with pytest.raises(ValueError, match="item 1"):
+        run_isolated(4, work, on_result=lambda i, r: calls.append(i))
+    assert calls == [0]
+
+
+def test_an_isolated_item_whose_process_stops_is_worked_here():
+    parent = os.getpid()
+
+    def work(i):
+        if os.getpid() != parent:
+            os._exit(9)
+        return i * 10
+
+    assert run_isolated(3, work, shipped=str, received=int) == [0, 10, 20]

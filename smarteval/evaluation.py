@@ -31,7 +31,6 @@ from smarteval.read import read_qrels, read_run
 from smarteval.read.source import text_size
 from smarteval.read.zscores import ZScores, read_zscores
 from smarteval.settings import Settings, distinct_names
-from smarteval.workers import can_fork, run_forked, run_isolated
 
 if TYPE_CHECKING:       # the C/W/L module is imported only when its measures or inputs are
     from smarteval.measures.cwl import CwlInputs, Keyed
@@ -459,11 +458,12 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
     job = Job(Ranker(plain, settings, frozen, frozen_depth, require_common, documents,
                      subtopics, cwl_gains(relevance), costs), requests, keep_ranked, table)
     processes = min(default_jobs(runs) if jobs is None else jobs, len(runs))
-    if processes > 1 and can_fork():
+    forks = len(runs) > 1 and _can_fork()     # one run: no process module imported
+    if processes > 1 and forks:
         results = _evaluate_forked(job, runs, processes, on_run)
     elif processes > 1:
         results = _evaluate_in_processes(job, runs, processes, on_run)
-    elif jobs is None and not keep_ranked and len(runs) > 1 and can_fork() \
+    elif jobs is None and not keep_ranked and forks \
             and max(map(_text_bytes, runs)) >= ISOLATED:
         results = _evaluate_forked(job, runs, 1, on_run)
     else:
@@ -490,7 +490,7 @@ def default_jobs(runs: Sequence) -> int:
     run text between them (runs of 7 million lines are evaluated one at a time); one
     where processes cannot be forked (they would start afresh and read everything again).
     """
-    if len(runs) < 2 or not can_fork():
+    if len(runs) < 2 or not _can_fork():
         return 1
     try:
         cpus = len(os.sched_getaffinity(0))
@@ -498,6 +498,11 @@ def default_jobs(runs: Sequence) -> int:
         cpus = os.cpu_count() or 1
     largest = max(map(_text_bytes, runs))
     return max(1, min(cpus, len(runs), IN_HAND // max(largest, 1)))
+
+
+def _can_fork() -> bool:
+    from smarteval.workers import can_fork
+    return can_fork()
 
 
 #: Run text from which several runs evaluated one at a time are each evaluated in a
@@ -520,6 +525,7 @@ def _evaluate_forked(job: Job, runs: list, processes: int, on_run) -> list[Evalu
     too), or with one process, each run in a process forked for it alone; each sends
     back the evaluation without its outputs (the same here) and, unless kept, its
     ranking. Standard input is read here."""
+    from smarteval.workers import run_forked, run_isolated
     job.ranker.initial()                # the --frozen ranking, once for every process
 
     def received(ev: Evaluation) -> Evaluation:

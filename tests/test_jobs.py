@@ -134,10 +134,10 @@ def test_standard_input_is_read_by_the_main_process(tmp_path):
 
 
 def test_processes_started_afresh_where_none_can_be_forked(tmp_path, monkeypatch):
-    from smarteval import evaluation
+    from smarteval import evaluation, workers
     runs = _many_runs(tmp_path, 3)
     one = smarteval.evaluate(SAMPLE / "qrels.txt", runs, ["map"])
-    monkeypatch.setattr(evaluation, "can_fork", lambda: False)
+    monkeypatch.setattr(workers, "can_fork", lambda: False)
     assert evaluation.default_jobs(runs) == 1
     spawned = smarteval.evaluate(SAMPLE / "qrels.txt", runs, ["map"], jobs=2)
     assert [e.summary for e in spawned] == [e.summary for e in one]
@@ -183,20 +183,20 @@ def test_the_first_bad_run_is_reported_whatever_the_processes(tmp_path):
 def test_long_runs_are_evaluated_each_in_a_process_of_its_own(tmp_path, monkeypatch):
     """Runs over ISOLATED bytes, one process asked for by default: each run in a process
     forked for it, the same output and the same first error; -j 1 keeps one process."""
-    from smarteval import evaluation
+    from smarteval import evaluation, workers
     runs = _many_runs(tmp_path, 5)
     args = ["evaluate", "-f", "tsv", "-q", str(SAMPLE / "qrels.txt"), *runs]
     one = CliRunner().invoke(main, [*args, "-j", "1"])
     monkeypatch.setattr(evaluation, "ISOLATED", 1)
     monkeypatch.setattr(evaluation, "default_jobs", lambda runs: 1)
     calls = []
-    real = evaluation.run_isolated
+    real = workers.run_isolated
 
     def counted(count, *a, **kw):
         calls.append(count)
         return real(count, *a, **kw)
 
-    monkeypatch.setattr(evaluation, "run_isolated", counted)
+    monkeypatch.setattr(workers, "run_isolated", counted)
     isolated = CliRunner().invoke(main, args)
     assert (isolated.exit_code, isolated.stdout) == (0, one.stdout) and calls == [5]
     assert CliRunner().invoke(main, [*args, "-j", "1"]).stdout == one.stdout and calls == [5]

@@ -379,21 +379,22 @@ def _judgement_keys(qrels: Qrels, like: np.dtype):
     constant, sorted, with its docno (of type ``like``) and the grade a retrieved document
     takes from it; None when two keys collide. Kept on the qrels.
 
-    The keys' top bits number the slots of a table: ``starts[s]:starts[s + 1]`` are the
-    keys of slot ``s`` (the keys are sorted, so a slot's keys are neighbours).
+    The keys' top bits number the slots of a table: the keys of slot ``s`` are the
+    ``count[s]`` keys from ``first[s]`` (the keys are sorted, so a slot's keys are
+    neighbours; an empty slot's first key is any other slot's).
     """
     tables = qrels.lookup_tables
     name = ("keys", like.str)
     if name not in tables:
         docnos = qrels.docnos
-        rows = np.arange(len(docnos), dtype=np.int64)
+        query = np.repeat(np.arange(qrels.num_queries, dtype=np.uint64), np.diff(qrels.offsets))
+        rows = None
         can_match = fits(docnos, like)
         if can_match is not None:
             # a judged docno longer than every retrieved one can never match
-            rows = rows[can_match]
-        query = np.repeat(np.arange(qrels.num_queries, dtype=np.uint64),
-                          np.diff(qrels.offsets))[rows]
-        judged = fitted(docnos[rows], like)
+            rows = np.flatnonzero(can_match)
+            docnos, query = docnos[rows], query[rows]
+        judged = docnos if like.kind == "S" and docnos.dtype == like else fitted(docnos, like)
         with np.errstate(over="ignore"):
             key = docno_hash(judged, like.itemsize) + query * _MIX
         order = np.argsort(key)
@@ -403,12 +404,14 @@ def _judgement_keys(qrels: Qrels, like: np.dtype):
         else:
             bits = max(10, int(np.ceil(np.log2(max(len(key), 1)))) + 1)
             shift = np.uint64(64 - bits)
-            starts = np.zeros((1 << bits) + 1, dtype=np.int32)
-            np.cumsum(np.bincount((key >> shift).astype(np.intp), minlength=1 << bits),
-                      out=starts[1:])
-            grades = qrels.grades[rows[order]]
+            slots = (key >> shift).astype(np.intp)
+            count = np.bincount(slots, minlength=1 << bits).astype(np.int32)
+            first = np.zeros(1 << bits, dtype=np.int32)
+            starts = np.flatnonzero(np.diff(slots, prepend=-1))
+            first[slots[starts]] = starts
+            grades = qrels.grades[order if rows is None else rows[order]]
             tables[name] = (key, judged[order], np.where(grades < 0, UNJUDGED, grades),
-                            starts, shift)
+                            first, count, shift)
     return tables[name]
 
 
@@ -419,19 +422,17 @@ def _lookup_by_key(qrels: Qrels, keys, qrels_q, docnos, qindex, hashes, rel) -> 
     The docnos' bytes and the keys agreeing, so do the queries: a docno's hash is the
     same, and ``query x`` the odd constant differs for every query (modulo 2**64).
     """
-    sorted_keys, judged, grades, starts, shift = keys
+    sorted_keys, judged, grades, firsts, counts, shift = keys
     if len(sorted_keys) == 0:
         return
     h = hashes if hashes is not None else docno_hash(docnos, docnos.dtype.itemsize)
     with np.errstate(over="ignore"):
         key = h + (np.maximum(qrels_q, 0).astype(np.uint64) * _MIX)[qindex]
     slot = (key >> shift).astype(np.intp)
-    first = starts[slot]
-    slot += 1
-    count = starts[slot] - first
+    first = firsts[slot]
+    count = counts[slot]
     del slot
-    # each row against its slot's first key (an empty slot's points past its keys)
-    np.minimum(first, len(sorted_keys) - 1, out=first)
+    # each row against its slot's first key (an empty slot's is another slot's: no match)
     same = sorted_keys[first] == key
     hits, places = [np.flatnonzero(same)], []
     places.append(first[hits[0]])
@@ -448,7 +449,9 @@ def _lookup_by_key(qrels: Qrels, keys, qrels_q, docnos, qindex, hashes, rel) -> 
     same = _same_ids(judged[at], docnos[hit])
     if (qrels_q < 0).any():                 # a query without judgements matches nothing
         same &= qrels_q[qindex[hit]] >= 0
-    rel[hit[same]] = grades[at[same]]
+    if not same.all():
+        hit, at = hit[same], at[same]
+    rel[hit] = grades[at]
 
 
 def _same_ids(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -202,7 +202,7 @@ def evaluate(qrels: Source, runs: Source,
              measures: str | Request | Iterable[str] | Sequence[Request] = ("official",), *,
              settings: Settings | None = None, frozen: Source = None,
              frozen_depth: int | None = None, require_common: bool = True,
-             on_run: Callable[[RunInfo], None] | None = None, jobs: int = 1,
+             on_run: Callable[[RunInfo], None] | None = None, jobs: int | None = 1,
              keep_ranked: bool = True, zscores: str | os.PathLike | ZScores | None = None,
              **options: Any) -> Results:
     """Evaluate one or more runs against qrels.
@@ -222,7 +222,10 @@ def evaluate(qrels: Source, runs: Source,
     collection without the first k documents of ``frozen`` (Joiner & Werner).
 
     Runs given as paths are read one at a time and released once evaluated; ``jobs`` > 1
-    evaluates them in that many processes (the qrels are read once and handed to each).
+    evaluates them in that many processes (this one among them; the qrels are read once
+    and shared), ``jobs=None`` in as many as pay (:func:`smarteval.evaluation.default_jobs`:
+    one per CPU for several runs of modest size). Where processes cannot be forked
+    (Windows) they start afresh and are handed the qrels.
     ``keep_ranked=False`` drops each :class:`Evaluation`'s ranking to save memory.
     Runs that would print under one name (the same file twice) get distinct names.
     ``zscores`` (a z-score file's path, or one read by
@@ -244,8 +247,8 @@ def evaluate(qrels: Source, runs: Source,
     settings = _check_options(options, settings, "evaluate")
     wanted: list = [measures] if isinstance(measures, (str, Request)) else list(measures)
     # (one measure, not a string of one-letter names)
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise UsageError(f"jobs must be a whole number, 1 or more, not {jobs!r}")
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise UsageError(f"jobs must be a whole number, 1 or more, or None, not {jobs!r}")
     qrels = _qrels_source(qrels)
     given, names = _run_sources(runs)
     results = evaluation.evaluate(qrels, given, wanted, settings, frozen=frozen,

@@ -28,6 +28,7 @@ from smarteval.errors import InputError, UsageError
 from smarteval.measures.grammar import Output, Request, parse_measures
 from smarteval.ranking import rank, residual
 from smarteval.read import read_qrels, read_run
+from smarteval.read.source import text_size
 from smarteval.read.zscores import ZScores, read_zscores
 from smarteval.settings import Settings, distinct_names
 
@@ -371,13 +372,17 @@ class Job:
     keep_ranked: bool
     zscores: ZScores | None = None
 
+    def outputs(self) -> list[Output]:
+        """What each evaluation gives values of, in order."""
+        return [o for rq in self.requests for o in rq.outputs()]
+
     def evaluate(self, run) -> Evaluation:
         run = as_run(run, **self.ranker.read_options)
         info = RunInfo(run.path, run.tag)
         ranked = self.ranker(run)
         del run                 # the ranking keeps what the measures need: free the rest
         settings = self.ranker.settings
-        outputs = [o for rq in self.requests for o in rq.outputs()]
+        outputs = self.outputs()
         per_query = {}
         summary = {}
         located = None if self.zscores is None else self.zscores.locate(ranked.qids)
@@ -430,9 +435,13 @@ def requests_for(measures: Iterable[str] | Sequence[Request], settings: Settings
 def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("official",),
              settings: Settings | None = None, *, frozen=None,
              frozen_depth: int | None = None, require_common: bool = True,
-             on_run: Callable[[RunInfo], None] | None = None, jobs: int = 1,
+             on_run: Callable[[RunInfo], None] | None = None, jobs: int | None = 1,
              keep_ranked: bool = True, zscores=None) -> list[Evaluation]:
-    """Evaluate each run against ``qrels``; see :func:`smarteval.api.evaluate`."""
+    """Evaluate each run against ``qrels``; see :func:`smarteval.api.evaluate`.
+
+    ``jobs`` processes evaluate the runs (never more than there are runs); None chooses
+    (:func:`default_jobs`).
+    """
     settings = settings or Settings()
     runs = check_runs(runs)
     requests = requests_for(measures, settings)
@@ -448,8 +457,15 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
         costs = read_costs(settings.cwl_costs)
     job = Job(Ranker(plain, settings, frozen, frozen_depth, require_common, documents,
                      subtopics, cwl_gains(relevance), costs), requests, keep_ranked, table)
-    if jobs > 1 and len(runs) > 1:
-        results = _evaluate_in_processes(job, runs, jobs, on_run)
+    processes = min(default_jobs(runs) if jobs is None else jobs, len(runs))
+    forks = len(runs) > 1 and _can_fork()     # one run: no process module imported
+    if processes > 1 and forks:
+        results = _evaluate_forked(job, runs, processes, on_run)
+    elif processes > 1:
+        results = _evaluate_in_processes(job, runs, processes, on_run)
+    elif jobs is None and not keep_ranked and forks \
+            and max(map(_text_bytes, runs)) >= ISOLATED:
+        results = _evaluate_forked(job, runs, 1, on_run)
     else:
         results = []
         for run in runs:
@@ -461,6 +477,74 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
     for ev, name in zip(results, run_names([ev.run_info for ev in results])):
         ev.name = name
     return results
+
+
+#: Run text (decompressed, as its size suggests) that the processes of :func:`default_jobs`
+#: may have in hand at once: 256 MiB, some 6 million lines, about 350 MiB of memory
+IN_HAND = 256 << 20
+
+
+def default_jobs(runs: Sequence) -> int:
+    """How many processes evaluate ``runs`` unless told: one per CPU this process may
+    use, no more than there are runs, and only as many as have :data:`IN_HAND` bytes of
+    run text between them (runs of 7 million lines are evaluated one at a time); one
+    where processes cannot be forked (they would start afresh and read everything again).
+    """
+    if len(runs) < 2 or not _can_fork():
+        return 1
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:          # macOS: no affinity mask
+        cpus = os.cpu_count() or 1
+    largest = max(map(_text_bytes, runs))
+    return max(1, min(cpus, len(runs), IN_HAND // max(largest, 1)))
+
+
+def _can_fork() -> bool:
+    from smarteval.workers import can_fork
+    return can_fork()
+
+
+#: Run text from which several runs evaluated one at a time are each evaluated in a
+#: process of its own (when the number of processes is not given): 32 MiB, some 800,000
+#: lines. After a long run, the allocator's free lists would have the next one take
+#: a quarter more memory than the first; in a fresh process each takes what one takes.
+ISOLATED = 32 << 20
+
+
+def _text_bytes(run) -> int:
+    """The bytes of text of a run file (guessed), or of an already read run as a text of
+    some 40 bytes a line."""
+    if isinstance(run, (str, os.PathLike)):
+        return text_size(run)
+    return 40 * len(getattr(run, "docnos", ()))
+
+
+def _evaluate_forked(job: Job, runs: list, processes: int, on_run) -> list[Evaluation]:
+    """Evaluate runs in ``processes`` processes forked from this one (which evaluates
+    too), or with one process, each run in a process forked for it alone; each sends
+    back the evaluation without its outputs (the same here) and, unless kept, its
+    ranking. Standard input is read here."""
+    from smarteval.workers import run_forked, run_isolated
+    job.ranker.initial()                # the --frozen ranking, once for every process
+
+    def received(ev: Evaluation) -> Evaluation:
+        ev.outputs = job.outputs()
+        return ev
+
+    def work(i: int) -> Evaluation:
+        return job.evaluate(runs[i])
+
+    def shipped(ev: Evaluation) -> Evaluation:
+        return replace(ev, outputs=[])
+
+    stdin = [i for i, r in enumerate(runs) if r == "-"]
+    done = None if on_run is None else lambda _, ev: on_run(ev.run_info)
+    if processes == 1:
+        return run_isolated(len(runs), work, shipped=shipped, received=received,
+                            parent_only=stdin, on_result=done)
+    return run_forked(len(runs), work, processes, shipped=shipped, received=received,
+                      parent_only=stdin, on_result=done)
 
 
 _WORKER_JOB: Job | None = None     # set in each worker process only, by its initializer
@@ -477,7 +561,8 @@ def _work(run) -> Evaluation:
 
 
 def _evaluate_in_processes(job: Job, runs: list, jobs: int, on_run) -> list[Evaluation]:
-    """Evaluate runs in ``jobs`` processes; results come back in the order of ``runs``.
+    """Evaluate runs in ``jobs`` processes started afresh (where processes cannot be
+    forked); results come back in the order of ``runs``.
 
     The job (with the qrels) goes to each worker once, by its initializer.
     """

@@ -2,30 +2,22 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 from collections.abc import Sequence
 from typing import Any
 
+from smarteval.read.source import text_size
+
 #: Seconds of work before the bar appears: work done sooner shows nothing.
 DELAY = 1.0
 #: Bytes of a typical run line (a TREC run line is 35-60 bytes; MS MARCO-like runs ~40).
 BYTES_PER_LINE = 40
-#: How much smaller a compressed run file is than its text, roughly.
-COMPRESSION = {".gz": 5, ".bz2": 7, ".xz": 7}
 
 
 def estimated_lines(path: str) -> int:
     """Lines of a run file guessed from its size (0 for standard input or a missing file)."""
-    if path == "-":
-        return 0
-    try:
-        size = os.path.getsize(path)
-    except OSError:
-        return 0
-    factor = COMPRESSION.get(os.path.splitext(path)[1].lower(), 1)
-    return size * factor // BYTES_PER_LINE
+    return text_size(path) // BYTES_PER_LINE
 
 
 class Progress:

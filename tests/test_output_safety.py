@@ -177,13 +177,13 @@ def test_signal_while_a_run_arrives_on_standard_input(files, sig, status, line):
     (signal.SIGTERM, 143, b"Error: terminated\n", False),     # kill: the main one only
 ])
 def test_signal_with_worker_processes(files, sig, status, line, group):
-    """-j 2: the workers wait on FIFOs no one writes; one line, no worker's traceback, no
-    worker left."""
+    """-j 3: the two forked workers and the main process wait on FIFOs no one writes; one
+    line, no worker's traceback, no worker left."""
     runs = []
     for name in ("f1", "f2", "f3"):
         os.mkfifo(files / name)
         runs.append(str(files / name))
-    proc = subprocess.Popen([sys.executable, "-m", "smarteval", "evaluate", "-j", "2", "q",
+    proc = subprocess.Popen([sys.executable, "-m", "smarteval", "evaluate", "-j", "3", "q",
                              *runs], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
     _wait_for(lambda: len(_children(proc.pid)) >= 2, "started two workers")

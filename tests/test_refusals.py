@@ -280,7 +280,7 @@ API_REFUSED = [
     ("rel_level='2'", {"rel_level": "2"}, "rel_level must be a whole number, not '2'"),
     ("average='bogus'", {"average": "bogus"},
      "--average must be one of macro, micro, median, not 'bogus'"),
-    ("jobs=0", {"jobs": 0}, "jobs must be a whole number, 1 or more, not 0"),
+    ("jobs=0", {"jobs": 0}, "jobs must be a whole number, 1 or more, or None, not 0"),
     ("seed=-1", {"seed": -1, "ties": "random"}, "--seed must be 0 or more, not -1"),
     ("num_docs=0", {"num_docs": 0}, "-N/--num-docs must be at least 1, not 0"),
     ("complete='yes'", {"complete": "yes"}, "complete must be True or False, not 'yes'"),

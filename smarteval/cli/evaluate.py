@@ -58,8 +58,12 @@ from smarteval.errors import UsageError
                    "run, the qrels and N.")
 @click.option("--frozen-depth", type=click.IntRange(min=0), default=None, metavar="K",
               help="How many documents of the --frozen run the user has already seen.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-              metavar="N", help="Evaluate the runs in N processes.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Evaluate the runs in N processes; -j 1 evaluates them all in this one. "
+                   "Default: one per CPU and run, fewer for long runs (some 6 million lines "
+                   "in hand at once at most), and runs of 800,000 lines or more one at a "
+                   "time, each in a process of its own; one where processes cannot be "
+                   "forked (Windows).")
 @output_options()
 @reports_errors
 def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth, jobs, fmt,

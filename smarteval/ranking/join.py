@@ -376,65 +376,96 @@ def _lookup_by_vocab(qrels: Qrels, qrels_q, docnos, qindex, hashes, rel) -> None
 
 def _judgement_keys(qrels: Qrels, like: np.dtype):
     """Every judgement's key, hash(docno as a docno of type ``like``) + query x a
-    constant, sorted (with the judgement of each); None when two keys collide. Kept on
-    the qrels."""
+    constant, sorted, with its docno (of type ``like``) and the grade a retrieved document
+    takes from it; None when two keys collide. Kept on the qrels.
+
+    The keys' top bits number the slots of a table: the keys of slot ``s`` are the
+    ``count[s]`` keys from ``first[s]`` (the keys are sorted, so a slot's keys are
+    neighbours; an empty slot's first key is any other slot's).
+    """
     tables = qrels.lookup_tables
     name = ("keys", like.str)
     if name not in tables:
         docnos = qrels.docnos
-        rows = np.arange(len(docnos), dtype=np.int64)
+        query = np.repeat(np.arange(qrels.num_queries, dtype=np.uint64), np.diff(qrels.offsets))
+        rows = None
         can_match = fits(docnos, like)
         if can_match is not None:
             # a judged docno longer than every retrieved one can never match
-            rows = rows[can_match]
-        query = np.repeat(np.arange(qrels.num_queries, dtype=np.uint64),
-                          np.diff(qrels.offsets))[rows]
+            rows = np.flatnonzero(can_match)
+            docnos, query = docnos[rows], query[rows]
+        judged = docnos if like.kind == "S" and docnos.dtype == like else fitted(docnos, like)
         with np.errstate(over="ignore"):
-            key = docno_hash(fitted(docnos[rows], like), like.itemsize) + query * _MIX
+            key = docno_hash(judged, like.itemsize) + query * _MIX
         order = np.argsort(key)
         key = key[order]
         if (key[1:] == key[:-1]).any():
             tables[name] = None
         else:
-            # a direct-address table on the keys' low bits: the judgement's place among
-            # the sorted keys, -2 where two keys share a slot (binary search then)
-            bits = max(10, int(np.ceil(np.log2(max(len(key), 1)))) + 2)
-            mask = np.uint64((1 << bits) - 1)
-            slot = (key & mask).astype(np.int64)
-            table = np.full(1 << bits, -1, dtype=np.int32)
-            place = np.arange(len(key), dtype=np.int32)
-            table[slot] = place
-            # a slot of two keys holds the last one written: the other finds it taken
-            table[slot[table[slot] != place]] = -2
-            tables[name] = (key, rows[order], table, mask)
+            bits = max(10, int(np.ceil(np.log2(max(len(key), 1)))) + 1)
+            shift = np.uint64(64 - bits)
+            slots = (key >> shift).astype(np.intp)
+            count = np.bincount(slots, minlength=1 << bits).astype(np.int32)
+            first = np.zeros(1 << bits, dtype=np.int32)
+            starts = np.flatnonzero(np.diff(slots, prepend=-1))
+            first[slots[starts]] = starts
+            grades = qrels.grades[order if rows is None else rows[order]]
+            tables[name] = (key, judged[order], np.where(grades < 0, UNJUDGED, grades),
+                            first, count, shift)
     return tables[name]
 
 
 def _lookup_by_key(qrels: Qrels, keys, qrels_q, docnos, qindex, hashes, rel) -> None:
-    """:func:`_lookup` through (query, docno hash) keys: a direct-address table on their
-    low bits (binary search where two share a slot), every match confirmed byte for byte.
+    """:func:`_lookup` through (query, docno hash) keys: each row's key is compared with
+    the keys of its slot (nearly always none or one), every match confirmed byte for byte.
+
+    The docnos' bytes and the keys agreeing, so do the queries: a docno's hash is the
+    same, and ``query x`` the odd constant differs for every query (modulo 2**64).
     """
-    sorted_keys, judgement, table, mask = keys
-    query = qrels_q[qindex]                  # the qrels' index of each row's query, or -1
-    width = docnos.dtype.itemsize
-    h = hashes if hashes is not None else docno_hash(docnos, width)
-    with np.errstate(over="ignore"):
-        key = h + np.maximum(query, 0).astype(np.uint64) * _MIX
+    sorted_keys, judged, grades, firsts, counts, shift = keys
     if len(sorted_keys) == 0:
         return
-    at = table[(key & mask).astype(np.int64)]
-    shared = np.flatnonzero(at == -2)
-    if len(shared):
-        at[shared] = np.minimum(np.searchsorted(sorted_keys, key[shared]), len(sorted_keys) - 1)
-    hit = np.flatnonzero(at >= 0)
-    hit = hit[(sorted_keys[at[hit]] == key[hit]) & (query[hit] >= 0)]
-    at = at[hit]
-    row = judgement[at]
-    same = (qrels.docnos[row] == docnos[hit]) & (
-        np.searchsorted(qrels.offsets, row, side="right") - 1 == query[hit])
-    hit, row = hit[same], row[same]
-    g = qrels.grades[row]
-    rel[hit] = np.where(g < 0, UNJUDGED, g)
+    h = hashes if hashes is not None else docno_hash(docnos, docnos.dtype.itemsize)
+    with np.errstate(over="ignore"):
+        key = h + (np.maximum(qrels_q, 0).astype(np.uint64) * _MIX)[qindex]
+    slot = (key >> shift).astype(np.intp)
+    first = firsts[slot]
+    count = counts[slot]
+    del slot
+    # each row against its slot's first key (an empty slot's is another slot's: no match)
+    same = sorted_keys[first] == key
+    hits, places = [np.flatnonzero(same)], []
+    places.append(first[hits[0]])
+    live = np.flatnonzero(~same & (count > 1))     # slots of two keys or more: the next
+    at, left = first[live] + 1, count[live] - 1
+    while len(live):
+        same = sorted_keys[at] == key[live]
+        hits.append(live[same])
+        places.append(at[same])
+        more = ~same & (left > 1)
+        live, at, left = live[more], at[more] + 1, left[more] - 1
+    hit = np.concatenate(hits)
+    at = np.concatenate(places)
+    same = _same_ids(judged[at], docnos[hit])
+    if (qrels_q < 0).any():                 # a query without judgements matches nothing
+        same &= qrels_q[qindex[hit]] >= 0
+    if not same.all():
+        hit, at = hit[same], at[same]
+    rel[hit] = grades[at]
+
+
+def _same_ids(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a == b`` for two id columns of one type: word by word for a fixed width of a
+    few words (the ids' bytes, NUL-padded alike), faster than numpy's string compare."""
+    width = a.dtype.itemsize
+    if a.dtype != b.dtype or a.dtype.kind != "S" or width % 8 or width > 32 or not len(a):
+        return np.asarray(a == b, dtype=bool)
+    wa = np.ascontiguousarray(a).view(np.uint64).reshape(len(a), -1)
+    wb = np.ascontiguousarray(b).view(np.uint64).reshape(len(b), -1)
+    same = wa[:, 0] == wb[:, 0]
+    for i in range(1, wa.shape[1]):
+        same &= wa[:, i] == wb[:, i]
+    return same
 
 
 def _ideal(qrels: Qrels, qrels_q: np.ndarray):

@@ -24,6 +24,23 @@ from smarteval.errors import InputError
 CORRUPT = (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error)
 
 
+#: How much smaller a compressed run file is than its text, roughly.
+COMPRESSION = {".gz": 5, ".bz2": 7, ".xz": 7}
+
+
+def text_size(path: str | os.PathLike) -> int:
+    """The bytes of text in file ``path``, guessed from its size and name (0 for standard
+    input or a file that cannot be seen)."""
+    name = os.fspath(path)
+    if name == "-":
+        return 0
+    try:
+        size = os.path.getsize(name)
+    except (OSError, TypeError, ValueError):
+        return 0
+    return size * COMPRESSION.get(os.path.splitext(name)[1].lower(), 1)
+
+
 def display(name: str) -> str:
     """How a path is named in messages (``-`` is standard input)."""
     return "<stdin>" if name == "-" else name

@@ -184,9 +184,10 @@ def compare_runs(qrels, baseline, runs: Sequence, measures: Sequence[str] = ("ma
         all_requests.append(srq)
         select_names = [o.name for o in srq.outputs()]
     q = read_relevance(qrels, all_requests, settings)       # in the format of -R
-    # runs are read one at a time; their rankings are kept only for --tau
+    # the runs in as many processes as pay (evaluation.default_jobs), their rankings
+    # kept only for --tau
     evs = evaluate(q, [baseline, *runs], all_requests, settings, keep_ranked=tau,
-                   on_run=on_run)
+                   on_run=on_run, jobs=None)
     rep = build_report(evs, names, tests=test_list, correction=correction, alpha=alpha,
                        confidence=confidence, samples=samples, seed=seed,
                        tolerance=tolerance, complete=settings.complete,

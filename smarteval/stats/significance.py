@@ -69,37 +69,14 @@ def effect_size(d: np.ndarray) -> float:
 
 def t_interval(d: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
     """Student's t confidence interval of the mean difference."""
+    from scipy import stats
     d = np.asarray(d, dtype=np.float64)
     n = len(d)
     if n < 2:
         return (math.nan, math.nan)
     m = float(np.mean(d))
-    half = t_quantile(0.5 + confidence / 2, n - 1) * float(np.std(d, ddof=1)) / math.sqrt(n)
+    half = float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * float(np.std(d, ddof=1)) / math.sqrt(n)
     return (m - half, m + half)
-
-
-def t_quantile(q: float, df: int) -> float:
-    """scipy.stats.t.ppf(q, df): its very function, from scipy.special (which loads in a
-    third of the time of scipy.stats)."""
-    from scipy import special
-    return float(special.stdtrit(df, q))
-
-
-def student_t(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The paired t test of the differences ``d`` (run - base) along the last axis: its
-    statistic and two-sided p-value, with scipy.stats.ttest_rel's arithmetic step by step
-    (the mean, the variance about it times n / (n - 1), the statistic, twice the t
-    distribution's tail from scipy.special), so the same numbers, without the
-    half-second and 70 MB of loading scipy.stats. At least two values a row.
-    """
-    from scipy import special
-    n = d.shape[-1]
-    mean = np.mean(d, axis=-1)
-    var = np.mean((d - np.mean(d, axis=-1, keepdims=True)) ** 2, axis=-1)
-    count = np.float64(n)
-    var = var * (count / (count - 1))
-    t = mean / np.sqrt(var / n)
-    return t, 2 * special.stdtr(np.float64(n - 1), -np.abs(t))
 
 
 def paired_test(test: str, base: np.ndarray, run: np.ndarray, *, tolerance: float = 0.0,
@@ -107,7 +84,7 @@ def paired_test(test: str, base: np.ndarray, run: np.ndarray, *, tolerance: floa
                 seed: int | None = 0) -> TestResult:
     """Run one paired test of ``run`` against ``base`` (aligned per-query values).
 
-    t              scipy.stats.ttest_rel (statistic t; :func:`student_t`)
+    t              scipy.stats.ttest_rel (statistic t)
     wilcoxon       scipy.stats.wilcoxon on the differences, differences within the
                    tolerance counted as zero and dropped (statistic: the smaller rank sum)
     sign           scipy.stats.binomtest of the queries better among those not equal
@@ -119,10 +96,10 @@ def paired_test(test: str, base: np.ndarray, run: np.ndarray, *, tolerance: floa
                    ``confidence``; its p-value is twice the smaller share of bootstrap
                    means on either side of 0 (the test the interval inverts)
     """
+    from scipy import stats
+
     if test not in TESTS:
         raise UsageError(f"unknown test {test!r}: expected one of {', '.join(TESTS)}")
-    if test != "t":
-        from scipy import stats
     d = differences(base, run)
     n = len(d)
     mean = float(np.mean(d)) if n else math.nan
@@ -142,8 +119,8 @@ def paired_test(test: str, base: np.ndarray, run: np.ndarray, *, tolerance: floa
                 # no spread: scipy gives nan for all-zero differences; no evidence at all
                 stat, p = (0.0, 1.0) if d[0] == 0 else (math.copysign(math.inf, d[0]), 0.0)
             else:
-                t, p_value = student_t(d)
-                stat, p = float(t), float(p_value)
+                r = stats.ttest_rel(np.asarray(run, float), np.asarray(base, float))
+                stat, p = float(r.statistic), float(r.pvalue)
         elif test == "wilcoxon":
             dz = np.where(np.abs(d) <= tolerance, 0.0, d)
             if not np.any(dz):
@@ -274,10 +251,11 @@ def paired_tests(test: str, base: np.ndarray, run: np.ndarray, *, tolerance: flo
     if test == "t":
         if n < 2:
             return np.full(k, math.nan), np.full(k, math.nan), None
+        from scipy import stats
         with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
             warnings.simplefilter("ignore", RuntimeWarning)
-            stat, p = student_t(d)
-        stat, p = np.array(stat, dtype=float), np.array(p, dtype=float)
+            r = stats.ttest_rel(np.asarray(run, float), np.asarray(base, float), axis=-1)
+        stat, p = np.array(r.statistic, dtype=float), np.array(r.pvalue, dtype=float)
         flat = np.all(d == d[:, :1], axis=1)         # no spread: as paired_test decides
         first = d[flat, 0]
         stat[flat] = np.where(first == 0, 0.0, np.copysign(math.inf, first))
@@ -365,8 +343,10 @@ def intervals(values: np.ndarray, method: str, confidence: float = 0.95, *,
     if n < 2:
         return np.full(k, math.nan), np.full(k, math.nan)
     if method == "t":
+        from scipy import stats
         mean = v.mean(axis=1)
-        half = t_quantile(0.5 + confidence / 2, n - 1) * v.std(axis=1, ddof=1) / math.sqrt(n)
+        half = float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * v.std(axis=1, ddof=1) \
+            / math.sqrt(n)
         return mean - half, mean + half
     if method == "bootstrap":
         lo, hi = np.empty(k), np.empty(k)

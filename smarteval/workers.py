@@ -16,6 +16,7 @@ import pickle
 import select
 import signal
 import struct
+import sys
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -28,8 +29,10 @@ _HEADER = struct.Struct("<IQ")
 
 
 def can_fork() -> bool:
-    """Whether this platform forks processes (Linux, macOS and the other POSIX systems)."""
-    return hasattr(os, "fork")
+    """Whether processes are forked here: on Linux only. macOS forks, but its system
+    libraries (Accelerate, which numpy may use, and others) are not safe in a forked child,
+    which is why Python starts fresh processes there; Windows does not fork."""
+    return hasattr(os, "fork") and sys.platform.startswith("linux")
 
 
 def run_forked(count: int, work: Callable[[int], Any], processes: int, *,

@@ -31,6 +31,7 @@ Tools (those not installed are skipped):
   bpref, precision@k; no iprec_at_recall / gm_map); numba's JIT cache is warmed by an
   untimed first run
 * ``trec_eval``   a ``trec_eval`` executable on PATH
+* ``smarteval-j1`` (only when asked) smarteval with ``-j 1``: several runs in one process
 * ``smarteval-tuned`` (only when asked) smarteval with glibc's malloc keeping freed
   memory and numpy's huge-page madvise off (environment variables)
 
@@ -131,6 +132,14 @@ TOOLS = {
                                            "-f", "trec", qrels, run],
         "multi": lambda qrels, runs: _py() + ["-m", "smarteval", "evaluate", "-m", "official",
                                               "-f", "trec", qrels, *runs],
+    },
+    # the runs of one call in this one process (-j 1), not one process per CPU (the
+    # default for several small runs)
+    "smarteval-j1": {
+        "available": lambda: _importable("smarteval.cli"),
+        "cmd": lambda qrels, run: TOOLS["smarteval"]["cmd"](qrels, run) + ["-j", "1"],
+        "multi": lambda qrels, runs: TOOLS["smarteval"]["multi"](qrels, runs) + ["-j", "1"],
+        "default": False,
     },
     # the same command with glibc malloc told to keep freed memory (no page faults for
     # every fresh numpy temporary) and numpy's transparent-huge-page madvise off; what

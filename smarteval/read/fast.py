@@ -10,9 +10,11 @@ re-reads the file with the plain reader, which words the error for the user.
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +34,7 @@ class RunCols:
     offsets: np.ndarray   # (Q+1,) int64
     docnos: np.ndarray    # (n,) 'S'
     scores: np.ndarray    # (n,) float64
-    lines: np.ndarray     # (n,) int64, 1-based physical line numbers
+    lines: np.ndarray | None  # (n,) int64, 1-based physical line numbers (if kept)
     tag: str
     timings: dict = field(default_factory=dict)
 
@@ -500,7 +502,9 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
 # Assembling chunks into grouped columns
 # ---------------------------------------------------------------------------
 
-_PIECE_LOOP_MAX = 100_000      # above this many runs of equal qids, permute vectorised
+#: Grouping copies the runs of one qid one slice at a time up to this many runs, and
+#: through one index array beyond.
+_SLICE_RUNS_MAX = 100_000
 
 
 class Collector:
@@ -508,9 +512,11 @@ class Collector:
     preallocated columns (grown by doubling when an estimate falls short); then
     groups them by qid (:meth:`finish`).
 
-    Writing into one array per column (instead of keeping per-chunk parts and
-    concatenating) keeps the peak at the columns themselves: freed chunk parts would
-    stay in the heap as holes and count in RSS.
+    Writing into one array per column (instead of keeping per-chunk parts) keeps the
+    peak at the columns themselves: the parts, made in the parsing threads, would stay
+    in those threads' heaps as holes once freed and count in RSS. ``keep_lines`` False
+    leaves out the column of line numbers (a reader that re-reads the file to word an
+    error needs none; an error found here still names its line).
     """
 
     _iota: np.ndarray
@@ -521,20 +527,24 @@ class Collector:
             self._iota = np.arange(max(k, 1 << 16) * 2, dtype=np.int64)
         return self._iota[:k]
 
-    def __init__(self, path: str, capacity: int = 1 << 16):
+    def __init__(self, path: str, capacity: int = 1 << 16, keep_lines: bool = True):
         self.path = path
+        self.keep_lines = keep_lines
         self._iota = np.zeros(0, np.int64)      # 0, 1, 2 ... reused while assembling
         self.cap = max(int(capacity), 1024)
         self.n = 0
         self.line_base = 0
         self.docnos: Any = None                 # id column, made at the first chunk's width
         self.scores = np.empty(self.cap, np.float64)
-        self.lines = np.empty(self.cap, np.int64)
+        self.lines = np.empty(self.cap, np.int64) if keep_lines else None
         self.run_starts: Any = []
         self.run_ids: Any = []
         self.tag: bytes | None = None
         self.chunks = 0
         self.fast_chunks = 0
+        #: (first row, physical lines before it, line index of each row or None) of
+        #: every chunk, to name the line of a row when the lines are not kept
+        self.chunk_lines: list[tuple[int, int, Any]] = []
 
     def _realloc(self, cap: int, docno_dtype: np.dtype) -> None:
         n = self.n
@@ -555,7 +565,7 @@ class Collector:
         """Append a chunk's rows (raises its error, with the physical line number)."""
         if r.error is not None:
             raise InputError(self.path, self.line_base + r.error[0] + 1, r.error[1],
-                                 r.error[2])
+                             r.error[2])
         self.chunks += 1
         self.fast_chunks += r.fast
         k, n = r.rows, self.n
@@ -573,12 +583,12 @@ class Collector:
                     self._realloc(cap, dtype)
                 self.docnos[n:n + k] = r.docnos
             self.scores[n:n + k] = r.scores
-            dst = self.lines[n:n + k]
-            if r.lines is None:                       # fast chunk: lines 0..k-1
-                dst[:] = self._arange(k)
-            else:
-                dst[:] = r.lines
-            dst += self.line_base + 1
+            if self.lines is not None:
+                dst = self.lines[n:n + k]
+                dst[:] = self._arange(k) if r.lines is None else r.lines   # fast: 0..k-1
+                dst += self.line_base + 1
+            elif r.lines is not None or self.chunk_lines:
+                self.chunk_lines.append((n, self.line_base, r.lines))
             self.run_starts.append(r.qrun_starts + n)
             self.run_ids.append(r.qrun_ids)
             if r.tag is not None:      # trec_eval reports the last line's tag
@@ -600,80 +610,110 @@ class Collector:
             return new
         return np.dtype(object)
 
-    def _permutation(self, run_s: np.ndarray, run_e: np.ndarray,
-                     order: np.ndarray) -> np.ndarray:
-        """The rows of the maximal runs of one qid, ``order``'s runs one after another."""
-        ol = (run_e - run_s)[order]
-        perm = np.repeat(run_s[order] - np.concatenate(([0], np.cumsum(ol)[:-1])), ol)
-        perm += self._arange(self.n)
-        return perm
-
     def finish(self) -> RunCols:
         """Group rows by qid, queries in byte order of their ids, rows of a query in
-        file order: free when the file is grouped in byte order; else the maximal
-        runs of one qid are copied in order (one concatenation of views per column,
-        or a vectorised permutation when there are very many runs; wide docnos are
-        permuted in place)."""
+        file order: free when the file is grouped in byte order; else the maximal runs
+        of one qid are copied to their query's place, one column at a time, each
+        column's ungrouped copy freed before the next is grouped (wide docnos are
+        permuted in place, :func:`_permute_in_place`)."""
         n = self.n
         tag = (self.tag or b"").decode("utf-8", "replace")
         if n == 0:
             return RunCols(self.path, np.zeros(0, "U1"), np.zeros(1, np.int64),
-                           np.zeros(0, "S8"), np.zeros(0), np.zeros(0, np.int64), tag)
+                           np.zeros(0, "S8"), np.zeros(0),
+                           np.zeros(0, np.int64) if self.keep_lines else None, tag)
         run_ids = concat_ids(self.run_ids)
         run_s = np.concatenate(self.run_starts)
         self.run_ids = self.run_starts = None
-        run_e = np.append(run_s[1:], n)
+        run_len = np.diff(np.append(run_s, n))
         uq, inv = np.unique(run_ids, return_inverse=True)
-        counts = np.bincount(inv, weights=run_e - run_s, minlength=len(uq)).astype(np.int64)
+        del run_ids
+        counts = np.bincount(inv, weights=run_len, minlength=len(uq)).astype(np.int64)
         offsets = np.zeros(len(uq) + 1, np.int64)
         np.cumsum(counts, out=offsets[1:])
-        cols = {}
+        qids = self._qids(uq, inv, run_s)
+        cols: dict[str, Any] = {}
         if bool((inv[1:] >= inv[:-1]).all()):         # grouped, in byte order
             for name in ("docnos", "scores", "lines"):
-                cols[name] = getattr(self, name)[:n]
+                col = getattr(self, name)
+                cols[name] = None if col is None else col[:n]
                 setattr(self, name, None)
         else:
             order = np.argsort(inv, kind="stable")
-            docnos = self.docnos
-            if docnos.dtype.itemsize > _IN_PLACE_WIDTH and docnos.dtype.itemsize % 8 == 0:
-                # wide docnos are put in order in place, a word at a time: a copy of the
-                # column would double the memory of the widest column
-                cols["docnos"] = _permute_in_place(docnos[:n], self._permutation(
-                    run_s, run_e, order))
-                self.docnos = None
-            del docnos
-            if len(run_ids) <= _PIECE_LOOP_MAX:
-                plan = list(zip(run_s[order].tolist(), run_e[order].tolist()))
-                for name in ("docnos", "scores", "lines"):
-                    if name in cols:
-                        continue
-                    col = getattr(self, name)
-                    setattr(self, name, None)
-                    cols[name] = np.concatenate([col[s:e] for s, e in plan])
-                    del col
-            else:
-                perm = self._permutation(run_s, run_e, order)
-                for name in ("docnos", "scores", "lines"):
-                    if name in cols:
-                        continue
-                    col = getattr(self, name)
-                    setattr(self, name, None)
-                    cols[name] = col[perm]
-                    del col
-                del perm
+            dest = np.empty(len(run_s), np.int64)     # where each run's rows go
+            placed = run_len[order]
+            dest[order] = np.cumsum(placed) - placed
+            del order, placed
+            for name in ("docnos", "scores", "lines"):
+                col = getattr(self, name)
+                setattr(self, name, None)
+                if col is None:
+                    cols[name] = None
+                elif col.dtype.kind == "S" and col.dtype.itemsize > _IN_PLACE_WIDTH \
+                        and col.dtype.itemsize % 8 == 0:
+                    # wide docnos are put in order in place, a word at a time: a copy
+                    # of the column would double the memory of the widest column
+                    cols[name] = _permute_in_place(col[:n], _source_rows(dest, run_s,
+                                                                         run_len))
+                else:
+                    cols[name] = _grouped(col, dest, run_s, run_len)
+                del col
+        return RunCols(self.path, qids, offsets, cols["docnos"], cols["scores"],
+                       cols["lines"], tag)
+
+    def _qids(self, uq: np.ndarray, inv: np.ndarray, run_s: np.ndarray) -> np.ndarray:
+        """The distinct qids as text; a qid that is not UTF-8 is an error naming the
+        first line of that query."""
         try:
-            qids = decode_ids(uq)
+            return decode_ids(uq)
         except UnicodeDecodeError:
             for i, q in enumerate(uq.tolist()):
                 try:
                     q.decode("utf-8")
                 except UnicodeDecodeError:
-                    line = int(cols["lines"][offsets[i]])
+                    line = self._line_of(int(run_s[int(np.flatnonzero(inv == i)[0])]))
                     raise InputError(self.path, line, "query id is not valid UTF-8",
-                                         _line_text(self.path, line)) from None
+                                     _line_text(self.path, line)) from None
             raise
-        return RunCols(self.path, qids, offsets, cols["docnos"], cols["scores"],
-                       cols["lines"], tag)
+
+    def _line_of(self, row: int) -> int:
+        """The physical line number (1-based) of a row of the ungrouped columns."""
+        if self.lines is not None:
+            return int(self.lines[row])
+        if not self.chunk_lines:                      # every line so far a row
+            return row + 1
+        at = int(np.searchsorted([c[0] for c in self.chunk_lines], row, side="right")) - 1
+        if at < 0:                                    # in the chunks before: rows are lines
+            return row + 1
+        first, line_base, lines = self.chunk_lines[at]
+        local = row - first
+        return line_base + 1 + (local if lines is None else int(lines[local]))
+
+
+def _grouped(col: np.ndarray, dest: np.ndarray, run_s: np.ndarray,
+             run_len: np.ndarray) -> np.ndarray:
+    """A new column with the rows of each run ``run_s``, ``run_len`` of ``col`` at
+    ``dest``: one slice at a time, or through one index array when there are very
+    many runs."""
+    n = int(run_len.sum())
+    out = np.empty(n, col.dtype)
+    if len(run_s) <= _SLICE_RUNS_MAX:
+        for d, s, k in zip(dest.tolist(), run_s.tolist(), run_len.tolist()):
+            out[d:d + k] = col[s:s + k]
+    else:
+        at = np.repeat(dest - run_s, run_len)
+        at += np.arange(n, dtype=np.int64)
+        out[at] = col[:n]
+    return out
+
+
+def _source_rows(dest: np.ndarray, run_s: np.ndarray, run_len: np.ndarray) -> np.ndarray:
+    """The row each grouped row comes from (runs of rows ``run_s``, ``run_len`` moved
+    to ``dest``)."""
+    order = np.argsort(dest)
+    perm = np.repeat(run_s[order] - dest[order], run_len[order])
+    perm += np.arange(len(perm), dtype=np.int64)
+    return perm
 
 
 #: Docnos wider than this many bytes are grouped in place (:func:`_permute_in_place`).
@@ -699,16 +739,45 @@ def _line_text(path: str, line: int) -> str:
 
 
 # ---------------------------------------------------------------------------
-# The reader to integrate
+# The reader
 # ---------------------------------------------------------------------------
 
-def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int = 1) -> RunCols:
+#: Files of more than this many chunks are parsed by two threads when two CPUs are free
+#: to run them (:func:`parser_threads`).
+_TWO_THREADS_CHUNKS = 4
+
+
+def parser_threads(size: int, chunk_bytes: int) -> int:
+    """How many threads parse a file of ``size`` bytes (0: unknown) while the calling
+    thread reads it: none for a file of one chunk (the calling thread parses it), two
+    for a file of more than :data:`_TWO_THREADS_CHUNKS` chunks when this process may run
+    on two CPUs or more (numpy releases the GIL in its loops, so two chunks are parsed
+    at once), else one, which overlaps parsing with reading and decompressing."""
+    if 0 < size <= chunk_bytes:
+        return 0
+    if size > _TWO_THREADS_CHUNKS * chunk_bytes and cpus() >= 2:
+        return 2
+    return 1
+
+
+def cpus() -> int:
+    """CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int | None = None,
+             keep_lines: bool = True) -> RunCols:
     """Read a TREC run file into grouped flat columns (see the module docstring).
 
     ``chunk_bytes`` bounds the temporaries (a few times a chunk per worker);
-    ``workers`` >= 1 parses chunks in that many threads (numpy releases the GIL in
-    its loops) while the calling thread reads / decompresses the next chunks;
-    ``workers=0`` does everything in the calling thread.
+    ``workers`` >= 1 parses chunks in that many threads while the calling thread reads
+    / decompresses the next chunks; ``workers=0`` does everything in the calling thread;
+    None chooses by the file's size (:func:`parser_threads`). Every choice gives the
+    same columns and the same first error. ``keep_lines`` False leaves out the column
+    of line numbers.
     """
     t0 = time.perf_counter()
     free: list[_Chunk] = []
@@ -727,52 +796,59 @@ def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int = 1) -> RunCols
             with lock:
                 free.append(ch)
 
-    col = None
-    total = [0.0]            # estimated uncompressed bytes of the file
-
-    def note(ch: _Chunk):
-        if ch.index == 0:    # bytes of text per byte of file, from the first chunk
-            try:
-                total[0] = size * ch.m / max(1, raw.tell())
-            except (OSError, ValueError):             # a pipe: no size, no position
-                total[0] = 0.0
-
-    def add(r: ChunkResult, m: int):
-        nonlocal col
-        if col is None:      # capacity: rows of the first chunk scaled to the file
-            est = r.rows / max(1, m) * total[0] * 1.1 if total[0] else 4 * r.rows
-            col = Collector(path, int(est) + 1024)
-        col.add(r)
-
     try:
         size = 0 if path == "-" else os.path.getsize(path)
     except OSError:
         size = 0
+    if workers is None:
+        workers = parser_threads(size, chunk_bytes)
     if 0 < size <= chunk_bytes:                       # one chunk of plain text: no thread
         workers = 0
+    col = None
+    total = 0.0                # estimated uncompressed bytes of the file
+
+    def add(r: ChunkResult, m: int):
+        nonlocal col
+        if col is None:      # capacity: rows of the first chunk scaled to the file
+            est = r.rows / max(1, m) * total * 1.1 if total else 4 * r.rows
+            col = Collector(path, int(est) + 1024, keep_lines)
+        col.add(r)
+
     with open_binary(path) as f:
         raw = getattr(f, "fileobj", None) or getattr(f, "_fp", None) or f
         if workers <= 0 and raw is f and size > 0:    # plain text: a buffer of its size
             chunk_bytes = min(chunk_bytes, size + 1)
+        chunks = iter_chunks(f, chunk_bytes, get_buffer)
+        first = next(chunks, None)
+        if first is not None:  # bytes of text per byte of file, from the first chunk
+            try:
+                total = size * first.m / max(1, raw.tell())
+            except (OSError, ValueError):             # a pipe: no size, no position
+                total = 0.0
+            chunks = itertools.chain([first], chunks)
         if workers <= 0:                              # everything in the calling thread
-            for ch in iter_chunks(f, chunk_bytes, get_buffer):
-                note(ch)
+            for ch in chunks:
                 m = ch.m
                 add(work(ch), m)
         else:
             from concurrent.futures import ThreadPoolExecutor
             with ThreadPoolExecutor(max_workers=workers) as ex:
-                pending = []
-                for ch in iter_chunks(f, chunk_bytes, get_buffer):
-                    note(ch)
-                    pending.append((ex.submit(work, ch), ch.m))
-                    while len(pending) > workers:
-                        fut, m = pending.pop(0)
+                pending: deque = deque()
+                try:
+                    for ch in chunks:
+                        pending.append((ex.submit(work, ch), ch.m))
+                        while len(pending) > workers:
+                            fut, m = pending.popleft()
+                            add(fut.result(), m)
+                    while pending:
+                        fut, m = pending.popleft()
                         add(fut.result(), m)
-                for fut, m in pending:
-                    add(fut.result(), m)
+                finally:
+                    for fut, _ in pending:            # an error: the rest is not waited for
+                        fut.cancel()
     if col is None:
-        col = Collector(path)
+        col = Collector(path, keep_lines=keep_lines)
+    free.clear()
     t1 = time.perf_counter()
     out = col.finish()
     out.timings = {"parse": t1 - t0, "assemble": time.perf_counter() - t1,

@@ -129,10 +129,10 @@ def _u64_view(buf: bytearray) -> np.ndarray:
 
 
 def gather_fixed(buf: bytearray, start: np.ndarray, length: np.ndarray,
-                 wmax: int | None = None) -> np.ndarray:
+                 wmax: int | None = None, scratch: dict | None = None) -> np.ndarray:
     """Fields ``buf[start:start+length]`` as an 'S' array, NUL-padded to a multiple
     of 8 bytes (bytes past a field's end are zeroed with per-word masks); ``wmax`` is
-    the longest field's length, when known."""
+    the longest field's length, when known; ``scratch`` keeps the masks."""
     n = len(start)
     if n == 0:
         return np.zeros(0, "S8")
@@ -144,7 +144,8 @@ def gather_fixed(buf: bytearray, start: np.ndarray, length: np.ndarray,
     u = _u64_view(buf)
     if words == 1:
         v = u[start]
-        v &= _U64_MASK[length]
+        mask = None if scratch is None else _scratch(scratch, "mask", n, np.uint64)
+        v &= np.take(_U64_MASK, length, out=mask)
         return v.view("S8")
     out = np.empty((n, words), np.uint64)
     for w in range(words):
@@ -154,7 +155,8 @@ def gather_fixed(buf: bytearray, start: np.ndarray, length: np.ndarray,
     return out.view(f"S{8 * words}").ravel()
 
 
-def gather_ids(buf: bytearray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
+def gather_ids(buf: bytearray, start: np.ndarray, length: np.ndarray,
+               scratch: dict | None = None) -> np.ndarray:
     """Ids ``buf[start:start+length]`` as an id column (:mod:`smarteval.read.keys`): at a
     fixed width when it pays, else variable-length. The long ids of a variable-length
     column are gathered in classes of widths within a factor of two of each other, each
@@ -164,7 +166,7 @@ def gather_ids(buf: bytearray, start: np.ndarray, length: np.ndarray) -> np.ndar
         return np.zeros(0, "S8")
     wmax = int(length.max())
     if fixed_width_pays((wmax + 7) // 8 * 8, n, lambda: int(length.sum())):
-        return gather_fixed(buf, start, length, wmax)
+        return gather_fixed(buf, start, length, wmax, scratch)
     out = np.empty(n, dtype=object)
     # 0: up to 8 bytes, 1: 9 to 16, 2: 17 to 32 ...
     width_class = np.frexp(((length - 1) // 8).astype(np.float64))[1]
@@ -199,7 +201,8 @@ def _gather_wide(buf, start, length, wmax):
 _POW10 = 10.0 ** np.arange(23)
 
 
-def parse_decimal(buf: bytearray, start: np.ndarray, end: np.ndarray):
+def parse_decimal(buf: bytearray, start: np.ndarray, end: np.ndarray,
+                  scratch: dict | None = None):
     """Parse the fields ``buf[start:end]`` as floats, exactly as ``float()`` does.
 
     Fast path: fields ``[+-]digits.digits``. Rows are grouped by their number k <= 22
@@ -210,23 +213,27 @@ def parse_decimal(buf: bytearray, start: np.ndarray, end: np.ndarray):
     path), hence bit-identical to strtod. Everything else (no dot, exponents, inf,
     nan, mantissas of 16+ digits that reach 2**53) goes to numpy's own cast
     (``_parse_slow``). Returns (values, bad): bad is the index of the first field
-    that is not a number, or -1.
+    that is not a number, or -1. The temporaries are kept in ``scratch`` (see
+    :func:`_scratch`); the values never are.
     """
     n = len(start)
     if n == 0:
         return np.zeros(0), -1
-    length = end - start
+    scratch = {} if scratch is None else scratch
+    length = np.subtract(end, start, out=_scratch(scratch, "length", n, np.int64))
     w = int(length.max())
     a = np.frombuffer(buf, np.uint8)
     if w > 24 or int(length.min()) < 2:
         return _parse_slow(buf, start, length)
-    mat = sliding_window_view(a, w)[end - w]          # (n, w), right-aligned copy
+    left = np.subtract(end, w, out=_scratch(scratch, "left", n, np.int64))
+    mat = sliding_window_view(a, w)[left]             # (n, w), right-aligned copy
+    del left
     row0 = mat[0, w - int(length[0]):]
     dots = np.flatnonzero(row0 == 46)
     if len(dots) == 1:                                # one k for every row?
         k = len(row0) - 1 - int(dots[0])
         if (mat[:, w - 1 - k] == 46).all():
-            return _decimal_k(a, buf, mat, k, start, length)
+            return _decimal_k(a, buf, mat, k, start, length, scratch)
     # several k: group the rows by the column of their dot
     isdot = mat == 46
     dotcol = isdot.argmax(axis=1)
@@ -237,7 +244,7 @@ def parse_decimal(buf: bytearray, start: np.ndarray, end: np.ndarray):
     bad = n
     for k in distinct(kk[ok]).tolist():
         idx = np.flatnonzero(ok & (kk == k))
-        v, b = _decimal_k(a, buf, mat[idx], k, start[idx], length[idx])
+        v, b = _decimal_k(a, buf, mat[idx], k, start[idx], length[idx], scratch)
         vals[idx] = v
         if b >= 0:
             bad = min(bad, int(idx[b]))
@@ -250,7 +257,7 @@ def parse_decimal(buf: bytearray, start: np.ndarray, end: np.ndarray):
     return vals, (-1 if bad == n else bad)
 
 
-def _decimal_k(a, buf, mat, k, start, length):
+def _decimal_k(a, buf, mat, k, start, length, scratch):
     """Rows whose field has its dot k bytes before its end (see parse_decimal)."""
     n, w = mat.shape
     c = w - 1 - k                                      # the dot's column
@@ -259,16 +266,19 @@ def _decimal_k(a, buf, mat, k, start, length):
     first = a[start]
     neg = first == 45
     signed = neg | (first == 43)
-    ndig = length - 1 - signed                         # digits in the field
+    ndig = np.subtract(length, 1, out=_scratch(scratch, "ndig", n, np.int64))
+    ndig -= signed                                     # digits in the field
     if int(ndig.min()) < 1 or int(ndig.max()) > 18:    # no digit / int64 overflow
         return _parse_slow(buf, start, length)
-    digT = np.ascontiguousarray(mat.T)                 # (w, n)
+    digT = _scratch(scratch, "digits", n * w, np.uint8).reshape(w, n)
+    np.copyto(digT, mat.T)                             # (w, n)
     digT -= np.uint8(48)
     # the first digit of every field sits in column w - ndig - 1 (after the sign, if
     # any); columns left of it hold other bytes of the line and count as 0
-    fdc = w - 1 - ndig
+    fdc = np.subtract(w - 1, ndig, out=ndig)
     fdc_min, fdc_max = int(fdc.min()), int(fdc.max())
-    M = np.zeros(n, np.int64)
+    M = _scratch(scratch, "mantissa", n, np.int64)
+    M.fill(0)
     bad = np.zeros(n, bool)
     for j in range(fdc_min, w):
         if j == c:
@@ -286,7 +296,7 @@ def _decimal_k(a, buf, mat, k, start, length):
         return _parse_slow(buf, start, length)
     vals = M / _POW10[k]
     np.negative(vals, out=vals, where=neg)
-    if int(ndig.max()) > 15:                           # M may reach 2**53: not exact
+    if w - 1 - fdc_min > 15:                           # M may reach 2**53: not exact
         idx = np.flatnonzero(M >= 2 ** 53)
         if len(idx):
             sv, sbad = _parse_slow(buf, start[idx], length[idx])
@@ -353,6 +363,24 @@ def _scratch(scratch: dict, name: str, size: int, dtype) -> np.ndarray:
     return arr[:size]
 
 
+#: Bytes of a chunk whose whitespace positions are found at a time (:func:`_positions`).
+_POSITIONS_BLOCK = 1 << 16
+
+
+def _positions(ws: np.ndarray, count: int, scratch: dict) -> np.ndarray:
+    """The positions in the chunk buffer (PAD added) of the ``count`` True bytes of
+    ``ws``, in a scratch array. Found a block of bytes at a time: each block's positions
+    are a small temporary that malloc hands out again block after block, where one
+    array of all of them would be mapped fresh (and fault in page by page) every chunk."""
+    pos = _scratch(scratch, "pos", count, np.int64)
+    k = 0
+    for lo in range(0, len(ws), _POSITIONS_BLOCK):
+        p = np.flatnonzero(ws[lo:lo + _POSITIONS_BLOCK])
+        np.add(p, lo + PAD, out=pos[k:k + len(p)])
+        k += len(p)
+    return pos
+
+
 _SHORT = "expected 6 fields (QID Q0 DOCNO RANK SCORE TAG), found {}"
 
 
@@ -369,17 +397,18 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
     a = np.frombuffer(buf, np.uint8)
     b = a[PAD:PAD + m]
     sb = _scratch(scratch, "bool", m, bool)                    # reused: no page faults
+    newlines = int(np.count_nonzero(np.equal(b, 10, out=sb)))
     ws = np.less_equal(b, 32, out=sb)
     nws = int(np.count_nonzero(ws))
-    if nws > 64 * int(np.count_nonzero(b == 10)) + 4096:
+    if nws > 64 * newlines + 4096:
         # mostly whitespace (say, a line of millions of spaces): an int64 position per
         # whitespace byte would take 8 bytes a byte; the plain reader, which works on
         # token edges, takes it instead
         return ChunkResult(0, 0, None, None, None, None, None, None,
                            error=(0, "mostly whitespace", ""))
-    pos = np.flatnonzero(ws)
+    pos = _positions(ws, nws, scratch)
     del ws
-    vals = b[pos]
+    vals = np.take(a, pos, out=_scratch(scratch, "vals", nws, np.uint8))
     pos_all, vals_all = pos, vals                     # for the general path
     fast = False
     crlf = False
@@ -392,14 +421,14 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
             keep[cr] = False
             pos, vals = pos[keep], vals[keep]
             crlf = True
-    pos = pos + PAD
     n6 = len(pos) // 6
     if len(pos) == 6 * n6 and n6 and pos[0] > PAD:
         # one separator (space or tab) between the 6 fields, then LF: the separator
         # positions reshape to (lines, 6)
         nl = pos[5::6]
         v = vals[:len(pos)]
-        if (vals[5::6] == 10).all() and np.count_nonzero(np.equal(v, 10, out=sb[:len(v)])) == n6 \
+        row_ends = np.equal(vals[5::6], 10, out=sb[:n6])
+        if row_ends.all() and np.count_nonzero(np.equal(v, 10, out=sb[:len(v)])) == n6 \
                 and np.count_nonzero(np.equal(v, 32, out=sb[:len(v)])) \
                 + np.count_nonzero(np.equal(v, 9, out=sb[:len(v)])) == 5 * n6:
             gaps = np.subtract(pos[1:], pos[:-1],
@@ -407,10 +436,11 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
             if crlf:                                  # tag..CR..LF: the CR is not the tag
                 gaps[4::6] -= a[nl - 1] == 13
             if int(gaps.min()) > 1:                   # no empty field
-                ls = np.empty(n6, np.int64)
+                ls = _scratch(scratch, "starts", n6, np.int64)
                 ls[0] = PAD
-                ls[1:] = nl[:-1] + 1
-                fast = not (a[ls] == 35).any()       # no comment line
+                np.add(nl[:-1], 1, out=ls[1:])
+                firsts = np.take(a, ls, out=_scratch(scratch, "firsts", n6, np.uint8))
+                fast = not np.equal(firsts, 35, out=sb[:n6]).any()   # no comment line
             del gaps
     error = None
     if fast:
@@ -418,12 +448,14 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
         nlines = n6
         lines = None
         qs, qe = ls, P[:, 0]
-        ds, de = P[:, 1] + 1, P[:, 2]
-        ss, se = P[:, 3] + 1, P[:, 4]
+        ds = np.add(P[:, 1], 1, out=_scratch(scratch, "docno_starts", n6, np.int64))
+        de = P[:, 2]
+        ss = np.add(P[:, 3], 1, out=_scratch(scratch, "score_starts", n6, np.int64))
+        se = P[:, 4]
         tag: bytes | None = bytes(buf[P[-1, 4] + 1:P[-1, 5]]).rstrip(b"\r")
         del P, pos, nl, pos_all, vals_all
     else:
-        pos, vals = pos_all + PAD, vals_all
+        pos, vals = pos_all, vals_all
         # separators: space, tab, CR, LF; any other control byte is part of a field
         is_sep = _SEP[vals]
         if not is_sep.all():
@@ -471,7 +503,7 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
     if n == 0:
         return ChunkResult(nlines, 0, lines, np.zeros(0, "S8"), np.zeros(0),
                            np.zeros(0, np.int64), np.zeros(0, "S8"), None, error)
-    scores, bad = parse_decimal(buf, ss, se)
+    scores, bad = parse_decimal(buf, ss, se, scratch)
     if bad < 0 and not np.isfinite(scores).all():     # inf / nan: not a ranking score
         bad = int(np.flatnonzero(~np.isfinite(scores))[0])
     if bad >= 0:
@@ -482,7 +514,8 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
                                   f"score {value!r} is not a finite number", text))
     if error is not None:
         return ChunkResult(nlines, 0, None, None, None, None, None, None, error)
-    qids = gather_ids(buf, qs, qe - qs)
+    length = _scratch(scratch, "length", n, np.int64)
+    qids = gather_ids(buf, qs, np.subtract(qe, qs, out=length), scratch)
     if qids.dtype == np.dtype("S8"):
         qv = qids.view(np.uint64)
         change = qv[1:] != qv[:-1]
@@ -493,7 +526,7 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
     qrun_starts = np.concatenate(([0], qrun_starts))
     qrun_ids = qids[qrun_starts]
     del qids, change
-    docnos = gather_ids(buf, ds, de - ds)
+    docnos = gather_ids(buf, ds, np.subtract(de, ds, out=length), scratch)
     return ChunkResult(nlines, n, lines, docnos, scores, qrun_starts, qrun_ids, tag,
                        fast=fast)
 

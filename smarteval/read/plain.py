@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from smarteval.columns import Qrels, Run
+from smarteval.columns import Qrels, Run, block_query_index
 from smarteval.errors import InputError
 from smarteval.read.keys import decode_ids, docno_hash, is_varlen, sort_key_words
 from smarteval.read.source import CORRUPT, display, read_bytes
@@ -469,11 +469,9 @@ def _salt_by_query(hashes: np.ndarray, offsets: np.ndarray) -> None:
     with np.errstate(over="ignore"):
         for lo in range(0, n, block):
             hi = min(n, lo + block)
-            first = int(np.searchsorted(offsets, lo, side="right")) - 1
-            last = int(np.searchsorted(offsets, hi - 1, side="right")) - 1
-            bounds = np.clip(offsets[first:last + 2], lo, hi)
-            salts = np.arange(first, last + 1, dtype=np.uint64) * _SALT
-            hashes[lo:hi] += np.repeat(salts, np.diff(bounds))
+            salts = block_query_index(offsets, lo, hi, np.uint64)
+            salts *= _SALT
+            hashes[lo:hi] += salts
 
 
 def _underscores(fields: np.ndarray) -> np.ndarray:

@@ -449,7 +449,7 @@ def _may_have_duplicates(hashes: np.ndarray, offsets: np.ndarray) -> bool:
     if n >= 2 * _THREADED_SORT_ROWS and len(offsets) > 2:
         from smarteval.read.fast import cpus
         if cpus() >= 2:
-            mid = int(offsets[min(np.searchsorted(offsets, n // 2), len(offsets) - 1)])
+            mid = int(offsets[min(int(np.searchsorted(offsets, n // 2)), len(offsets) - 1)])
             halves = [hashes[:mid], hashes[mid:]]
     if len(halves) == 2:
         import threading

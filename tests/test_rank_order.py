@@ -122,3 +122,32 @@ def _hashes_of_any_width(ids):
         assert ((h[:, None] == h[None, :]) == same).all()
     assert keys.docno_hash(fixed, 8 * ((width + 7) // 8)).tolist() == \
         keys.docno_hash(fixed).tolist()
+
+
+def _ranked_columns(ranked) -> tuple:
+    return (ranked.offsets.tolist(), ranked.rel.tolist(), ranked.docno.tolist(),
+            ranked.score.tolist(), ranked.tie_key.tolist())
+
+
+@pytest.mark.parametrize("version", [9, 10])
+def test_a_second_thread_ranks_as_one(monkeypatch, version):
+    from smarteval.read.plain import read_qrels, read_run
+    rng = np.random.default_rng(7)
+    lines = [b"%d Q0 d%d %d %.1f t" % (q, d, i, rng.integers(0, 4))
+             for q in (3, 1, 2) for i, d in enumerate(rng.permutation(60))]
+    run = read_run("r", data=b"\n".join(lines) + b"\n")
+    qrels = read_qrels("q", data=b"".join(b"%d 0 d%d %d\n" % (q, d, d % 3)
+                                          for q in (1, 2, 3) for d in range(0, 60, 3)))
+    settings = Settings(trec_version=version)
+    one = _ranked_columns(join.rank(run, qrels, settings))
+    monkeypatch.setattr(join, "PARALLEL_ROWS", 1)
+    monkeypatch.setattr(join, "cpus", lambda: 2)
+    assert _ranked_columns(join.rank(run, qrels, settings)) == one
+    assert run.docnos.tolist() == [ln.split()[2] for ln in sorted(
+        lines, key=lambda ln: ln.split()[0])]           # the run itself is left alone
+
+    def failing(*args):
+        raise MemoryError
+    monkeypatch.setattr(join, "_lookup", failing)
+    with pytest.raises(MemoryError):                       # raised where it is asked for
+        join.rank(run, qrels, settings)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 
 from smarteval.columns import (
@@ -16,6 +18,7 @@ from smarteval.columns import (
     segment_sum,
 )
 from smarteval.ranking.checks import check_ranked_queries, score_key
+from smarteval.read.fast import cpus
 from smarteval.read.keys import (
     descending_keys,
     docno_hash,
@@ -129,22 +132,27 @@ def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
     key = score_key(scores, settings)
 
     # grades are looked up in file order (the lookup does not care), so that only the
-    # grades, not the docno hashes, follow the ranking permutation
-    rel = _lookup(qrels, qrels_q, docnos, offsets, hashes)
-    del hashes
-    moved = _rank_order(key, docnos, offsets, settings)
-    if moved is not None:
-        at, src = moved
-        del moved
-        rel = _moved(rel, at, src, in_place=True)
-        key_is_scores = key is scores                 # trec_eval 10 compares the doubles
-        if not key_is_scores:
-            key = _moved(key, at, src, in_place=True)
-        scores = _moved(scores, at, src, in_place=not shared)
-        if key_is_scores:
-            key = scores
-        docnos = _moved(docnos, at, src, in_place=not shared)
-        del at, src
+    # grades, not the docno hashes, follow the ranking permutation; a long run's grades
+    # are looked up in a second thread while this one finds the rank order
+    with _beside(len(docnos) >= PARALLEL_ROWS) as run_beside:
+        grades = run_beside(_lookup, qrels, qrels_q, docnos, offsets, hashes)
+        del hashes
+        moved = _rank_order(key, docnos, offsets, settings)
+        rel = grades()
+        if moved is not None:
+            at, src = moved
+            del moved
+            # the run's own columns are copied (a long run's docnos in the second thread)
+            new_docnos = run_beside(_moved, docnos, at, src, not shared)
+            rel = _moved(rel, at, src, in_place=True)
+            key_is_scores = key is scores             # trec_eval 10 compares the doubles
+            if not key_is_scores:
+                key = _moved(key, at, src, in_place=True)
+            scores = _moved(scores, at, src, in_place=not shared)
+            if key_is_scores:
+                key = scores
+            docnos = new_docnos()
+            del at, src
 
     if max_docs is not None:
         kept = np.minimum(counts, max_docs)
@@ -205,6 +213,27 @@ def _positions(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
     pos = np.searchsorted(haystack, needles)
     pos = np.minimum(pos, len(haystack) - 1)
     return np.where(haystack[pos] == needles, pos, -1).astype(np.int64)
+
+
+#: Runs of at least this many rows are ranked with a second thread where two CPUs are
+#: free (numpy works without the GIL).
+PARALLEL_ROWS = 1 << 20
+
+
+@contextmanager
+def _beside(parallel: bool):
+    """``run(f, *args)`` calls ``f(*args)`` in a second thread when ``parallel`` and
+    two CPUs are free, else at once, and returns a function that gives its result
+    (raising what it raised)."""
+    if not parallel or cpus() < 2:
+        def at_once(f, *args):
+            value = f(*args)
+            return lambda: value
+        yield at_once
+        return
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        yield lambda f, *args: pool.submit(f, *args).result
 
 
 def _moved(col: np.ndarray, at: np.ndarray | None, src: np.ndarray,
@@ -408,7 +437,7 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
 #: Rows looked up at a time: bounds the temporaries (hashes, slots, codes) of a long run.
-LOOKUP_BLOCK = 1 << 20
+LOOKUP_BLOCK = 1 << 17
 
 
 def _lookup(qrels: Qrels, qrels_q: np.ndarray, docnos: np.ndarray, offsets: np.ndarray,

@@ -169,12 +169,12 @@ def test_a_query_id_that_is_not_utf8_names_its_line_without_the_line_column(tmp_
 
 def test_parser_threads_by_size(monkeypatch):
     chunk = 4 << 20
-    monkeypatch.setattr(fastrun, "cpus", lambda: 2)
+    monkeypatch.setattr(fastrun, "spare_cpus", lambda: 2)
     assert fastrun.parser_threads(2 << 20, chunk) == 0       # one chunk: no thread
     assert fastrun.parser_threads(12 << 20, chunk) == 1      # a few chunks: one
     assert fastrun.parser_threads(0, chunk) == 1             # size unknown: one
     assert fastrun.parser_threads(280 << 20, chunk) == 2     # many chunks: two
-    monkeypatch.setattr(fastrun, "cpus", lambda: 1)
+    monkeypatch.setattr(fastrun, "spare_cpus", lambda: 1)
     assert fastrun.parser_threads(280 << 20, chunk) == 1     # one CPU: one
 
 
@@ -182,7 +182,7 @@ def test_repeats_are_found_in_either_half_of_a_large_run(monkeypatch):
     from smarteval.read import plain
     from smarteval.read.keys import docno_hash
     monkeypatch.setattr(plain, "_THREADED_SORT_ROWS", 4)
-    monkeypatch.setattr(fastrun, "cpus", lambda: 2)
+    monkeypatch.setattr(fastrun, "spare_cpus", lambda: 2)
     offsets = np.arange(0, 41, 5)
     docnos = np.array([b"d%d" % i for i in range(40)])
     assert not plain._may_have_duplicates(docno_hash(docnos), offsets)
@@ -193,3 +193,15 @@ def test_repeats_are_found_in_either_half_of_a_large_run(monkeypatch):
     across = docnos.copy()
     across[7] = across[3]                                    # two queries: not a repeat
     assert not plain._may_have_duplicates(docno_hash(across), offsets)
+
+
+@pytest.mark.parametrize("loadavg, spare", [(b"0.30 0.60 0.73 1/123 456\n", 2),
+                                            (b"1.51 1.43 1.18 2/83 28624\n", 1),
+                                            (b"4.00 4.00 4.00 9/83 28624\n", 1),
+                                            (b"garbage\n", 2)])
+def test_spare_cpus_leave_out_those_other_tasks_run_on(tmp_path, monkeypatch, loadavg, spare):
+    path = tmp_path / "loadavg"
+    path.write_bytes(loadavg)
+    monkeypatch.setattr(fastrun, "_LOADAVG", str(path))
+    monkeypatch.setattr(fastrun.os, "sched_getaffinity", lambda pid: {0, 1})
+    assert fastrun.spare_cpus() == spare

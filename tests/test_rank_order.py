@@ -141,7 +141,7 @@ def test_a_second_thread_ranks_as_one(monkeypatch, version):
     settings = Settings(trec_version=version)
     one = _ranked_columns(join.rank(run, qrels, settings))
     monkeypatch.setattr(join, "PARALLEL_ROWS", 1)
-    monkeypatch.setattr(join, "cpus", lambda: 2)
+    monkeypatch.setattr(join, "spare_cpus", lambda: 2)
     assert _ranked_columns(join.rank(run, qrels, settings)) == one
     assert run.docnos.tolist() == [ln.split()[2] for ln in sorted(
         lines, key=lambda ln: ln.split()[0])]           # the run itself is left alone

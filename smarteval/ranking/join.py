@@ -18,7 +18,7 @@ from smarteval.columns import (
     segment_sum,
 )
 from smarteval.ranking.checks import check_ranked_queries, score_key
-from smarteval.read.fast import cpus
+from smarteval.read.fast import spare_cpus
 from smarteval.read.keys import (
     descending_keys,
     docno_hash,
@@ -216,7 +216,7 @@ def _positions(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
 
 
 #: Runs of at least this many rows are ranked with a second thread where two CPUs are
-#: free (numpy works without the GIL).
+#: free (:func:`~smarteval.read.fast.spare_cpus`; numpy works without the GIL).
 PARALLEL_ROWS = 1 << 20
 
 
@@ -225,7 +225,7 @@ def _beside(parallel: bool):
     """``run(f, *args)`` calls ``f(*args)`` in a second thread when ``parallel`` and
     two CPUs are free, else at once, and returns a function that gives its result
     (raising what it raised)."""
-    if not parallel or cpus() < 2:
+    if not parallel or spare_cpus() < 2:
         def at_once(f, *args):
             value = f(*args)
             return lambda: value

@@ -783,22 +783,34 @@ _TWO_THREADS_CHUNKS = 4
 def parser_threads(size: int, chunk_bytes: int) -> int:
     """How many threads parse a file of ``size`` bytes (0: unknown) while the calling
     thread reads it: none for a file of one chunk (the calling thread parses it), two
-    for a file of more than :data:`_TWO_THREADS_CHUNKS` chunks when this process may run
-    on two CPUs or more (numpy releases the GIL in its loops, so two chunks are parsed
-    at once), else one, which overlaps parsing with reading and decompressing."""
+    for a file of more than :data:`_TWO_THREADS_CHUNKS` chunks when two CPUs are free
+    to run them (:func:`spare_cpus`: numpy releases the GIL in its loops, so two chunks
+    are parsed at once; on a busy CPU the second thread only adds switching), else one,
+    which overlaps parsing with reading and decompressing."""
     if 0 < size <= chunk_bytes:
         return 0
-    if size > _TWO_THREADS_CHUNKS * chunk_bytes and cpus() >= 2:
+    if size > _TWO_THREADS_CHUNKS * chunk_bytes and spare_cpus() >= 2:
         return 2
     return 1
 
 
-def cpus() -> int:
-    """CPUs this process may run on."""
+_LOADAVG = "/proc/loadavg"
+
+
+def spare_cpus() -> int:
+    """CPUs this process may run on that no other task is running on at this moment:
+    their number less the other runnable tasks (``/proc/loadavg``; the caller is one of
+    those it counts), at least 1; all of them where that cannot be read."""
     try:
-        return len(os.sched_getaffinity(0))
+        cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        return os.cpu_count() or 1
+        cpus = os.cpu_count() or 1
+    try:
+        with open(_LOADAVG, "rb") as f:
+            runnable = int(f.read().split()[3].split(b"/")[0])
+    except (OSError, IndexError, ValueError):
+        return cpus
+    return max(1, min(cpus, cpus - (runnable - 1)))
 
 
 def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int | None = None,

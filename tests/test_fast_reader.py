@@ -172,10 +172,12 @@ def test_parser_threads_by_size(monkeypatch):
     monkeypatch.setattr(fastrun, "spare_cpus", lambda: 2)
     assert fastrun.parser_threads(2 << 20, chunk) == 0       # one chunk: no thread
     assert fastrun.parser_threads(12 << 20, chunk) == 1      # a few chunks: one
-    assert fastrun.parser_threads(0, chunk) == 1             # size unknown: one
+    assert fastrun.parser_threads(0, chunk) == 2             # size unknown: two
     assert fastrun.parser_threads(280 << 20, chunk) == 2     # many chunks: two
-    monkeypatch.setattr(fastrun, "spare_cpus", lambda: 1)
-    assert fastrun.parser_threads(280 << 20, chunk) == 1     # one CPU: one
+    assert fastrun.parser_threads(80 << 20, chunk, compressed=True) == 1
+    monkeypatch.setattr(fastrun, "spare_cpus", lambda: 1)   # a busy CPU: none
+    assert fastrun.parser_threads(280 << 20, chunk) == 0
+    assert fastrun.parser_threads(80 << 20, chunk, compressed=True) == 0
 
 
 def test_repeats_are_found_in_either_half_of_a_large_run(monkeypatch):

@@ -780,18 +780,21 @@ def _line_text(path: str, line: int) -> str:
 _TWO_THREADS_CHUNKS = 4
 
 
-def parser_threads(size: int, chunk_bytes: int) -> int:
+def parser_threads(size: int, chunk_bytes: int, compressed: bool = False) -> int:
     """How many threads parse a file of ``size`` bytes (0: unknown) while the calling
-    thread reads it: none for a file of one chunk (the calling thread parses it), two
-    for a file of more than :data:`_TWO_THREADS_CHUNKS` chunks when two CPUs are free
-    to run them (:func:`spare_cpus`: numpy releases the GIL in its loops, so two chunks
-    are parsed at once; on a busy CPU the second thread only adds switching), else one,
-    which overlaps parsing with reading and decompressing."""
-    if 0 < size <= chunk_bytes:
+    thread reads it. Threads pay only on CPUs that are free (:func:`spare_cpus`): on a
+    busy machine every chunk is parsed in the calling thread (threads would only add
+    switching and colder caches), as is a file of one chunk. With a second CPU free, a
+    file of more than :data:`_TWO_THREADS_CHUNKS` chunks is parsed by two threads
+    (numpy releases the GIL in its loops, so two chunks are parsed at once), a
+    compressed one by one while the calling thread decompresses."""
+    if 0 < size <= chunk_bytes and not compressed:
         return 0
-    if size > _TWO_THREADS_CHUNKS * chunk_bytes and spare_cpus() >= 2:
-        return 2
-    return 1
+    if spare_cpus() < 2:
+        return 0
+    if compressed or (0 < size <= _TWO_THREADS_CHUNKS * chunk_bytes):
+        return 1
+    return 2
 
 
 _LOADAVG = "/proc/loadavg"
@@ -845,10 +848,6 @@ def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int | None = None,
         size = 0 if path == "-" else os.path.getsize(path)
     except OSError:
         size = 0
-    if workers is None:
-        workers = parser_threads(size, chunk_bytes)
-    if 0 < size <= chunk_bytes:                       # one chunk of plain text: no thread
-        workers = 0
     col = None
     total = 0.0                # estimated uncompressed bytes of the file
 
@@ -861,6 +860,10 @@ def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int | None = None,
 
     with open_binary(path) as f:
         raw = getattr(f, "fileobj", None) or getattr(f, "_fp", None) or f
+        if workers is None:
+            workers = parser_threads(size, chunk_bytes, raw is not f)
+        if 0 < size <= chunk_bytes and raw is f:      # one chunk of plain text: no thread
+            workers = 0
         if workers <= 0 and raw is f and size > 0:    # plain text: a buffer of its size
             chunk_bytes = min(chunk_bytes, size + 1)
         chunks = iter_chunks(f, chunk_bytes, get_buffer)

@@ -145,7 +145,7 @@ def gather_fixed(buf: bytearray, start: np.ndarray, length: np.ndarray,
     if words == 1:
         v = u[start]
         mask = None if scratch is None else _scratch(scratch, "mask", n, np.uint64)
-        v &= np.take(_U64_MASK, length, out=mask)
+        v &= np.take(_U64_MASK, length, out=mask, mode="clip")
         return v.view("S8")
     out = np.empty((n, words), np.uint64)
     for w in range(words):
@@ -408,7 +408,8 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
                            error=(0, "mostly whitespace", ""))
     pos = _positions(ws, nws, scratch)
     del ws
-    vals = np.take(a, pos, out=_scratch(scratch, "vals", nws, np.uint8))
+    vals = np.take(a, pos, out=_scratch(scratch, "vals", nws, np.uint8),
+                   mode="clip")                      # every position is in the buffer
     pos_all, vals_all = pos, vals                     # for the general path
     fast = False
     crlf = False
@@ -439,7 +440,8 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
                 ls = _scratch(scratch, "starts", n6, np.int64)
                 ls[0] = PAD
                 np.add(nl[:-1], 1, out=ls[1:])
-                firsts = np.take(a, ls, out=_scratch(scratch, "firsts", n6, np.uint8))
+                firsts = np.take(a, ls, out=_scratch(scratch, "firsts", n6, np.uint8),
+                                 mode="clip")
                 fast = not np.equal(firsts, 35, out=sb[:n6]).any()   # no comment line
             del gaps
     error = None

@@ -207,3 +207,17 @@ def test_spare_cpus_leave_out_those_other_tasks_run_on(tmp_path, monkeypatch, lo
     monkeypatch.setattr(fastrun, "_LOADAVG", str(path))
     monkeypatch.setattr(fastrun.os, "sched_getaffinity", lambda pid: {0, 1})
     assert fastrun.spare_cpus() == spare
+
+
+@pytest.mark.parametrize("width", [8, 100])                 # wide docnos: grouped in place
+def test_grouping_beside_a_second_thread_groups_alike(tmp_path, monkeypatch, width):
+    lines = [b"%d Q0 %s 1 %d.5 t" % (q, b"d%d" % i + b"w" * (width - 8), 500 - i)
+             for i in range(300) for q in (10, 9, 8)]
+    path = tmp_path / "run.txt"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    monkeypatch.setattr(fastrun, "spare_cpus", lambda: 1)
+    one = _columns(fastrun.read_run(str(path), chunk_bytes=2048, workers=0))
+    monkeypatch.setattr(fastrun, "PARALLEL_ROWS", 1)
+    monkeypatch.setattr(fastrun, "spare_cpus", lambda: 2)
+    assert _columns(fastrun.read_run(str(path), chunk_bytes=2048, workers=0)) == one
+    assert one[1] == [0, 300, 600, 900] and one[4][:2] == [1, 4]   # grouped, lines kept

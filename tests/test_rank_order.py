@@ -140,8 +140,9 @@ def test_a_second_thread_ranks_as_one(monkeypatch, version):
                                           for q in (1, 2, 3) for d in range(0, 60, 3)))
     settings = Settings(trec_version=version)
     one = _ranked_columns(join.rank(run, qrels, settings))
+    from smarteval.read import fast
     monkeypatch.setattr(join, "PARALLEL_ROWS", 1)
-    monkeypatch.setattr(join, "spare_cpus", lambda: 2)
+    monkeypatch.setattr(fast, "spare_cpus", lambda: 2)
     assert _ranked_columns(join.rank(run, qrels, settings)) == one
     assert run.docnos.tolist() == [ln.split()[2] for ln in sorted(
         lines, key=lambda ln: ln.split()[0])]           # the run itself is left alone

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import numpy as np
 
 from smarteval.columns import (
@@ -18,7 +16,7 @@ from smarteval.columns import (
     segment_sum,
 )
 from smarteval.ranking.checks import check_ranked_queries, score_key
-from smarteval.read.fast import spare_cpus
+from smarteval.read.fast import PARALLEL_ROWS, beside
 from smarteval.read.keys import (
     descending_keys,
     docno_hash,
@@ -134,7 +132,7 @@ def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
     # grades are looked up in file order (the lookup does not care), so that only the
     # grades, not the docno hashes, follow the ranking permutation; a long run's grades
     # are looked up in a second thread while this one finds the rank order
-    with _beside(len(docnos) >= PARALLEL_ROWS) as run_beside:
+    with beside(len(docnos) >= PARALLEL_ROWS) as run_beside:
         grades = run_beside(_lookup, qrels, qrels_q, docnos, offsets, hashes)
         del hashes
         moved = _rank_order(key, docnos, offsets, settings)
@@ -215,27 +213,6 @@ def _positions(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
     return np.where(haystack[pos] == needles, pos, -1).astype(np.int64)
 
 
-#: Runs of at least this many rows are ranked with a second thread where two CPUs are
-#: free (:func:`~smarteval.read.fast.spare_cpus`; numpy works without the GIL).
-PARALLEL_ROWS = 1 << 20
-
-
-@contextmanager
-def _beside(parallel: bool):
-    """``run(f, *args)`` calls ``f(*args)`` in a second thread when ``parallel`` and
-    two CPUs are free, else at once, and returns a function that gives its result
-    (raising what it raised)."""
-    if not parallel or spare_cpus() < 2:
-        def at_once(f, *args):
-            value = f(*args)
-            return lambda: value
-        yield at_once
-        return
-    from concurrent.futures import ThreadPoolExecutor
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        yield lambda f, *args: pool.submit(f, *args).result
-
-
 def _moved(col: np.ndarray, at: np.ndarray | None, src: np.ndarray,
            in_place: bool) -> np.ndarray:
     """``col`` with rows ``at`` taken from rows ``src`` (``at`` None: every row, ``src``
@@ -288,7 +265,7 @@ def _rank_order(key, docnos, offsets, settings: Settings):
     in_group = np.zeros(n, dtype=bool)
     in_group[1:] |= tied
     in_group[:-1] |= tied
-    rows = np.flatnonzero(in_group).astype(index_dtype(n))
+    rows = np.flatnonzero(in_group)                   # intp: indexes without a conversion
     del in_group
     starts = np.ones(len(rows), dtype=bool)
     starts[1:] = ~tied[rows[1:] - 1] | (rows[1:] - rows[:-1] != 1)

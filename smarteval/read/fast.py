@@ -15,6 +15,7 @@ import os
 import threading
 import time
 from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -397,10 +398,9 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
     a = np.frombuffer(buf, np.uint8)
     b = a[PAD:PAD + m]
     sb = _scratch(scratch, "bool", m, bool)                    # reused: no page faults
-    newlines = int(np.count_nonzero(np.equal(b, 10, out=sb)))
     ws = np.less_equal(b, 32, out=sb)
     nws = int(np.count_nonzero(ws))
-    if nws > 64 * newlines + 4096:
+    if nws > m // 2 + 4096:
         # mostly whitespace (say, a line of millions of spaces): an int64 position per
         # whitespace byte would take 8 bytes a byte; the plain reader, which works on
         # token edges, takes it instead
@@ -679,20 +679,24 @@ class Collector:
             placed = run_len[order]
             dest[order] = np.cumsum(placed) - placed
             del order, placed
-            for name in ("docnos", "scores", "lines"):
+
+            def group(name: str):
                 col = getattr(self, name)
                 setattr(self, name, None)
                 if col is None:
-                    cols[name] = None
-                elif col.dtype.kind == "S" and col.dtype.itemsize > _IN_PLACE_WIDTH \
+                    return None
+                if col.dtype.kind == "S" and col.dtype.itemsize > _IN_PLACE_WIDTH \
                         and col.dtype.itemsize % 8 == 0:
                     # wide docnos are put in order in place, a word at a time: a copy
                     # of the column would double the memory of the widest column
-                    cols[name] = _permute_in_place(col[:n], _source_rows(dest, run_s,
-                                                                         run_len))
-                else:
-                    cols[name] = _grouped(col, dest, run_s, run_len)
-                del col
+                    return _permute_in_place(col[:n], _source_rows(dest, run_s, run_len))
+                return _grouped(col, dest, run_s, run_len)
+
+            # a long run's docnos are grouped in a second thread beside its scores
+            with beside(n >= PARALLEL_ROWS) as run_beside:
+                docnos = run_beside(group, "docnos")
+                cols["scores"], cols["lines"] = group("scores"), group("lines")
+                cols["docnos"] = docnos()
         return RunCols(self.path, qids, offsets, cols["docnos"], cols["scores"],
                        cols["lines"], tag)
 
@@ -797,6 +801,28 @@ def parser_threads(size: int, chunk_bytes: int, compressed: bool = False) -> int
     if compressed or (0 < size <= _TWO_THREADS_CHUNKS * chunk_bytes):
         return 1
     return 2
+
+
+#: Columns of at least this many rows are worked on by a second thread where two CPUs
+#: are free (:func:`beside`).
+PARALLEL_ROWS = 1 << 20
+
+
+@contextmanager
+def beside(parallel: bool):
+    """``run(f, *args)`` calls ``f(*args)`` in a second thread when ``parallel`` and
+    two CPUs are free (:func:`spare_cpus`), else at once, and returns a function that
+    gives its result (raising what it raised). numpy works without the GIL, so two
+    columns are worked on at once."""
+    if not parallel or spare_cpus() < 2:
+        def at_once(f, *args):
+            value = f(*args)
+            return lambda: value
+        yield at_once
+        return
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        yield lambda f, *args: pool.submit(f, *args).result
 
 
 _LOADAVG = "/proc/loadavg"

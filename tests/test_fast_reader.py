@@ -210,14 +210,12 @@ def test_spare_cpus_leave_out_those_other_tasks_run_on(tmp_path, monkeypatch, lo
 
 
 @pytest.mark.parametrize("width", [8, 100])                 # wide docnos: grouped in place
-def test_grouping_beside_a_second_thread_groups_alike(tmp_path, monkeypatch, width):
+def test_queries_out_of_byte_order_are_grouped(tmp_path, width):
     lines = [b"%d Q0 %s 1 %d.5 t" % (q, b"d%d" % i + b"w" * (width - 8), 500 - i)
              for i in range(300) for q in (10, 9, 8)]
     path = tmp_path / "run.txt"
     path.write_bytes(b"\n".join(lines) + b"\n")
-    monkeypatch.setattr(fastrun, "spare_cpus", lambda: 1)
-    one = _columns(fastrun.read_run(str(path), chunk_bytes=2048, workers=0))
-    monkeypatch.setattr(fastrun, "PARALLEL_ROWS", 1)
-    monkeypatch.setattr(fastrun, "spare_cpus", lambda: 2)
-    assert _columns(fastrun.read_run(str(path), chunk_bytes=2048, workers=0)) == one
-    assert one[1] == [0, 300, 600, 900] and one[4][:2] == [1, 4]   # grouped, lines kept
+    cols = _columns(fastrun.read_run(str(path), chunk_bytes=2048, workers=0))
+    assert cols[0] == ["10", "8", "9"] and cols[1] == [0, 300, 600, 900]
+    assert cols[4][:3] == [1, 4, 7] and cols[4][300:302] == [3, 6]
+    assert cols[2][:2] == [b"d0" + b"w" * (width - 8), b"d1" + b"w" * (width - 8)]

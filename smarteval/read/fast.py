@@ -692,11 +692,8 @@ class Collector:
                     return _permute_in_place(col[:n], _source_rows(dest, run_s, run_len))
                 return _grouped(col, dest, run_s, run_len)
 
-            # a long run's docnos are grouped in a second thread beside its scores
-            with beside(n >= PARALLEL_ROWS) as run_beside:
-                docnos = run_beside(group, "docnos")
-                cols["scores"], cols["lines"] = group("scores"), group("lines")
-                cols["docnos"] = docnos()
+            for name in ("docnos", "scores", "lines"):
+                cols[name] = group(name)
         return RunCols(self.path, qids, offsets, cols["docnos"], cols["scores"],
                        cols["lines"], tag)
 
@@ -803,8 +800,8 @@ def parser_threads(size: int, chunk_bytes: int, compressed: bool = False) -> int
     return 2
 
 
-#: Columns of at least this many rows are worked on by a second thread where two CPUs
-#: are free (:func:`beside`).
+#: Runs of at least this many rows are ranked with a second thread where two CPUs are
+#: free (:func:`beside`).
 PARALLEL_ROWS = 1 << 20
 
 

@@ -220,7 +220,6 @@ def parse_decimal(buf: bytearray, start: np.ndarray, end: np.ndarray,
     n = len(start)
     if n == 0:
         return np.zeros(0), -1
-    scratch = {} if scratch is None else scratch
     length = np.subtract(end, start, out=_scratch(scratch, "length", n, np.int64))
     w = int(length.max())
     a = np.frombuffer(buf, np.uint8)
@@ -353,10 +352,14 @@ _SEP = np.zeros(256, bool)
 _SEP[[9, 10, 13, 32]] = True
 
 
-def _scratch(scratch: dict, name: str, size: int, dtype) -> np.ndarray:
+def _scratch(scratch: dict | None, name: str, size: int, dtype) -> np.ndarray:
     """A scratch array of at least ``size`` items kept in ``scratch`` (a chunk buffer's),
     reused from chunk to chunk (fresh numpy temporaries of a few MiB each cost page
-    faults every time); it goes away with the reader's buffers."""
+    faults every time); it goes away with the reader's buffers. Without ``scratch`` (a
+    file of one chunk), a fresh array that goes away when no longer used, so that
+    malloc hands its memory to the next temporary."""
+    if scratch is None:
+        return np.empty(size, dtype)
     arr = scratch.get(name)
     if arr is None or len(arr) < size:
         arr = np.empty(max(size, 1 << 16) * 5 // 4, dtype)
@@ -365,10 +368,10 @@ def _scratch(scratch: dict, name: str, size: int, dtype) -> np.ndarray:
 
 
 #: Bytes of a chunk whose whitespace positions are found at a time (:func:`_positions`).
-_POSITIONS_BLOCK = 1 << 16
+_POSITIONS_BLOCK = 1 << 18
 
 
-def _positions(ws: np.ndarray, count: int, scratch: dict) -> np.ndarray:
+def _positions(ws: np.ndarray, count: int, scratch: dict | None) -> np.ndarray:
     """The positions in the chunk buffer (PAD added) of the ``count`` True bytes of
     ``ws``, in a scratch array. Found a block of bytes at a time: each block's positions
     are a small temporary that malloc hands out again block after block, where one
@@ -394,7 +397,6 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
     other than space, tab, CR, LF) and their line numbers, skips blank and comment
     lines and takes tokens 0, 2, 4, 5 of each data line.
     """
-    scratch = {} if scratch is None else scratch
     a = np.frombuffer(buf, np.uint8)
     b = a[PAD:PAD + m]
     sb = _scratch(scratch, "bool", m, bool)                    # reused: no page faults
@@ -862,9 +864,11 @@ def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int | None = None,
                 return free.pop()
         return _Chunk(chunk_bytes)
 
+    one_chunk = False          # a file of one chunk keeps no scratch arrays
+
     def work(ch: _Chunk):
         try:
-            return parse_chunk(ch.buf, ch.m, ch.scratch)
+            return parse_chunk(ch.buf, ch.m, None if one_chunk else ch.scratch)
         finally:
             with lock:
                 free.append(ch)
@@ -889,6 +893,7 @@ def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int | None = None,
             workers = parser_threads(size, chunk_bytes, raw is not f)
         if 0 < size <= chunk_bytes and raw is f:      # one chunk of plain text: no thread
             workers = 0
+            one_chunk = True
         if workers <= 0 and raw is f and size > 0:    # plain text: a buffer of its size
             chunk_bytes = min(chunk_bytes, size + 1)
         chunks = iter_chunks(f, chunk_bytes, get_buffer)

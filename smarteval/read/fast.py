@@ -539,8 +539,8 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
 # Assembling chunks into grouped columns
 # ---------------------------------------------------------------------------
 
-#: Grouping copies the runs of one qid one slice at a time up to this many runs, and
-#: through one index array beyond.
+#: Grouping concatenates the runs of one qid up to this many runs, and goes through one
+#: index array beyond.
 _SLICE_RUNS_MAX = 100_000
 
 
@@ -731,17 +731,17 @@ class Collector:
 def _grouped(col: np.ndarray, dest: np.ndarray, run_s: np.ndarray,
              run_len: np.ndarray) -> np.ndarray:
     """A new column with the rows of each run ``run_s``, ``run_len`` of ``col`` at
-    ``dest``: one slice at a time, or through one index array when there are very
-    many runs."""
+    ``dest``: one concatenation of the runs' views in their new order, or one index
+    array when there are very many runs."""
     n = int(run_len.sum())
-    out = np.empty(n, col.dtype)
     if len(run_s) <= _SLICE_RUNS_MAX:
-        for d, s, k in zip(dest.tolist(), run_s.tolist(), run_len.tolist()):
-            out[d:d + k] = col[s:s + k]
-    else:
-        at = np.repeat(dest - run_s, run_len)
-        at += np.arange(n, dtype=np.int64)
-        out[at] = col[:n]
+        order = np.argsort(dest)
+        return np.concatenate([col[s:s + k] for s, k in zip(run_s[order].tolist(),
+                                                            run_len[order].tolist())])
+    out = np.empty(n, col.dtype)
+    at = np.repeat(dest - run_s, run_len)
+    at += np.arange(n, dtype=np.int64)
+    out[at] = col[:n]
     return out
 
 

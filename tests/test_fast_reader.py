@@ -209,8 +209,10 @@ def test_spare_cpus_leave_out_those_other_tasks_run_on(tmp_path, monkeypatch, lo
     assert fastrun.spare_cpus() == spare
 
 
+@pytest.mark.parametrize("runs_max", [100_000, 0])         # concatenation, or a gather
 @pytest.mark.parametrize("width", [8, 100])                 # wide docnos: grouped in place
-def test_queries_out_of_byte_order_are_grouped(tmp_path, width):
+def test_queries_out_of_byte_order_are_grouped(tmp_path, monkeypatch, width, runs_max):
+    monkeypatch.setattr(fastrun, "_SLICE_RUNS_MAX", runs_max)
     lines = [b"%d Q0 %s 1 %d.5 t" % (q, b"d%d" % i + b"w" * (width - 8), 500 - i)
              for i in range(300) for q in (10, 9, 8)]
     path = tmp_path / "run.txt"

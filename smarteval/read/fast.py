@@ -676,11 +676,7 @@ class Collector:
                 cols[name] = None if col is None else col[:n]
                 setattr(self, name, None)
         else:
-            order = np.argsort(inv, kind="stable")
-            dest = np.empty(len(run_s), np.int64)     # where each run's rows go
-            placed = run_len[order]
-            dest[order] = np.cumsum(placed) - placed
-            del order, placed
+            order = np.argsort(inv, kind="stable")    # the runs in their new order
 
             def group(name: str):
                 col = getattr(self, name)
@@ -691,8 +687,8 @@ class Collector:
                         and col.dtype.itemsize % 8 == 0:
                     # wide docnos are put in order in place, a word at a time: a copy
                     # of the column would double the memory of the widest column
-                    return _permute_in_place(col[:n], _source_rows(dest, run_s, run_len))
-                return _grouped(col, dest, run_s, run_len)
+                    return _permute_in_place(col[:n], _source_rows(order, run_s, run_len))
+                return _grouped(col, order, run_s, run_len)
 
             for name in ("docnos", "scores", "lines"):
                 cols[name] = group(name)
@@ -728,28 +724,22 @@ class Collector:
         return line_base + 1 + (local if lines is None else int(lines[local]))
 
 
-def _grouped(col: np.ndarray, dest: np.ndarray, run_s: np.ndarray,
+def _grouped(col: np.ndarray, order: np.ndarray, run_s: np.ndarray,
              run_len: np.ndarray) -> np.ndarray:
-    """A new column with the rows of each run ``run_s``, ``run_len`` of ``col`` at
-    ``dest``: one concatenation of the runs' views in their new order, or one index
-    array when there are very many runs."""
-    n = int(run_len.sum())
+    """A new column with the runs of rows ``run_s``, ``run_len`` of ``col`` one after
+    another in ``order``: one concatenation of their views, or a gather through one
+    index array when there are very many runs."""
     if len(run_s) <= _SLICE_RUNS_MAX:
-        order = np.argsort(dest)
         return np.concatenate([col[s:s + k] for s, k in zip(run_s[order].tolist(),
                                                             run_len[order].tolist())])
-    out = np.empty(n, col.dtype)
-    at = np.repeat(dest - run_s, run_len)
-    at += np.arange(n, dtype=np.int64)
-    out[at] = col[:n]
-    return out
+    return col[_source_rows(order, run_s, run_len)]
 
 
-def _source_rows(dest: np.ndarray, run_s: np.ndarray, run_len: np.ndarray) -> np.ndarray:
-    """The row each grouped row comes from (runs of rows ``run_s``, ``run_len`` moved
-    to ``dest``)."""
-    order = np.argsort(dest)
-    perm = np.repeat(run_s[order] - dest[order], run_len[order])
+def _source_rows(order: np.ndarray, run_s: np.ndarray, run_len: np.ndarray) -> np.ndarray:
+    """The row each grouped row comes from (the runs of rows ``run_s``, ``run_len`` one
+    after another in ``order``)."""
+    starts, lengths = run_s[order], run_len[order]
+    perm = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
     perm += np.arange(len(perm), dtype=np.int64)
     return perm
 

@@ -276,24 +276,23 @@ def _decimal_k(a, buf, mat, k, start, length, scratch):
     # the first digit of every field sits in column w - ndig - 1 (after the sign, if
     # any); columns left of it hold other bytes of the line and count as 0
     fdc = np.subtract(w - 1, ndig, out=ndig)
-    fdc_min, fdc_max = int(fdc.min()), int(fdc.max())
+    fdc_min = int(fdc.min())
+    # the bytes left of each field's first digit, and the dot, count 0: masked in the
+    # whole matrix at once, then checked for anything that is not a digit
+    digits = digT[fdc_min:]
+    inside = np.greater_equal(np.arange(fdc_min, w)[:, None], fdc[None, :],
+                              out=_scratch(scratch, "inside", (w - fdc_min) * n,
+                                           bool).reshape(w - fdc_min, n))
+    inside[c - fdc_min] = False
+    digits *= inside
+    if np.greater(digits, 9, out=inside).any():
+        return _parse_slow(buf, start, length)
     M = _scratch(scratch, "mantissa", n, np.int64)
     M.fill(0)
-    bad = np.zeros(n, bool)
     for j in range(fdc_min, w):
-        if j == c:
-            continue
-        col = digT[j]
-        if j < fdc_max:                                # some fields start right of j
-            inside = fdc <= j
-            bad |= inside & (col > 9)
-            col = col * inside
-        else:
-            bad |= col > 9
-        M *= 10
-        M += col
-    if bad.any():
-        return _parse_slow(buf, start, length)
+        if j != c:
+            M *= 10
+            M += digT[j]
     vals = M / _POW10[k]
     np.negative(vals, out=vals, where=neg)
     if w - 1 - fdc_min > 15:                           # M may reach 2**53: not exact

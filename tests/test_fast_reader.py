@@ -221,3 +221,5 @@ def test_queries_out_of_byte_order_are_grouped(tmp_path, monkeypatch, width, run
     assert cols[0] == ["10", "8", "9"] and cols[1] == [0, 300, 600, 900]
     assert cols[4][:3] == [1, 4, 7] and cols[4][300:302] == [3, 6]
     assert cols[2][:2] == [b"d0" + b"w" * (width - 8), b"d1" + b"w" * (width - 8)]
+    scores = np.array(cols[3], dtype=np.int64).view(np.float64)
+    assert scores.tolist() == [500.5 - i for _ in range(3) for i in range(300)]

@@ -676,21 +676,30 @@ class Collector:
                 setattr(self, name, None)
         else:
             order = np.argsort(inv, kind="stable")    # the runs in their new order
-
-            def group(name: str):
+            spare = None                              # the ungrouped docnos' memory
+            for name in ("docnos", "scores", "lines"):
                 col = getattr(self, name)
                 setattr(self, name, None)
                 if col is None:
-                    return None
-                if col.dtype.kind == "S" and col.dtype.itemsize > _IN_PLACE_WIDTH \
+                    cols[name] = None
+                elif col.dtype.kind == "S" and col.dtype.itemsize > _IN_PLACE_WIDTH \
                         and col.dtype.itemsize % 8 == 0:
                     # wide docnos are put in order in place, a word at a time: a copy
                     # of the column would double the memory of the widest column
-                    return _permute_in_place(col[:n], _source_rows(order, run_s, run_len))
-                return _grouped(col, order, run_s, run_len)
-
-            for name in ("docnos", "scores", "lines"):
-                cols[name] = group(name)
+                    cols[name] = _permute_in_place(col[:n], _source_rows(order, run_s,
+                                                                         run_len))
+                else:
+                    # the scores go where the ungrouped docnos were (pages already
+                    # touched, not fresh ones) when those are fixed-width bytes
+                    out = None
+                    if name == "scores" and spare is not None:
+                        out = spare.view(np.uint8)[:8 * n].view(np.float64)
+                    cols[name] = _grouped(col, order, run_s, run_len, out)
+                    if name == "docnos" and col.dtype.kind == "S" \
+                            and col.flags.c_contiguous and col.nbytes >= 8 * n:
+                        spare = col
+                del col
+            del spare
         return RunCols(self.path, qids, offsets, cols["docnos"], cols["scores"],
                        cols["lines"], tag)
 
@@ -724,14 +733,15 @@ class Collector:
 
 
 def _grouped(col: np.ndarray, order: np.ndarray, run_s: np.ndarray,
-             run_len: np.ndarray) -> np.ndarray:
-    """A new column with the runs of rows ``run_s``, ``run_len`` of ``col`` one after
-    another in ``order``: one concatenation of their views, or a gather through one
-    index array when there are very many runs."""
+             run_len: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """The runs of rows ``run_s``, ``run_len`` of ``col`` one after another in
+    ``order`` (in ``out`` when given, else a new column): one concatenation of their
+    views, or a gather through one index array when there are very many runs."""
     if len(run_s) <= _SLICE_RUNS_MAX:
         return np.concatenate([col[s:s + k] for s, k in zip(run_s[order].tolist(),
-                                                            run_len[order].tolist())])
-    return col[_source_rows(order, run_s, run_len)]
+                                                            run_len[order].tolist())],
+                              out=out)
+    return np.take(col, _source_rows(order, run_s, run_len), out=out)
 
 
 def _source_rows(order: np.ndarray, run_s: np.ndarray, run_len: np.ndarray) -> np.ndarray:

@@ -314,6 +314,18 @@ def run_starts(*keys: np.ndarray) -> np.ndarray:
     return new
 
 
+def block_query_index(offsets: np.ndarray, lo: int, hi: int, dtype=np.int64) -> np.ndarray:
+    """(hi - lo,) the query of each of rows ``lo:hi`` (rows grouped by ``offsets``): a
+    block's share of the query index column, without the whole column.
+
+    By example: offsets=[0, 2, 2, 5], lo=1, hi=4  ->  [0, 2, 2]
+    """
+    first = int(np.searchsorted(offsets, lo, side="right")) - 1
+    last = int(np.searchsorted(offsets, hi - 1, side="right")) - 1
+    bounds = np.clip(offsets[first:last + 2], lo, hi)
+    return np.repeat(np.arange(first, last + 1, dtype=dtype), np.diff(bounds))
+
+
 def prefix(values: np.ndarray) -> np.ndarray:
     """Prefix sums with a leading 0 (exact for integer and boolean columns)."""
     out = np.zeros(len(values) + 1, dtype=np.float64 if values.dtype.kind == "f" else np.int64)

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from smarteval.errors import InputError
 from smarteval.read import fast as fastrun
 from smarteval.read.plain import _read_run_fast, read_run
 
@@ -104,3 +105,121 @@ def test_a_long_docno_anywhere_in_any_chunk(tmp_path, chunk, where, queries):
     assert cols.docnos.tolist() == plain.docnos.tolist()
     assert cols.offsets.tolist() == plain.offsets.tolist()
     assert cols.lines.tolist() == plain.lines.tolist()
+
+
+def _columns(cols) -> tuple:
+    return (list(cols.qids), cols.offsets.tolist(), cols.docnos.tolist(),
+            cols.scores.view(np.int64).tolist(),
+            None if cols.lines is None else cols.lines.tolist(), cols.tag)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=run_files(), chunk=st.sampled_from([48, 100, 333, 4096]),
+       keep_lines=st.booleans())
+def test_parser_threads_read_what_one_thread_reads(tmp_path_factory, data, chunk, keep_lines):
+    path = tmp_path_factory.mktemp("runs") / "run.txt"
+    path.write_bytes(data)
+    one = _columns(fastrun.read_run(str(path), chunk_bytes=chunk, workers=0))
+    for workers in (1, 2, 3):
+        got = _columns(fastrun.read_run(str(path), chunk_bytes=chunk, workers=workers,
+                                        keep_lines=keep_lines))
+        assert got[:4] == one[:4] and got[5] == one[5]
+        assert got[4] == (one[4] if keep_lines else None)
+
+
+def _late_error_file(tmp_path, bad: bytes):
+    # queries out of byte order, a comment and a blank line early, the bad line late
+    lines = [b"# a comment", b""]
+    lines += [b"%d Q0 d%d 1 %d.25 tag" % (q, i, 1000 - i) for i in range(400) for q in (10, 9)]
+    lines.insert(700, bad)
+    path = tmp_path / "run.txt"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path, 701
+
+
+@pytest.mark.parametrize("bad", [b"9 Q0 dx 1", b"9 Q0 dx 1 1.0e400 tag",
+                                 b"9 Q0 dx 1 zero tag"], ids=["short", "inf", "text"])
+def test_an_error_in_a_late_chunk_names_its_line_whatever_the_threads(tmp_path, bad):
+    path, line = _late_error_file(tmp_path, bad)
+    seen = set()
+    for workers in (0, 1, 2):
+        for keep_lines in (True, False):
+            with pytest.raises(InputError) as err:
+                fastrun.read_run(str(path), chunk_bytes=512, workers=workers,
+                                 keep_lines=keep_lines)
+            seen.add((err.value.line, str(err.value)))
+    assert len(seen) == 1 and seen.pop()[0] == line
+    # the reader everyone calls words it through the plain reader: the same line
+    with pytest.raises(InputError) as err:
+        read_run(path)
+    assert err.value.line == line
+
+
+def test_a_query_id_that_is_not_utf8_names_its_line_without_the_line_column(tmp_path):
+    path, line = _late_error_file(tmp_path, b"\xff\xfe Q0 dx 1 1.5 tag")
+    for workers in (0, 2):
+        for keep_lines in (True, False):
+            with pytest.raises(InputError) as err:
+                fastrun.read_run(str(path), chunk_bytes=512, workers=workers,
+                                 keep_lines=keep_lines)
+            assert err.value.line == line
+    # the plain reader takes it (the id keeps its bytes)
+    assert read_run(path).num_queries == 3
+
+
+def test_parser_threads_by_size(monkeypatch):
+    chunk = 4 << 20
+    monkeypatch.setattr(fastrun, "spare_cpus", lambda: 2)
+    assert fastrun.parser_threads(2 << 20, chunk) == 0       # one chunk: no thread
+    assert fastrun.parser_threads(12 << 20, chunk) == 1      # a few chunks: one
+    assert fastrun.parser_threads(0, chunk) == 2             # size unknown: two
+    assert fastrun.parser_threads(280 << 20, chunk) == 2     # many chunks: two
+    assert fastrun.parser_threads(80 << 20, chunk, compressed=True) == 1
+    monkeypatch.setattr(fastrun, "spare_cpus", lambda: 1)   # a busy CPU: none
+    assert fastrun.parser_threads(280 << 20, chunk) == 0
+    assert fastrun.parser_threads(80 << 20, chunk, compressed=True) == 0
+
+
+def test_repeats_are_found_in_either_half_of_a_large_run(monkeypatch):
+    from smarteval.read import plain
+    from smarteval.read.keys import docno_hash
+    monkeypatch.setattr(plain, "_THREADED_SORT_ROWS", 4)
+    monkeypatch.setattr(fastrun, "spare_cpus", lambda: 2)
+    offsets = np.arange(0, 41, 5)
+    docnos = np.array([b"d%d" % i for i in range(40)])
+    assert not plain._may_have_duplicates(docno_hash(docnos), offsets)
+    for first, again in ((1, 3), (36, 39)):                  # the first half, the second
+        twice = docnos.copy()
+        twice[again] = twice[first]
+        assert plain._may_have_duplicates(docno_hash(twice), offsets)
+    across = docnos.copy()
+    across[7] = across[3]                                    # two queries: not a repeat
+    assert not plain._may_have_duplicates(docno_hash(across), offsets)
+
+
+@pytest.mark.parametrize("loadavg, spare", [(b"0.30 0.60 0.73 1/123 456\n", 2),
+                                            (b"1.51 1.43 1.18 2/83 28624\n", 1),
+                                            (b"4.00 4.00 4.00 9/83 28624\n", 1),
+                                            (b"garbage\n", 2)])
+def test_spare_cpus_leave_out_those_other_tasks_run_on(tmp_path, monkeypatch, loadavg, spare):
+    path = tmp_path / "loadavg"
+    path.write_bytes(loadavg)
+    monkeypatch.setattr(fastrun, "_LOADAVG", str(path))
+    monkeypatch.setattr(fastrun.os, "sched_getaffinity", lambda pid: {0, 1})
+    assert fastrun.spare_cpus() == spare
+
+
+@pytest.mark.parametrize("runs_max", [100_000, 0])         # concatenation, or a gather
+@pytest.mark.parametrize("width", [8, 100])                 # wide docnos: grouped in place
+def test_queries_out_of_byte_order_are_grouped(tmp_path, monkeypatch, width, runs_max):
+    monkeypatch.setattr(fastrun, "_SLICE_RUNS_MAX", runs_max)
+    lines = [b"%d Q0 %s 1 %d.5 t" % (q, b"d%d" % i + b"w" * (width - 8), 500 - i)
+             for i in range(300) for q in (10, 9, 8)]
+    path = tmp_path / "run.txt"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    cols = _columns(fastrun.read_run(str(path), chunk_bytes=2048, workers=0))
+    assert cols[0] == ["10", "8", "9"] and cols[1] == [0, 300, 600, 900]
+    assert cols[4][:3] == [1, 4, 7] and cols[4][300:302] == [3, 6]
+    assert cols[2][:2] == [b"d0" + b"w" * (width - 8), b"d1" + b"w" * (width - 8)]
+    scores = np.array(cols[3], dtype=np.int64).view(np.float64)
+    assert scores.tolist() == [500.5 - i for _ in range(3) for i in range(300)]

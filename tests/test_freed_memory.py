@@ -1,4 +1,5 @@
-"""evaluate's malloc policy: freed memory kept for reuse on small inputs only."""
+"""evaluate's memory policy: freed memory kept for reuse on small inputs only, no huge
+pages for large ones."""
 
 from __future__ import annotations
 
@@ -29,9 +30,14 @@ def test_small_inputs_keep_freed_memory(tmp_path, calls):
 
 
 def test_large_or_unknown_inputs_keep_the_defaults(tmp_path, calls, monkeypatch):
+    import numpy as np
+    advice: list[bool] = []
+    monkeypatch.setattr(np._core.multiarray, "_set_madvise_hugepage", advice.append)
     path = tmp_path / "qrels"
     path.write_text("1 0 d 1\n")
     options.reuse_freed_memory([str(path), "-"])               # standard input: size unknown
+    assert advice == []
     monkeypatch.setattr(options, "SMALL_INPUTS", 4)
     options.reuse_freed_memory([str(path)])                    # 8 bytes: large here
     assert calls == []
+    assert advice == [False]                                   # no huge pages for them

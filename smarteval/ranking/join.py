@@ -4,8 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from smarteval.columns import NONPOOL, PLACEHOLDER, UNJUDGED, Qrels, Ranked, Run, distinct
+from smarteval.columns import (
+    NONPOOL,
+    PLACEHOLDER,
+    UNJUDGED,
+    Qrels,
+    Ranked,
+    Run,
+    block_query_index,
+    distinct,
+    segment_sum,
+)
 from smarteval.ranking.checks import check_ranked_queries, score_key
+from smarteval.read.fast import PARALLEL_ROWS, beside
 from smarteval.read.keys import (
     descending_keys,
     docno_hash,
@@ -101,7 +112,9 @@ def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
     starts = np.where(has_run, run.offsets[:-1][np.maximum(run_q, 0)], 0)
     counts = np.where(has_run, np.diff(run.offsets)[np.maximum(run_q, 0)], 0)
     offsets = offsets_from_counts(counts)
-    if len(qids) == run.num_queries and has_run.all():
+    # the score and docno columns are the run's own (not to be changed) or new copies
+    shared = len(qids) == run.num_queries and bool(has_run.all())
+    if shared:
         # every query of the run is evaluated, in order
         scores, docnos, hashes = run.scores, run.docnos, run.docno_hash
     else:
@@ -109,23 +122,35 @@ def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
         scores = run.scores[rows]
         docnos = run.docnos[rows]
         hashes = None if run.docno_hash is None else run.docno_hash[rows]
+        del rows
     if settings.complete and settings.trec_version >= 10 and not has_run.all():
         counts, offsets, scores, docnos, hashes = _with_placeholders(
             ~has_run, counts, offsets, scores, docnos, hashes)
+        shared = False
     key = score_key(scores, settings)
-    qindex = np.repeat(np.arange(len(qids), dtype=np.int32), counts)
 
     # grades are looked up in file order (the lookup does not care), so that only the
-    # grades, not the docno hashes, follow the ranking permutation
-    rel = _lookup(qrels, qrels_q, docnos, qindex, hashes)
-    del hashes
-    order = _rank_order(key, docnos, qindex, offsets, settings)
-    if order is not None:
-        rel = rel[order]
-        key = key[order]
-        scores = scores[order]
-        docnos = docnos[order]
-        del order
+    # grades, not the docno hashes, follow the ranking permutation; a long run's grades
+    # are looked up in a second thread while this one finds the rank order
+    with beside(len(docnos) >= PARALLEL_ROWS) as run_beside:
+        grades = run_beside(_lookup, qrels, qrels_q, docnos, offsets, hashes)
+        del hashes
+        moved = _rank_order(key, docnos, offsets, settings)
+        rel = grades()
+        if moved is not None:
+            at, src = moved
+            del moved
+            # the run's own columns are copied (a long run's docnos in the second thread)
+            new_docnos = run_beside(_moved, docnos, at, src, not shared)
+            rel = _moved(rel, at, src, in_place=True)
+            key_is_scores = key is scores             # trec_eval 10 compares the doubles
+            if not key_is_scores:
+                key = _moved(key, at, src, in_place=True)
+            scores = _moved(scores, at, src, in_place=not shared)
+            if key_is_scores:
+                key = scores
+            docnos = new_docnos()
+            del at, src
 
     if max_docs is not None:
         kept = np.minimum(counts, max_docs)
@@ -134,13 +159,12 @@ def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
             scores, docnos, key, rel = scores[take], docnos[take], key[take], rel[take]
             counts = kept
             offsets = offsets_from_counts(counts)
-            qindex = np.repeat(np.arange(len(qids), dtype=np.int32), counts)
 
     if settings.judged_only:
         keep = rel >= 0
         if not keep.all():
             scores, docnos, key, rel = scores[keep], docnos[keep], key[keep], rel[keep]
-            counts = np.bincount(qindex[keep], minlength=len(qids))
+            counts = segment_sum(keep, offsets)
             offsets = offsets_from_counts(counts)
 
     qrel_offsets, qrel_grades, qrel_lines, qrel_docnos = _ideal(qrels, qrels_q)
@@ -189,49 +213,113 @@ def _positions(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
     return np.where(haystack[pos] == needles, pos, -1).astype(np.int64)
 
 
-def _rank_order(key, docnos, qindex, offsets, settings: Settings):
-    """The permutation putting rows in rank order, or None when they already are.
+def _moved(col: np.ndarray, at: np.ndarray | None, src: np.ndarray,
+           in_place: bool) -> np.ndarray:
+    """``col`` with rows ``at`` taken from rows ``src`` (``at`` None: every row, ``src``
+    a whole permutation): in place when the column may be changed, else in a copy."""
+    if at is None:
+        return col[src]
+    out = col if in_place else col.copy()
+    out[at] = col[src]             # the rows to move are gathered first, then written
+    return out
+
+
+def _rank_order(key, docnos, offsets, settings: Settings):
+    """The rows that move to put each query in rank order, as ``(at, src)``: row ``at[i]``
+    of the ranking is row ``src[i]`` of the input, every other row stays (``at`` None:
+    ``src`` is a whole permutation). None when every row already is in place.
 
     Runs are nearly always written in score order already, so one vectorised pass
     finds the queries whose scores are out of order (sorted whole) and the groups of
-    tied scores (only those rows are ordered by docno, or shuffled for random ties).
+    tied scores; only the rows of those groups are ordered by docno (or shuffled for
+    random ties). A group of tied rows whose docnos already descend stays; one whose
+    docnos strictly ascend (as many writers put them: two rows, say) is turned around;
+    only the rest are sorted (:func:`_tie_order`).
     """
     n = len(key)
     if n < 2:
         return None
-    random_ties = settings.ties == "random"
-    same_q = qindex[1:] == qindex[:-1]
-    higher = same_q & (key[1:] > key[:-1])
+    # pairs of neighbours (i, i + 1) that lie in two queries
+    across = offsets[1:-1] - 1
+    across = across[(across >= 0) & (across < n - 1)]
+    higher = key[1:] > key[:-1]
+    higher[across] = False
     order = None
     if higher.any():
-        bad_q = distinct(qindex[1:][higher])
-        sel = concat_ranges(offsets[:-1][bad_q], np.diff(offsets)[bad_q])
-        sub = np.lexsort((-key[sel], qindex[sel]))    # stable: ties keep file order for now
+        bad_q = distinct(np.searchsorted(offsets, np.flatnonzero(higher) + 1, side="right") - 1)
+        del higher
+        lengths = np.diff(offsets)[bad_q]
+        sel = concat_ranges(offsets[:-1][bad_q], lengths)
+        # stable: ties keep file order for now
+        sub = np.lexsort((-key[sel], np.repeat(bad_q, lengths)))
         order = np.arange(n, dtype=index_dtype(n))
         order[sel] = sel[sub]
         key, docnos = key[order], docnos[order]
-    tied = same_q & (key[1:] == key[:-1])
+    else:
+        del higher
+    tied = key[1:] == key[:-1]
+    tied[across] = False
     if not tied.any():
-        return order
+        return None if order is None else (None, order)
     # rows belonging to a group of equal scores, and the group each belongs to
     in_group = np.zeros(n, dtype=bool)
     in_group[1:] |= tied
     in_group[:-1] |= tied
-    rows = np.flatnonzero(in_group)
+    rows = np.flatnonzero(in_group)                   # intp: indexes without a conversion
+    del in_group
     starts = np.ones(len(rows), dtype=bool)
     starts[1:] = ~tied[rows[1:] - 1] | (rows[1:] - rows[:-1] != 1)
-    group = np.cumsum(starts)
-    if random_ties:
+    del tied
+    if settings.ties == "random":
         rng = np.random.default_rng(settings.seed)
-        sub = np.lexsort((rng.random(len(rows)), group))
+        sub = np.lexsort((rng.random(len(rows)), np.cumsum(starts)))
+        at, src = rows, rows[sub]
     else:
-        d = docnos[rows]
-        if not (d[1:] > d[:-1])[~starts[1:]].any():
-            return order                              # every tie already in docno order
-        sub = np.lexsort(descending_keys(d) + (group,))
-    perm = np.arange(n, dtype=index_dtype(n))
-    perm[rows] = rows[sub]
-    return perm if order is None else order[perm]
+        moves = _tie_order(docnos[rows], rows, starts)
+        if moves is None:
+            return None if order is None else (None, order)
+        at, src = moves
+    if order is None:
+        return at, src
+    whole = order.copy()
+    whole[at] = order[src]
+    return None, whole
+
+
+def _tie_order(d: np.ndarray, rows: np.ndarray, starts: np.ndarray):
+    """The rows that move to put groups of tied rows in docno descending order (byte
+    order; equal docnos keep their order), as ``(at, src)``, or None when none moves.
+
+    ``rows`` are the tied rows (each group's rows consecutive), ``d`` their docnos and
+    ``starts`` True at each group's first row. Groups whose docnos never ascend from one
+    row to the next stay; groups whose docnos strictly ascend all the way are reversed;
+    the rest are sorted with ``np.lexsort``, as a stable sort of the whole would order
+    them.
+    """
+    within = ~starts[1:]                              # pair (j, j + 1) in one group
+    up = (d[1:] > d[:-1]) & within
+    if not up.any():
+        return None                                   # every tie already in docno order
+    group = np.cumsum(starts) - 1
+    ngroups = int(group[-1]) + 1
+    rises = np.zeros(ngroups, dtype=bool)
+    rises[group[1:][up]] = True
+    flat = np.zeros(ngroups, dtype=bool)              # some pair that does not rise
+    flat[group[1:][within & ~up]] = True
+    del up, within
+    first = np.flatnonzero(starts)
+    last = np.append(first[1:], len(rows)) - 1
+    turned = (rises & ~flat)[group]
+    at = rows[turned]
+    g = group[turned]
+    src = rows[first[g]] + (rows[last[g]] - at)       # the group's rows are consecutive
+    mixed = (rises & flat)[group]
+    if mixed.any():
+        m = rows[mixed]
+        sub = np.lexsort(descending_keys(d[mixed]) + (group[mixed],))
+        at = np.concatenate((at, m))
+        src = np.concatenate((src, m[sub]))
+    return at, src
 
 
 def _judged_vocab(qrels: Qrels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -326,10 +414,10 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
 #: Rows looked up at a time: bounds the temporaries (hashes, slots, codes) of a long run.
-LOOKUP_BLOCK = 1 << 20
+LOOKUP_BLOCK = 1 << 17
 
 
-def _lookup(qrels: Qrels, qrels_q: np.ndarray, docnos: np.ndarray, qindex: np.ndarray,
+def _lookup(qrels: Qrels, qrels_q: np.ndarray, docnos: np.ndarray, offsets: np.ndarray,
             hashes=None):
     """Each row's grade in its query's qrels: the grade, NONPOOL or UNJUDGED (int32 when
     every grade fits, as nearly always; int64 otherwise)."""
@@ -344,10 +432,11 @@ def _lookup(qrels: Qrels, qrels_q: np.ndarray, docnos: np.ndarray, qindex: np.nd
     for lo in range(0, len(docnos), LOOKUP_BLOCK):
         block = slice(lo, lo + LOOKUP_BLOCK)
         h = None if hashes is None else hashes[block]
+        qindex = block_query_index(offsets, lo, min(lo + LOOKUP_BLOCK, len(docnos)), np.int32)
         if keys is not None:
-            _lookup_by_key(qrels, keys, qrels_q, docnos[block], qindex[block], h, rel[block])
+            _lookup_by_key(qrels, keys, qrels_q, docnos[block], qindex, h, rel[block])
         else:
-            _lookup_by_vocab(qrels, qrels_q, docnos[block], qindex[block], h, rel[block])
+            _lookup_by_vocab(qrels, qrels_q, docnos[block], qindex, h, rel[block])
     return rel
 
 

@@ -10,9 +10,12 @@ re-reads the file with the plain reader, which words the error for the user.
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 import time
+from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +35,7 @@ class RunCols:
     offsets: np.ndarray   # (Q+1,) int64
     docnos: np.ndarray    # (n,) 'S'
     scores: np.ndarray    # (n,) float64
-    lines: np.ndarray     # (n,) int64, 1-based physical line numbers
+    lines: np.ndarray | None  # (n,) int64, 1-based physical line numbers (if kept)
     tag: str
     timings: dict = field(default_factory=dict)
 
@@ -127,10 +130,10 @@ def _u64_view(buf: bytearray) -> np.ndarray:
 
 
 def gather_fixed(buf: bytearray, start: np.ndarray, length: np.ndarray,
-                 wmax: int | None = None) -> np.ndarray:
+                 wmax: int | None = None, scratch: dict | None = None) -> np.ndarray:
     """Fields ``buf[start:start+length]`` as an 'S' array, NUL-padded to a multiple
     of 8 bytes (bytes past a field's end are zeroed with per-word masks); ``wmax`` is
-    the longest field's length, when known."""
+    the longest field's length, when known; ``scratch`` keeps the masks."""
     n = len(start)
     if n == 0:
         return np.zeros(0, "S8")
@@ -142,7 +145,8 @@ def gather_fixed(buf: bytearray, start: np.ndarray, length: np.ndarray,
     u = _u64_view(buf)
     if words == 1:
         v = u[start]
-        v &= _U64_MASK[length]
+        mask = None if scratch is None else _scratch(scratch, "mask", n, np.uint64)
+        v &= np.take(_U64_MASK, length, out=mask, mode="clip")
         return v.view("S8")
     out = np.empty((n, words), np.uint64)
     for w in range(words):
@@ -152,7 +156,8 @@ def gather_fixed(buf: bytearray, start: np.ndarray, length: np.ndarray,
     return out.view(f"S{8 * words}").ravel()
 
 
-def gather_ids(buf: bytearray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
+def gather_ids(buf: bytearray, start: np.ndarray, length: np.ndarray,
+               scratch: dict | None = None) -> np.ndarray:
     """Ids ``buf[start:start+length]`` as an id column (:mod:`smarteval.read.keys`): at a
     fixed width when it pays, else variable-length. The long ids of a variable-length
     column are gathered in classes of widths within a factor of two of each other, each
@@ -162,7 +167,7 @@ def gather_ids(buf: bytearray, start: np.ndarray, length: np.ndarray) -> np.ndar
         return np.zeros(0, "S8")
     wmax = int(length.max())
     if fixed_width_pays((wmax + 7) // 8 * 8, n, lambda: int(length.sum())):
-        return gather_fixed(buf, start, length, wmax)
+        return gather_fixed(buf, start, length, wmax, scratch)
     out = np.empty(n, dtype=object)
     # 0: up to 8 bytes, 1: 9 to 16, 2: 17 to 32 ...
     width_class = np.frexp(((length - 1) // 8).astype(np.float64))[1]
@@ -197,7 +202,8 @@ def _gather_wide(buf, start, length, wmax):
 _POW10 = 10.0 ** np.arange(23)
 
 
-def parse_decimal(buf: bytearray, start: np.ndarray, end: np.ndarray):
+def parse_decimal(buf: bytearray, start: np.ndarray, end: np.ndarray,
+                  scratch: dict | None = None):
     """Parse the fields ``buf[start:end]`` as floats, exactly as ``float()`` does.
 
     Fast path: fields ``[+-]digits.digits``. Rows are grouped by their number k <= 22
@@ -208,23 +214,26 @@ def parse_decimal(buf: bytearray, start: np.ndarray, end: np.ndarray):
     path), hence bit-identical to strtod. Everything else (no dot, exponents, inf,
     nan, mantissas of 16+ digits that reach 2**53) goes to numpy's own cast
     (``_parse_slow``). Returns (values, bad): bad is the index of the first field
-    that is not a number, or -1.
+    that is not a number, or -1. The temporaries are kept in ``scratch`` (see
+    :func:`_scratch`); the values never are.
     """
     n = len(start)
     if n == 0:
         return np.zeros(0), -1
-    length = end - start
+    length = np.subtract(end, start, out=_scratch(scratch, "length", n, np.int64))
     w = int(length.max())
     a = np.frombuffer(buf, np.uint8)
     if w > 24 or int(length.min()) < 2:
         return _parse_slow(buf, start, length)
-    mat = sliding_window_view(a, w)[end - w]          # (n, w), right-aligned copy
+    left = np.subtract(end, w, out=_scratch(scratch, "left", n, np.int64))
+    mat = sliding_window_view(a, w)[left]             # (n, w), right-aligned copy
+    del left
     row0 = mat[0, w - int(length[0]):]
     dots = np.flatnonzero(row0 == 46)
     if len(dots) == 1:                                # one k for every row?
         k = len(row0) - 1 - int(dots[0])
         if (mat[:, w - 1 - k] == 46).all():
-            return _decimal_k(a, buf, mat, k, start, length)
+            return _decimal_k(a, buf, mat, k, start, length, scratch)
     # several k: group the rows by the column of their dot
     isdot = mat == 46
     dotcol = isdot.argmax(axis=1)
@@ -235,7 +244,7 @@ def parse_decimal(buf: bytearray, start: np.ndarray, end: np.ndarray):
     bad = n
     for k in distinct(kk[ok]).tolist():
         idx = np.flatnonzero(ok & (kk == k))
-        v, b = _decimal_k(a, buf, mat[idx], k, start[idx], length[idx])
+        v, b = _decimal_k(a, buf, mat[idx], k, start[idx], length[idx], scratch)
         vals[idx] = v
         if b >= 0:
             bad = min(bad, int(idx[b]))
@@ -248,7 +257,7 @@ def parse_decimal(buf: bytearray, start: np.ndarray, end: np.ndarray):
     return vals, (-1 if bad == n else bad)
 
 
-def _decimal_k(a, buf, mat, k, start, length):
+def _decimal_k(a, buf, mat, k, start, length, scratch):
     """Rows whose field has its dot k bytes before its end (see parse_decimal)."""
     n, w = mat.shape
     c = w - 1 - k                                      # the dot's column
@@ -257,34 +266,36 @@ def _decimal_k(a, buf, mat, k, start, length):
     first = a[start]
     neg = first == 45
     signed = neg | (first == 43)
-    ndig = length - 1 - signed                         # digits in the field
+    ndig = np.subtract(length, 1, out=_scratch(scratch, "ndig", n, np.int64))
+    ndig -= signed                                     # digits in the field
     if int(ndig.min()) < 1 or int(ndig.max()) > 18:    # no digit / int64 overflow
         return _parse_slow(buf, start, length)
-    digT = np.ascontiguousarray(mat.T)                 # (w, n)
+    digT = _scratch(scratch, "digits", n * w, np.uint8).reshape(w, n)
+    np.copyto(digT, mat.T)                             # (w, n)
     digT -= np.uint8(48)
     # the first digit of every field sits in column w - ndig - 1 (after the sign, if
     # any); columns left of it hold other bytes of the line and count as 0
-    fdc = w - 1 - ndig
-    fdc_min, fdc_max = int(fdc.min()), int(fdc.max())
-    M = np.zeros(n, np.int64)
-    bad = np.zeros(n, bool)
-    for j in range(fdc_min, w):
-        if j == c:
-            continue
-        col = digT[j]
-        if j < fdc_max:                                # some fields start right of j
-            inside = fdc <= j
-            bad |= inside & (col > 9)
-            col = col * inside
-        else:
-            bad |= col > 9
-        M *= 10
-        M += col
-    if bad.any():
+    fdc = np.subtract(w - 1, ndig, out=ndig)
+    fdc_min = int(fdc.min())
+    # the bytes left of each field's first digit, and the dot, count 0: masked in the
+    # whole matrix at once, then checked for anything that is not a digit
+    digits = digT[fdc_min:]
+    inside = np.greater_equal(np.arange(fdc_min, w)[:, None], fdc[None, :],
+                              out=_scratch(scratch, "inside", (w - fdc_min) * n,
+                                           bool).reshape(w - fdc_min, n))
+    inside[c - fdc_min] = False
+    digits *= inside
+    if np.greater(digits, 9, out=inside).any():
         return _parse_slow(buf, start, length)
+    M = _scratch(scratch, "mantissa", n, np.int64)
+    M.fill(0)
+    for j in range(fdc_min, w):
+        if j != c:
+            M *= 10
+            M += digT[j]
     vals = M / _POW10[k]
     np.negative(vals, out=vals, where=neg)
-    if int(ndig.max()) > 15:                           # M may reach 2**53: not exact
+    if w - 1 - fdc_min > 15:                           # M may reach 2**53: not exact
         idx = np.flatnonzero(M >= 2 ** 53)
         if len(idx):
             sv, sbad = _parse_slow(buf, start[idx], length[idx])
@@ -340,15 +351,37 @@ _SEP = np.zeros(256, bool)
 _SEP[[9, 10, 13, 32]] = True
 
 
-def _scratch(scratch: dict, name: str, size: int, dtype) -> np.ndarray:
+def _scratch(scratch: dict | None, name: str, size: int, dtype) -> np.ndarray:
     """A scratch array of at least ``size`` items kept in ``scratch`` (a chunk buffer's),
     reused from chunk to chunk (fresh numpy temporaries of a few MiB each cost page
-    faults every time); it goes away with the reader's buffers."""
+    faults every time); it goes away with the reader's buffers. Without ``scratch`` (a
+    file of one chunk), a fresh array that goes away when no longer used, so that
+    malloc hands its memory to the next temporary."""
+    if scratch is None:
+        return np.empty(size, dtype)
     arr = scratch.get(name)
     if arr is None or len(arr) < size:
         arr = np.empty(max(size, 1 << 16) * 5 // 4, dtype)
         scratch[name] = arr
     return arr[:size]
+
+
+#: Bytes of a chunk whose whitespace positions are found at a time (:func:`_positions`).
+_POSITIONS_BLOCK = 1 << 18
+
+
+def _positions(ws: np.ndarray, count: int, scratch: dict | None) -> np.ndarray:
+    """The positions in the chunk buffer (PAD added) of the ``count`` True bytes of
+    ``ws``, in a scratch array. Found a block of bytes at a time: each block's positions
+    are a small temporary that malloc hands out again block after block, where one
+    array of all of them would be mapped fresh (and fault in page by page) every chunk."""
+    pos = _scratch(scratch, "pos", count, np.int64)
+    k = 0
+    for lo in range(0, len(ws), _POSITIONS_BLOCK):
+        p = np.flatnonzero(ws[lo:lo + _POSITIONS_BLOCK])
+        np.add(p, lo + PAD, out=pos[k:k + len(p)])
+        k += len(p)
+    return pos
 
 
 _SHORT = "expected 6 fields (QID Q0 DOCNO RANK SCORE TAG), found {}"
@@ -363,21 +396,21 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
     other than space, tab, CR, LF) and their line numbers, skips blank and comment
     lines and takes tokens 0, 2, 4, 5 of each data line.
     """
-    scratch = {} if scratch is None else scratch
     a = np.frombuffer(buf, np.uint8)
     b = a[PAD:PAD + m]
     sb = _scratch(scratch, "bool", m, bool)                    # reused: no page faults
     ws = np.less_equal(b, 32, out=sb)
     nws = int(np.count_nonzero(ws))
-    if nws > 64 * int(np.count_nonzero(b == 10)) + 4096:
+    if nws > m // 2 + 4096:
         # mostly whitespace (say, a line of millions of spaces): an int64 position per
         # whitespace byte would take 8 bytes a byte; the plain reader, which works on
         # token edges, takes it instead
         return ChunkResult(0, 0, None, None, None, None, None, None,
                            error=(0, "mostly whitespace", ""))
-    pos = np.flatnonzero(ws)
+    pos = _positions(ws, nws, scratch)
     del ws
-    vals = b[pos]
+    vals = np.take(a, pos, out=_scratch(scratch, "vals", nws, np.uint8),
+                   mode="clip")                      # every position is in the buffer
     pos_all, vals_all = pos, vals                     # for the general path
     fast = False
     crlf = False
@@ -390,14 +423,14 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
             keep[cr] = False
             pos, vals = pos[keep], vals[keep]
             crlf = True
-    pos = pos + PAD
     n6 = len(pos) // 6
     if len(pos) == 6 * n6 and n6 and pos[0] > PAD:
         # one separator (space or tab) between the 6 fields, then LF: the separator
         # positions reshape to (lines, 6)
         nl = pos[5::6]
         v = vals[:len(pos)]
-        if (vals[5::6] == 10).all() and np.count_nonzero(np.equal(v, 10, out=sb[:len(v)])) == n6 \
+        row_ends = np.equal(vals[5::6], 10, out=sb[:n6])
+        if row_ends.all() and np.count_nonzero(np.equal(v, 10, out=sb[:len(v)])) == n6 \
                 and np.count_nonzero(np.equal(v, 32, out=sb[:len(v)])) \
                 + np.count_nonzero(np.equal(v, 9, out=sb[:len(v)])) == 5 * n6:
             gaps = np.subtract(pos[1:], pos[:-1],
@@ -405,10 +438,12 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
             if crlf:                                  # tag..CR..LF: the CR is not the tag
                 gaps[4::6] -= a[nl - 1] == 13
             if int(gaps.min()) > 1:                   # no empty field
-                ls = np.empty(n6, np.int64)
+                ls = _scratch(scratch, "starts", n6, np.int64)
                 ls[0] = PAD
-                ls[1:] = nl[:-1] + 1
-                fast = not (a[ls] == 35).any()       # no comment line
+                np.add(nl[:-1], 1, out=ls[1:])
+                firsts = np.take(a, ls, out=_scratch(scratch, "firsts", n6, np.uint8),
+                                 mode="clip")
+                fast = not np.equal(firsts, 35, out=sb[:n6]).any()   # no comment line
             del gaps
     error = None
     if fast:
@@ -416,12 +451,14 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
         nlines = n6
         lines = None
         qs, qe = ls, P[:, 0]
-        ds, de = P[:, 1] + 1, P[:, 2]
-        ss, se = P[:, 3] + 1, P[:, 4]
+        ds = np.add(P[:, 1], 1, out=_scratch(scratch, "docno_starts", n6, np.int64))
+        de = P[:, 2]
+        ss = np.add(P[:, 3], 1, out=_scratch(scratch, "score_starts", n6, np.int64))
+        se = P[:, 4]
         tag: bytes | None = bytes(buf[P[-1, 4] + 1:P[-1, 5]]).rstrip(b"\r")
         del P, pos, nl, pos_all, vals_all
     else:
-        pos, vals = pos_all + PAD, vals_all
+        pos, vals = pos_all, vals_all
         # separators: space, tab, CR, LF; any other control byte is part of a field
         is_sep = _SEP[vals]
         if not is_sep.all():
@@ -469,7 +506,7 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
     if n == 0:
         return ChunkResult(nlines, 0, lines, np.zeros(0, "S8"), np.zeros(0),
                            np.zeros(0, np.int64), np.zeros(0, "S8"), None, error)
-    scores, bad = parse_decimal(buf, ss, se)
+    scores, bad = parse_decimal(buf, ss, se, scratch)
     if bad < 0 and not np.isfinite(scores).all():     # inf / nan: not a ranking score
         bad = int(np.flatnonzero(~np.isfinite(scores))[0])
     if bad >= 0:
@@ -480,7 +517,8 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
                                   f"score {value!r} is not a finite number", text))
     if error is not None:
         return ChunkResult(nlines, 0, None, None, None, None, None, None, error)
-    qids = gather_ids(buf, qs, qe - qs)
+    length = _scratch(scratch, "length", n, np.int64)
+    qids = gather_ids(buf, qs, np.subtract(qe, qs, out=length), scratch)
     if qids.dtype == np.dtype("S8"):
         qv = qids.view(np.uint64)
         change = qv[1:] != qv[:-1]
@@ -491,7 +529,7 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
     qrun_starts = np.concatenate(([0], qrun_starts))
     qrun_ids = qids[qrun_starts]
     del qids, change
-    docnos = gather_ids(buf, ds, de - ds)
+    docnos = gather_ids(buf, ds, np.subtract(de, ds, out=length), scratch)
     return ChunkResult(nlines, n, lines, docnos, scores, qrun_starts, qrun_ids, tag,
                        fast=fast)
 
@@ -500,7 +538,9 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
 # Assembling chunks into grouped columns
 # ---------------------------------------------------------------------------
 
-_PIECE_LOOP_MAX = 100_000      # above this many runs of equal qids, permute vectorised
+#: Grouping concatenates the runs of one qid up to this many runs, and goes through one
+#: index array beyond.
+_SLICE_RUNS_MAX = 100_000
 
 
 class Collector:
@@ -508,9 +548,11 @@ class Collector:
     preallocated columns (grown by doubling when an estimate falls short); then
     groups them by qid (:meth:`finish`).
 
-    Writing into one array per column (instead of keeping per-chunk parts and
-    concatenating) keeps the peak at the columns themselves: freed chunk parts would
-    stay in the heap as holes and count in RSS.
+    Writing into one array per column (instead of keeping per-chunk parts) keeps the
+    peak at the columns themselves: the parts, made in the parsing threads, would stay
+    in those threads' heaps as holes once freed and count in RSS. ``keep_lines`` False
+    leaves out the column of line numbers (a reader that re-reads the file to word an
+    error needs none; an error found here still names its line).
     """
 
     _iota: np.ndarray
@@ -521,20 +563,24 @@ class Collector:
             self._iota = np.arange(max(k, 1 << 16) * 2, dtype=np.int64)
         return self._iota[:k]
 
-    def __init__(self, path: str, capacity: int = 1 << 16):
+    def __init__(self, path: str, capacity: int = 1 << 16, keep_lines: bool = True):
         self.path = path
+        self.keep_lines = keep_lines
         self._iota = np.zeros(0, np.int64)      # 0, 1, 2 ... reused while assembling
         self.cap = max(int(capacity), 1024)
         self.n = 0
         self.line_base = 0
         self.docnos: Any = None                 # id column, made at the first chunk's width
         self.scores = np.empty(self.cap, np.float64)
-        self.lines = np.empty(self.cap, np.int64)
+        self.lines = np.empty(self.cap, np.int64) if keep_lines else None
         self.run_starts: Any = []
         self.run_ids: Any = []
         self.tag: bytes | None = None
         self.chunks = 0
         self.fast_chunks = 0
+        #: (first row, physical lines before it, line index of each row or None) of
+        #: every chunk, to name the line of a row when the lines are not kept
+        self.chunk_lines: list[tuple[int, int, Any]] = []
 
     def _realloc(self, cap: int, docno_dtype: np.dtype) -> None:
         n = self.n
@@ -555,7 +601,7 @@ class Collector:
         """Append a chunk's rows (raises its error, with the physical line number)."""
         if r.error is not None:
             raise InputError(self.path, self.line_base + r.error[0] + 1, r.error[1],
-                                 r.error[2])
+                             r.error[2])
         self.chunks += 1
         self.fast_chunks += r.fast
         k, n = r.rows, self.n
@@ -573,12 +619,12 @@ class Collector:
                     self._realloc(cap, dtype)
                 self.docnos[n:n + k] = r.docnos
             self.scores[n:n + k] = r.scores
-            dst = self.lines[n:n + k]
-            if r.lines is None:                       # fast chunk: lines 0..k-1
-                dst[:] = self._arange(k)
-            else:
-                dst[:] = r.lines
-            dst += self.line_base + 1
+            if self.lines is not None:
+                dst = self.lines[n:n + k]
+                dst[:] = self._arange(k) if r.lines is None else r.lines   # fast: 0..k-1
+                dst += self.line_base + 1
+            elif r.lines is not None or self.chunk_lines:
+                self.chunk_lines.append((n, self.line_base, r.lines))
             self.run_starts.append(r.qrun_starts + n)
             self.run_ids.append(r.qrun_ids)
             if r.tag is not None:      # trec_eval reports the last line's tag
@@ -600,80 +646,111 @@ class Collector:
             return new
         return np.dtype(object)
 
-    def _permutation(self, run_s: np.ndarray, run_e: np.ndarray,
-                     order: np.ndarray) -> np.ndarray:
-        """The rows of the maximal runs of one qid, ``order``'s runs one after another."""
-        ol = (run_e - run_s)[order]
-        perm = np.repeat(run_s[order] - np.concatenate(([0], np.cumsum(ol)[:-1])), ol)
-        perm += self._arange(self.n)
-        return perm
-
     def finish(self) -> RunCols:
         """Group rows by qid, queries in byte order of their ids, rows of a query in
-        file order: free when the file is grouped in byte order; else the maximal
-        runs of one qid are copied in order (one concatenation of views per column,
-        or a vectorised permutation when there are very many runs; wide docnos are
-        permuted in place)."""
+        file order: free when the file is grouped in byte order; else the maximal runs
+        of one qid are copied to their query's place, one column at a time, each
+        column's ungrouped copy freed before the next is grouped (wide docnos are
+        permuted in place, :func:`_permute_in_place`)."""
         n = self.n
         tag = (self.tag or b"").decode("utf-8", "replace")
         if n == 0:
             return RunCols(self.path, np.zeros(0, "U1"), np.zeros(1, np.int64),
-                           np.zeros(0, "S8"), np.zeros(0), np.zeros(0, np.int64), tag)
+                           np.zeros(0, "S8"), np.zeros(0),
+                           np.zeros(0, np.int64) if self.keep_lines else None, tag)
         run_ids = concat_ids(self.run_ids)
         run_s = np.concatenate(self.run_starts)
         self.run_ids = self.run_starts = None
-        run_e = np.append(run_s[1:], n)
+        run_len = np.diff(np.append(run_s, n))
         uq, inv = np.unique(run_ids, return_inverse=True)
-        counts = np.bincount(inv, weights=run_e - run_s, minlength=len(uq)).astype(np.int64)
+        del run_ids
+        counts = np.bincount(inv, weights=run_len, minlength=len(uq)).astype(np.int64)
         offsets = np.zeros(len(uq) + 1, np.int64)
         np.cumsum(counts, out=offsets[1:])
-        cols = {}
+        qids = self._qids(uq, inv, run_s)
+        cols: dict[str, Any] = {}
         if bool((inv[1:] >= inv[:-1]).all()):         # grouped, in byte order
             for name in ("docnos", "scores", "lines"):
-                cols[name] = getattr(self, name)[:n]
+                col = getattr(self, name)
+                cols[name] = None if col is None else col[:n]
                 setattr(self, name, None)
         else:
-            order = np.argsort(inv, kind="stable")
-            docnos = self.docnos
-            if docnos.dtype.itemsize > _IN_PLACE_WIDTH and docnos.dtype.itemsize % 8 == 0:
-                # wide docnos are put in order in place, a word at a time: a copy of the
-                # column would double the memory of the widest column
-                cols["docnos"] = _permute_in_place(docnos[:n], self._permutation(
-                    run_s, run_e, order))
-                self.docnos = None
-            del docnos
-            if len(run_ids) <= _PIECE_LOOP_MAX:
-                plan = list(zip(run_s[order].tolist(), run_e[order].tolist()))
-                for name in ("docnos", "scores", "lines"):
-                    if name in cols:
-                        continue
-                    col = getattr(self, name)
-                    setattr(self, name, None)
-                    cols[name] = np.concatenate([col[s:e] for s, e in plan])
-                    del col
-            else:
-                perm = self._permutation(run_s, run_e, order)
-                for name in ("docnos", "scores", "lines"):
-                    if name in cols:
-                        continue
-                    col = getattr(self, name)
-                    setattr(self, name, None)
-                    cols[name] = col[perm]
-                    del col
-                del perm
+            order = np.argsort(inv, kind="stable")    # the runs in their new order
+            spare = None                              # the ungrouped docnos' memory
+            for name in ("docnos", "scores", "lines"):
+                col = getattr(self, name)
+                setattr(self, name, None)
+                if col is None:
+                    cols[name] = None
+                elif col.dtype.kind == "S" and col.dtype.itemsize > _IN_PLACE_WIDTH \
+                        and col.dtype.itemsize % 8 == 0:
+                    # wide docnos are put in order in place, a word at a time: a copy
+                    # of the column would double the memory of the widest column
+                    cols[name] = _permute_in_place(col[:n], _source_rows(order, run_s,
+                                                                         run_len))
+                else:
+                    # the scores go where the ungrouped docnos were (pages already
+                    # touched, not fresh ones) when those are fixed-width bytes
+                    out = None
+                    if name == "scores" and spare is not None:
+                        out = spare.view(np.uint8)[:8 * n].view(np.float64)
+                    cols[name] = _grouped(col, order, run_s, run_len, out)
+                    if name == "docnos" and col.dtype.kind == "S" \
+                            and col.flags.c_contiguous and col.nbytes >= 8 * n:
+                        spare = col
+                del col
+            del spare
+        return RunCols(self.path, qids, offsets, cols["docnos"], cols["scores"],
+                       cols["lines"], tag)
+
+    def _qids(self, uq: np.ndarray, inv: np.ndarray, run_s: np.ndarray) -> np.ndarray:
+        """The distinct qids as text; a qid that is not UTF-8 is an error naming the
+        first line of that query."""
         try:
-            qids = decode_ids(uq)
+            return decode_ids(uq)
         except UnicodeDecodeError:
             for i, q in enumerate(uq.tolist()):
                 try:
                     q.decode("utf-8")
                 except UnicodeDecodeError:
-                    line = int(cols["lines"][offsets[i]])
+                    line = self._line_of(int(run_s[int(np.flatnonzero(inv == i)[0])]))
                     raise InputError(self.path, line, "query id is not valid UTF-8",
-                                         _line_text(self.path, line)) from None
+                                     _line_text(self.path, line)) from None
             raise
-        return RunCols(self.path, qids, offsets, cols["docnos"], cols["scores"],
-                       cols["lines"], tag)
+
+    def _line_of(self, row: int) -> int:
+        """The physical line number (1-based) of a row of the ungrouped columns."""
+        if self.lines is not None:
+            return int(self.lines[row])
+        if not self.chunk_lines:                      # every line so far a row
+            return row + 1
+        at = int(np.searchsorted([c[0] for c in self.chunk_lines], row, side="right")) - 1
+        if at < 0:                                    # in the chunks before: rows are lines
+            return row + 1
+        first, line_base, lines = self.chunk_lines[at]
+        local = row - first
+        return line_base + 1 + (local if lines is None else int(lines[local]))
+
+
+def _grouped(col: np.ndarray, order: np.ndarray, run_s: np.ndarray,
+             run_len: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """The runs of rows ``run_s``, ``run_len`` of ``col`` one after another in
+    ``order`` (in ``out`` when given, else a new column): one concatenation of their
+    views, or a gather through one index array when there are very many runs."""
+    if len(run_s) <= _SLICE_RUNS_MAX:
+        return np.concatenate([col[s:s + k] for s, k in zip(run_s[order].tolist(),
+                                                            run_len[order].tolist())],
+                              out=out)
+    return np.take(col, _source_rows(order, run_s, run_len), out=out)
+
+
+def _source_rows(order: np.ndarray, run_s: np.ndarray, run_len: np.ndarray) -> np.ndarray:
+    """The row each grouped row comes from (the runs of rows ``run_s``, ``run_len`` one
+    after another in ``order``)."""
+    starts, lengths = run_s[order], run_len[order]
+    perm = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+    perm += np.arange(len(perm), dtype=np.int64)
+    return perm
 
 
 #: Docnos wider than this many bytes are grouped in place (:func:`_permute_in_place`).
@@ -699,16 +776,82 @@ def _line_text(path: str, line: int) -> str:
 
 
 # ---------------------------------------------------------------------------
-# The reader to integrate
+# The reader
 # ---------------------------------------------------------------------------
 
-def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int = 1) -> RunCols:
+#: Files of more than this many chunks are parsed by two threads when two CPUs are free
+#: to run them (:func:`parser_threads`).
+_TWO_THREADS_CHUNKS = 4
+
+
+def parser_threads(size: int, chunk_bytes: int, compressed: bool = False) -> int:
+    """How many threads parse a file of ``size`` bytes (0: unknown) while the calling
+    thread reads it. Threads pay only on CPUs that are free (:func:`spare_cpus`): on a
+    busy machine every chunk is parsed in the calling thread (threads would only add
+    switching and colder caches), as is a file of one chunk. With a second CPU free, a
+    file of more than :data:`_TWO_THREADS_CHUNKS` chunks is parsed by two threads
+    (numpy releases the GIL in its loops, so two chunks are parsed at once), a
+    compressed one by one while the calling thread decompresses."""
+    if 0 < size <= chunk_bytes and not compressed:
+        return 0
+    if spare_cpus() < 2:
+        return 0
+    if compressed or (0 < size <= _TWO_THREADS_CHUNKS * chunk_bytes):
+        return 1
+    return 2
+
+
+#: Runs of at least this many rows are ranked with a second thread where two CPUs are
+#: free (:func:`beside`).
+PARALLEL_ROWS = 1 << 20
+
+
+@contextmanager
+def beside(parallel: bool):
+    """``run(f, *args)`` calls ``f(*args)`` in a second thread when ``parallel`` and
+    two CPUs are free (:func:`spare_cpus`), else at once, and returns a function that
+    gives its result (raising what it raised). numpy works without the GIL, so two
+    columns are worked on at once."""
+    if not parallel or spare_cpus() < 2:
+        def at_once(f, *args):
+            value = f(*args)
+            return lambda: value
+        yield at_once
+        return
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        yield lambda f, *args: pool.submit(f, *args).result
+
+
+_LOADAVG = "/proc/loadavg"
+
+
+def spare_cpus() -> int:
+    """CPUs this process may run on that no other task is running on at this moment:
+    their number less the other runnable tasks (``/proc/loadavg``; the caller is one of
+    those it counts), at least 1; all of them where that cannot be read."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    try:
+        with open(_LOADAVG, "rb") as f:
+            runnable = int(f.read().split()[3].split(b"/")[0])
+    except (OSError, IndexError, ValueError):
+        return cpus
+    return max(1, min(cpus, cpus - (runnable - 1)))
+
+
+def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int | None = None,
+             keep_lines: bool = True) -> RunCols:
     """Read a TREC run file into grouped flat columns (see the module docstring).
 
     ``chunk_bytes`` bounds the temporaries (a few times a chunk per worker);
-    ``workers`` >= 1 parses chunks in that many threads (numpy releases the GIL in
-    its loops) while the calling thread reads / decompresses the next chunks;
-    ``workers=0`` does everything in the calling thread.
+    ``workers`` >= 1 parses chunks in that many threads while the calling thread reads
+    / decompresses the next chunks; ``workers=0`` does everything in the calling thread;
+    None chooses by the file's size (:func:`parser_threads`). Every choice gives the
+    same columns and the same first error. ``keep_lines`` False leaves out the column
+    of line numbers.
     """
     t0 = time.perf_counter()
     free: list[_Chunk] = []
@@ -720,59 +863,69 @@ def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int = 1) -> RunCols
                 return free.pop()
         return _Chunk(chunk_bytes)
 
+    one_chunk = False          # a file of one chunk keeps no scratch arrays
+
     def work(ch: _Chunk):
         try:
-            return parse_chunk(ch.buf, ch.m, ch.scratch)
+            return parse_chunk(ch.buf, ch.m, None if one_chunk else ch.scratch)
         finally:
             with lock:
                 free.append(ch)
-
-    col = None
-    total = [0.0]            # estimated uncompressed bytes of the file
-
-    def note(ch: _Chunk):
-        if ch.index == 0:    # bytes of text per byte of file, from the first chunk
-            try:
-                total[0] = size * ch.m / max(1, raw.tell())
-            except (OSError, ValueError):             # a pipe: no size, no position
-                total[0] = 0.0
-
-    def add(r: ChunkResult, m: int):
-        nonlocal col
-        if col is None:      # capacity: rows of the first chunk scaled to the file
-            est = r.rows / max(1, m) * total[0] * 1.1 if total[0] else 4 * r.rows
-            col = Collector(path, int(est) + 1024)
-        col.add(r)
 
     try:
         size = 0 if path == "-" else os.path.getsize(path)
     except OSError:
         size = 0
-    if 0 < size <= chunk_bytes:                       # one chunk of plain text: no thread
-        workers = 0
+    col = None
+    total = 0.0                # estimated uncompressed bytes of the file
+
+    def add(r: ChunkResult, m: int):
+        nonlocal col
+        if col is None:      # capacity: rows of the first chunk scaled to the file
+            est = r.rows / max(1, m) * total * 1.1 if total else 4 * r.rows
+            col = Collector(path, int(est) + 1024, keep_lines)
+        col.add(r)
+
     with open_binary(path) as f:
         raw = getattr(f, "fileobj", None) or getattr(f, "_fp", None) or f
+        if workers is None:
+            workers = parser_threads(size, chunk_bytes, raw is not f)
+        if 0 < size <= chunk_bytes and raw is f:      # one chunk of plain text: no thread
+            workers = 0
+            one_chunk = True
         if workers <= 0 and raw is f and size > 0:    # plain text: a buffer of its size
             chunk_bytes = min(chunk_bytes, size + 1)
+        chunks = iter_chunks(f, chunk_bytes, get_buffer)
+        first = next(chunks, None)
+        if first is not None:  # bytes of text per byte of file, from the first chunk
+            try:
+                total = size * first.m / max(1, raw.tell())
+            except (OSError, ValueError):             # a pipe: no size, no position
+                total = 0.0
+            chunks = itertools.chain([first], chunks)
         if workers <= 0:                              # everything in the calling thread
-            for ch in iter_chunks(f, chunk_bytes, get_buffer):
-                note(ch)
+            for ch in chunks:
                 m = ch.m
                 add(work(ch), m)
         else:
             from concurrent.futures import ThreadPoolExecutor
             with ThreadPoolExecutor(max_workers=workers) as ex:
-                pending = []
-                for ch in iter_chunks(f, chunk_bytes, get_buffer):
-                    note(ch)
-                    pending.append((ex.submit(work, ch), ch.m))
-                    while len(pending) > workers:
-                        fut, m = pending.pop(0)
+                pending: deque = deque()
+                try:
+                    for ch in chunks:
+                        pending.append((ex.submit(work, ch), ch.m))
+                        while len(pending) > workers:
+                            fut, m = pending.popleft()
+                            add(fut.result(), m)
+                    while pending:
+                        fut, m = pending.popleft()
                         add(fut.result(), m)
-                for fut, m in pending:
-                    add(fut.result(), m)
+                finally:
+                    for fut, _ in pending:            # an error: the rest is not waited for
+                        fut.cancel()
     if col is None:
-        col = Collector(path)
+        col = Collector(path, keep_lines=keep_lines)
+    free.clear()
     t1 = time.perf_counter()
     out = col.finish()
     out.timings = {"parse": t1 - t0, "assemble": time.perf_counter() - t1,

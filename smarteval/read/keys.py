@@ -103,20 +103,45 @@ def dictionary_codes(ids: np.ndarray) -> np.ndarray:
     return np.unique(ids, return_inverse=True)[1].reshape(-1).astype(np.uint64)
 
 
+#: Rows hashed at a time: the temporaries stay in the cache.
+HASH_BLOCK = 1 << 15
+_HASH_MUL = np.uint64(0x9E3779B97F4A7C15)
+_HASH_SHIFT = np.uint64(29)
+
+
 def docno_hash(docnos: np.ndarray, width: int | None = None) -> np.ndarray:
     """A 64-bit hash of each id, vectorised. A fixed-width column is hashed as ``width``
-    bytes (its own width by default), a word at a time; a variable-length one by each
-    id's bytes (equal within one process, which is where hashes are compared)."""
+    bytes (its own width by default), an 8-byte word at a time in the machine's byte
+    order, :data:`HASH_BLOCK` rows at a time into the one output array; a
+    variable-length one by each id's bytes. Hashes are compared within one process
+    only (the qrels' and a run's are made alike)."""
     if is_varlen(docnos):
         return np.fromiter(map(hash, docnos), dtype=np.int64, count=len(docnos)).view(np.uint64)
     if width is not None and docnos.dtype.itemsize != width:
         docnos = docnos.astype(f"S{width}")
-    h = np.zeros(len(docnos), dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for w in iter_key_words(docnos):
-            h = (h ^ w) * np.uint64(0x9E3779B97F4A7C15)
-            h ^= h >> np.uint64(29)
-    return h
+    n, size = len(docnos), docnos.dtype.itemsize
+    words = max(1, (size + 7) // 8)
+    out = np.empty(n, dtype=np.uint64)
+    docnos = np.ascontiguousarray(docnos)
+    whole = docnos.view(np.uint64).reshape(n, words) if size % 8 == 0 and size else None
+    tmp = np.empty(min(n, HASH_BLOCK), dtype=np.uint64)
+    for lo in range(0, n, HASH_BLOCK):
+        hi = min(n, lo + HASH_BLOCK)
+        if whole is not None:
+            block = whole[lo:hi]
+        else:                                   # NUL-padded to whole words
+            padded = np.zeros((hi - lo, 8 * words), dtype=np.uint8)
+            padded[:, :size] = docnos[lo:hi].view(np.uint8).reshape(hi - lo, size)
+            block = padded.view(np.uint64)
+        h, t = out[lo:hi], tmp[:hi - lo]
+        h[:] = block[:, 0]
+        for w in range(words):
+            if w:
+                h ^= block[:, w]
+            h *= _HASH_MUL
+            np.right_shift(h, _HASH_SHIFT, out=t)
+            h ^= t
+    return out
 
 
 def decode_ids(raw: np.ndarray, errors: str = "strict") -> np.ndarray:
@@ -140,17 +165,24 @@ def encode_ids(text: np.ndarray, errors: str = "strict") -> np.ndarray:
     return out
 
 
-def concat_ids(parts: list[np.ndarray]) -> np.ndarray:
-    """Id columns one after another: at the widest fixed width while it pays, else
-    variable-length."""
+def joined_dtype(parts: list[np.ndarray]) -> np.dtype:
+    """The type of id columns put one after another: the widest fixed width while it
+    pays, else variable-length."""
     if not any(is_varlen(p) for p in parts):
         width = max((p.dtype.itemsize for p in parts), default=1)
         if width <= FIXED_WIDTH_MAX or len({p.dtype.itemsize for p in parts}) == 1:
-            return np.concatenate(parts)
+            return np.dtype(f"S{width}")
         count = sum(len(p) for p in parts)
         if fixed_width_pays(width, count, lambda: sum(int(id_lengths(p).sum()) for p in parts)):
-            return np.concatenate(parts)
-    return np.concatenate([as_varlen(p) for p in parts])
+            return np.dtype(f"S{width}")
+    return np.dtype(object)
+
+
+def concat_ids(parts: list[np.ndarray]) -> np.ndarray:
+    """Id columns one after another, in :func:`joined_dtype`'s type."""
+    if joined_dtype(parts).kind == "O":
+        return np.concatenate([as_varlen(p) for p in parts])
+    return np.concatenate(parts)
 
 
 def compact_ids(ids: np.ndarray) -> np.ndarray:

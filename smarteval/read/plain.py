@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from smarteval.columns import Qrels, Run
+from smarteval.columns import Qrels, Run, block_query_index
 from smarteval.errors import InputError
 from smarteval.read.keys import decode_ids, docno_hash, is_varlen, sort_key_words
 from smarteval.read.source import CORRUPT, display, read_bytes
@@ -403,16 +403,16 @@ def _read_run_fast(path: str, name: str) -> Run | None:
     """
     from smarteval.read import fast as fastrun
     try:
-        cols = fastrun.read_run(path, chunk_bytes=4 << 20, workers=1)  # one parser thread
+        # a run read here names no line (a repeat is read again by the plain reader)
+        cols = fastrun.read_run(path, chunk_bytes=4 << 20, keep_lines=False)
     except (InputError, *CORRUPT):
         return None
     if len(cols.docnos) == 0 or not np.isfinite(cols.scores).all() or "\ufffd" in cols.tag:
         return None                 # (a tag that may not be UTF-8: the plain reader keeps it)
     docnos = _narrow(cols.docnos)
-    del cols.docnos, cols.lines
+    del cols.docnos
     if _may_have_duplicates(docno_hash(docnos), cols.offsets):
         return None
-    # no docno repeats, so no line number is ever named: the lines are not kept
     return Run(path=name, qids=cols.qids, offsets=cols.offsets, docnos=docnos,
                scores=cols.scores, lines=None, tag=cols.tag)
 
@@ -429,14 +429,50 @@ def _narrow(docnos: np.ndarray) -> np.ndarray:
     return docnos if keep == width else docnos.astype(f"S{keep}")
 
 
+#: Rows of one half of a run whose salted hashes are sorted in a thread of their own.
+_THREADED_SORT_ROWS = 1 << 20
+_SALT = np.uint64(0xD6E8FEB86659FD93)
+
+
 def _may_have_duplicates(hashes: np.ndarray, offsets: np.ndarray) -> bool:
-    """True when two rows of one query may share a docno (hash equality; exact check follows)."""
-    codes = np.repeat(np.arange(len(offsets) - 1, dtype=np.uint64), np.diff(offsets))
+    """True when two rows of one query may share a docno (hash equality; exact check follows).
+
+    ``hashes`` (a fresh array, one docno hash per row, rows grouped by ``offsets``) is
+    used up: each is salted with its query in place and sorted in place, a large run in
+    two halves split between queries, sorted at once in two threads (numpy sorts
+    without the GIL) when two CPUs are free (:func:`~smarteval.read.fast.spare_cpus`).
+    Only equal neighbours within a half can be a repeat (the rows of a query never span
+    both halves).
+    """
+    n = len(hashes)
+    _salt_by_query(hashes, offsets)
+    halves = [hashes]
+    if n >= 2 * _THREADED_SORT_ROWS and len(offsets) > 2:
+        from smarteval.read.fast import spare_cpus
+        if spare_cpus() >= 2:
+            mid = int(offsets[min(int(np.searchsorted(offsets, n // 2)), len(offsets) - 1)])
+            halves = [hashes[:mid], hashes[mid:]]
+    if len(halves) == 2:
+        import threading
+        other = threading.Thread(target=halves[1].sort)
+        other.start()
+        halves[0].sort()
+        other.join()
+    else:
+        hashes.sort()
+    return any(bool((h[1:] == h[:-1]).any()) for h in halves)
+
+
+def _salt_by_query(hashes: np.ndarray, offsets: np.ndarray) -> None:
+    """Add query ``q``'s salt ``q`` x a constant to the hashes of its rows, in place, a
+    block of rows at a time."""
+    n, block = len(hashes), 1 << 16
     with np.errstate(over="ignore"):
-        key = hashes + codes * np.uint64(0xD6E8FEB86659FD93)
-    del codes
-    key.sort()
-    return bool((key[1:] == key[:-1]).any())
+        for lo in range(0, n, block):
+            hi = min(n, lo + block)
+            salts = block_query_index(offsets, lo, hi, np.uint64)
+            salts *= _SALT
+            hashes[lo:hi] += salts
 
 
 def _underscores(fields: np.ndarray) -> np.ndarray:

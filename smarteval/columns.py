@@ -229,11 +229,7 @@ class Ranked:
 
     def count_before(self, mask: np.ndarray) -> np.ndarray:
         """For every relevant row, how many rows above it in its query satisfy ``mask``."""
-        dtype = np.int32 if len(mask) < 2**31 else np.int64
-        p = np.zeros(len(mask) + 1, dtype=dtype)
-        np.cumsum(mask, out=p[1:])
-        start = np.repeat(self.offsets[:-1], self.num_rel_ret)
-        return (p[self.rel_rows] - p[start]).astype(np.int64)
+        return marked_before(mask, self.rel_rows, np.repeat(self.offsets[:-1], self.num_rel_ret))
 
     @cached_property
     def num_rel(self) -> np.ndarray:
@@ -253,7 +249,12 @@ class Ranked:
     @cached_property
     def num_rel_ret(self) -> np.ndarray:
         """(Q,) relevant documents retrieved."""
-        return (self.cum_rel[self.offsets[1:]] - self.cum_rel[self.offsets[:-1]]).astype(np.int64)
+        return np.diff(np.searchsorted(self.rel_rows, self.offsets)).astype(np.int64)
+
+    def rel_before(self, rows: np.ndarray) -> np.ndarray:
+        """How many relevant rows lie before each of ``rows`` (run-wide positions 0..n):
+        :attr:`cum_rel` at those positions, found among the relevant rows alone."""
+        return np.searchsorted(self.rel_rows, rows).astype(np.int64)
 
     @cached_property
     def qrel_qindex(self) -> np.ndarray:
@@ -301,6 +302,23 @@ def ties_reversed(r: Ranked) -> np.ndarray | None:
     last = np.append(first[1:], n) - 1
     gid = np.cumsum(start) - 1
     return first[gid] + last[gid] - np.arange(n)
+
+
+def marked_before(mask: np.ndarray, rows: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """(k,) int64: for each of ``rows``, how many rows from ``starts`` (its query's first
+    row) up to it, itself excluded, satisfy ``mask`` (n,).
+
+    When few rows are marked (a run's judged rows, say: thousands among millions), by
+    binary search among the marked rows; otherwise by a prefix count over all n rows
+    (int32 while n < 2**31). Both give the same counts.
+    """
+    marked = int(np.count_nonzero(mask))
+    if marked * 16 < len(mask):
+        at = np.flatnonzero(mask)
+        return np.searchsorted(at, rows).astype(np.int64) - np.searchsorted(at, starts)
+    p = np.zeros(len(mask) + 1, dtype=np.int32 if len(mask) < 2**31 else np.int64)
+    np.cumsum(mask, out=p[1:])
+    return (p[rows] - p[starts]).astype(np.int64)
 
 
 def run_starts(*keys: np.ndarray) -> np.ndarray:

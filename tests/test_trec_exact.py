@@ -500,3 +500,18 @@ def test_gain_measures_past_a_fractional_ideal_ranking(tmp_path):
         "ndcg_rel_1=0.3,2=2.7  \t2\t0.6309\nRndcg_1=0.3,2=2.7     \t2\t0.0000\n"
         "G_1=0.3,2=2.7         \tall\t0.4528\nndcg_rel_1=0.3,2=2.7  \tall\t0.3370\n"
         "Rndcg_1=0.3,2=2.7     \tall\t0.0941\n")
+
+
+@given(st.integers(1, 200), st.integers(0, 2**32 - 1), st.sampled_from([0.02, 0.5, 0.95]))
+@settings(max_examples=200, deadline=None)
+def test_marked_before_counts_both_ways(n, seed, density):
+    """Counts of marked rows before given rows (from each one's query start) are the
+    brute-force counts, whether the marked rows are few (binary search) or many (prefix)."""
+    from smarteval.columns import marked_before
+    rng = np.random.default_rng(seed)
+    mask = rng.random(n) < density
+    rows = np.sort(rng.integers(0, n, size=min(n, 30)))
+    starts = np.array([int(rng.integers(0, r + 1)) for r in rows.tolist()], dtype=np.int64)
+    want = [int(mask[s:r].sum()) for s, r in zip(starts.tolist(), rows.tolist())]
+    got = marked_before(mask, rows, starts)
+    assert got.dtype == np.int64 and got.tolist() == want

@@ -13,6 +13,7 @@ from smarteval.cli.options import (
     rel_info_format_option,
     repeated_notes,
     reports_errors,
+    reuse_freed_memory,
     same_file,
     settings_from,
     trec_options,
@@ -77,6 +78,7 @@ def compare(qrels, baseline, runs, measures, complete, rel_level, max_docs, judg
     --select picks the best of all the runs (Joiner & Werner); --tau compares the
     runs' document orderings.
     """
+    reuse_freed_memory([qrels, baseline, *runs])
     from smarteval.api import compare as compare_runs
     from smarteval.progress import Progress
 

@@ -16,6 +16,7 @@ from smarteval.cli.options import (
     note,
     output_options,
     reports_errors,
+    reuse_freed_memory,
     seed_option,
     settings_from,
     target_generality_option,
@@ -74,6 +75,7 @@ def curve(ctx, qrels, runs, method, levels, step, left, average, full, cluster_e
     left out (Keen Fig. 18). With --cutoffs-from, one precision-recall pair per run
     instead, each run cut where the other system stopped (Keen part 7).
     """
+    reuse_freed_memory([qrels, *runs])
     from smarteval.api import curve as run_curve
     from smarteval.output import write_text
     from smarteval.progress import Progress

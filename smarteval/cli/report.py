@@ -12,6 +12,7 @@ from smarteval.cli.options import (
     output_options,
     repeated_notes,
     reports_errors,
+    reuse_freed_memory,
     settings_from,
     trec_options,
 )
@@ -90,6 +91,7 @@ def report(qrels, runs, measures, complete, rel_level, max_docs, judged_only, nu
     for text in labels:
         parse_label(text)                       # a malformed --label, before any work
     check_options(fmt, deltas=deltas, standalone=standalone, baselines=len(baselines))
+    reuse_freed_memory([qrels, *runs])
     settings = settings_from(complete=complete, rel_level=rel_level, max_docs=max_docs,
                              judged_only=judged_only, num_docs=num_docs,
                              trec_version=trec_version)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from smarteval.columns import NONPOOL, UNJUDGED, Ranked
+from smarteval.columns import NONPOOL, UNJUDGED, Ranked, marked_before
 from smarteval.measures.gains import dcg_terms, gains_of, log2_table, sparse_dcg_terms
 from smarteval.measures.registry import measure
 from smarteval.measures.segments import (
@@ -47,7 +47,7 @@ def rel_in_top(r: Ranked, k) -> np.ndarray:
     """(Q,) relevant documents among the first k of each query (k may vary by query)."""
     start = r.offsets[:-1]
     k = np.maximum(np.asarray(k, dtype=np.int64), 0)
-    return (r.cum_rel[start + np.minimum(k, r.num_ret)] - r.cum_rel[start]).astype(np.int64)
+    return r.rel_before(start + np.minimum(k, r.num_ret)) - r.rel_before(start)
 
 
 def relative_count(r: Ranked, fraction: float, rounds_in_10: bool = True) -> np.ndarray:
@@ -140,9 +140,7 @@ class _JudgedRel:
 
     def count_before(self, r: Ranked, mask: np.ndarray) -> np.ndarray:
         """For every such row, how many rows above it in its query satisfy ``mask``."""
-        p = prefix(mask)
-        q = np.repeat(np.arange(r.num_queries), np.diff(self.offsets))
-        return (p[self.rows] - p[r.offsets[q]]).astype(np.int64)
+        return marked_before(mask, self.rows, np.repeat(r.offsets[:-1], np.diff(self.offsets)))
 
 
 def _judged_rel(r: Ranked) -> _JudgedRel:

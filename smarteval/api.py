@@ -224,8 +224,9 @@ def evaluate(qrels: Source, runs: Source,
     Runs given as paths are read one at a time and released once evaluated; ``jobs`` > 1
     evaluates them in that many processes (this one among them; the qrels are read once
     and shared), ``jobs=None`` in as many as pay (:func:`smarteval.evaluation.default_jobs`:
-    one per CPU for several runs of modest size). Where processes cannot be forked
-    (Windows) they start afresh and are handed the qrels.
+    one per CPU for several runs of modest size). Off Linux, where processes are not
+    forked, ``jobs=None`` is one process and ``jobs`` > 1 starts fresh processes, each
+    handed the qrels.
     ``keep_ranked=False`` drops each :class:`Evaluation`'s ranking to save memory.
     Runs that would print under one name (the same file twice) get distinct names.
     ``zscores`` (a z-score file's path, or one read by

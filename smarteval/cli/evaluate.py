@@ -62,8 +62,9 @@ from smarteval.errors import UsageError
               help="Evaluate the runs in N processes; -j 1 evaluates them all in this one. "
                    "Default: one per CPU and run, fewer for long runs (some 6 million lines "
                    "in hand at once at most), and runs of 800,000 lines or more one at a "
-                   "time, each in a process of its own; one where processes cannot be "
-                   "forked (Windows).")
+                   "time, each in a process of its own (processes forked from this one, "
+                   "which has read the qrels); off Linux, where processes are not forked, "
+                   "one.")
 @output_options()
 @reports_errors
 def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth, jobs, fmt,

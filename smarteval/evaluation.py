@@ -29,11 +29,11 @@ from smarteval.measures.grammar import Output, Request, parse_measures
 from smarteval.ranking import rank, residual
 from smarteval.read import read_qrels, read_run
 from smarteval.read.source import text_size
-from smarteval.read.zscores import ZScores, read_zscores
 from smarteval.settings import Settings, distinct_names
 
 if TYPE_CHECKING:       # the C/W/L module is imported only when its measures or inputs are
     from smarteval.measures.cwl import CwlInputs, Keyed
+    from smarteval.read.zscores import ZScores  # and the z-score reader when -Z is given
 
 
 @dataclass
@@ -181,7 +181,10 @@ def judgements(relevance) -> tuple[Qrels, object | None]:
 
 def as_zscores(zscores) -> ZScores | None:
     """A z-score file (a path) read, unless it already is :class:`ZScores` (or None)."""
-    if zscores is None or isinstance(zscores, ZScores):
+    if zscores is None:
+        return None
+    from smarteval.read.zscores import ZScores, read_zscores
+    if isinstance(zscores, ZScores):
         return zscores
     if not isinstance(zscores, (str, os.PathLike)):
         raise UsageError(f"zscores must be the path of a z-score file (QUERY MEASURE MEAN "

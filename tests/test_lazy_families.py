@@ -49,3 +49,26 @@ def test_registry_order_does_not_depend_on_import_order():
     out = probe(body)
     assert out["ranks"] == sorted(out["ranks"])
     assert out["early"] == [n for n in out["all"] if n in set(out["early"])]
+
+
+def test_one_trec_run_imports_only_what_it_needs(tmp_path):
+    """One run, trec_eval's measures, -f trec: no other measure family, no process or
+    z-score module, no JSON, no scipy, no numpy.char (the ids are ASCII)."""
+    qrels = tmp_path / "q"
+    run = tmp_path / "r"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n2 0 d3 1\n")
+    run.write_text("1 Q0 d1 1 2.5 t\n1 Q0 d2 2 1.5 t\n2 Q0 d9 1 1.0 t\n")
+    code = ("import sys\nfrom smarteval.cli import main\n"
+            f"sys.argv = ['smarteval', 'evaluate', '-f', 'trec', '-m', 'official', "
+            f"{str(qrels)!r}, {str(run)!r}]\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "import json\n"     # after the work: only to report
+            "mods = [m for m in ('smarteval.read.zscores', 'smarteval.workers', "
+            "'multiprocessing', 'concurrent.futures.process', 'scipy', 'numpy.char', "
+            "'smarteval.measures.smart', 'smarteval.measures.cwl', 'smarteval.render.table') "
+            "if m in sys.modules]\n"
+            "print(json.dumps(mods), file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert "map" in done.stdout
+    assert json.loads(done.stderr.strip().splitlines()[-1]) == []

@@ -81,7 +81,6 @@ def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth,
     from smarteval.measures.grammar import default_requests, parse_measures
     from smarteval.output import write_text
     from smarteval.progress import Progress
-    from smarteval.read.zscores import read_zscores
     from smarteval.render.evaluation import complete_notes, relevance_notes, render
     from smarteval.render.formats import is_table
 
@@ -116,7 +115,10 @@ def evaluate(qrels, runs, measures, per_query, no_summary, frozen, frozen_depth,
         note(f"smarteval: {text}")
     # read once, whatever the number of runs; in the format asked for (-R)
     relevance = read_relevance(qrels, requests, settings)
-    table = None if zscores is None else read_zscores(zscores)
+    table = None
+    if zscores is not None:
+        from smarteval.read.zscores import read_zscores
+        table = read_zscores(zscores)
     qrels_data = judgements(relevance)[0]
     given = runs if risk_baseline is None else [risk_baseline, *runs]
     with Progress(given, "smarteval") as bar:   # only on a terminal, only for long work

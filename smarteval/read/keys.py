@@ -150,6 +150,8 @@ def decode_ids(raw: np.ndarray, errors: str = "strict") -> np.ndarray:
     takes 4 bytes). Raises UnicodeDecodeError as ``bytes.decode`` does."""
     if not is_varlen(raw) and (not len(raw) or fixed_width_pays(
             4 * raw.dtype.itemsize, len(raw), lambda: 4 * int(id_lengths(raw).sum()))):
+        if not len(raw) or int(raw.view(np.uint8).max()) < 0x80:
+            return raw.astype(f"U{max(raw.dtype.itemsize, 1)}")   # ASCII: the same text
         return np.char.decode(raw, "utf-8", errors)
     out = np.empty(len(raw), dtype=object)
     out[:] = [b.decode("utf-8", errors) for b in raw.tolist()]

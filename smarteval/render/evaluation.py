@@ -22,7 +22,6 @@ relied on (each guards its own divisions, with ``safe_div``), while trec_eval pr
 from __future__ import annotations
 
 import io
-import json
 import math
 from collections.abc import Sequence
 
@@ -140,6 +139,7 @@ def render_json(evaluations, *, per_query: bool = False, summary: bool = True) -
                       if o.measure.per_query}
                 for qi, qid in enumerate(ev.qids.tolist())}
         out.append(obj)
+    import json
     return json.dumps(out, indent=2, allow_nan=False) + "\n"
 
 

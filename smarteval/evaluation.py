@@ -283,7 +283,9 @@ class Ranker:
             self._initial = rank(as_run(self.frozen), self.qrels, settings)
         return self._initial
 
-    def __call__(self, run: Run) -> Ranked:
+    def __call__(self, run: Run, owned: bool = False) -> Ranked:
+        """``run`` ranked against the qrels (``owned``: the caller has no further use for
+        ``run``, whose columns may then be reordered in place)."""
         if self.settings.order_by == "rank":
             from smarteval.ranking.order import by_rank_column  # ndeval's order only
             run = by_rank_column(run)
@@ -297,7 +299,10 @@ class Ranker:
             rank_for = prefs.rank_groups if fmt == "qrels_jg" else prefs.rank_preferences
             ranked = rank_for(run, self.subtopics, self.qrels, self.settings)
         else:
-            ranked = rank(run, self.qrels, self.settings, documents=self.documents)
+            cwl = self.gains is not None or self.costs is not None \
+                or self.settings.cwl_default_cost != 1.0        # reads the run afterwards
+            ranked = rank(run, self.qrels, self.settings, documents=self.documents,
+                          owned=owned and not cwl)
         if self.settings.query is not None and not accumulated(ranked).any():
             self._no_query(run)
         initial = self.initial()
@@ -380,9 +385,10 @@ class Job:
         return [o for rq in self.requests for o in rq.outputs()]
 
     def evaluate(self, run) -> Evaluation:
+        read_here = not isinstance(run, Run)
         run = as_run(run, **self.ranker.read_options)
         info = RunInfo(run.path, run.tag)
-        ranked = self.ranker(run)
+        ranked = self.ranker(run, owned=read_here)     # a run read here is no one else's
         del run                 # the ranking keeps what the measures need: free the rest
         settings = self.ranker.settings
         outputs = self.outputs()

@@ -152,3 +152,29 @@ def test_a_second_thread_ranks_as_one(monkeypatch, version):
     monkeypatch.setattr(join, "_lookup", failing)
     with pytest.raises(MemoryError):                       # raised where it is asked for
         join.rank(run, qrels, settings)
+
+
+@given(st.integers(0, 2**32 - 1), st.sampled_from([9, 10]))
+@settings(max_examples=40, deadline=None)
+def test_an_owned_run_ranks_the_same_in_place(seed, version):
+    """rank(owned=True) reorders the run's own columns and gives the ranking rank() gives
+    on a run it must leave alone, which keeps its columns."""
+    from smarteval.read.plain import read_qrels, read_run
+    rng = np.random.default_rng(seed)
+    lines, judged = [], []
+    for q in range(1, 4):
+        for i in range(int(rng.integers(1, 30))):
+            lines.append(f"{q} Q0 d{int(rng.integers(0, 20))}x{i} {i} "
+                         f"{float(rng.integers(0, 4)) / 2} t\n")
+            if rng.random() < 0.5:
+                judged.append(f"{q} 0 {lines[-1].split()[2]} {int(rng.integers(0, 3))}\n")
+    qrels = read_qrels("q", data="".join(judged or ["1 0 none 1\n"]).encode())
+    data = "".join(lines).encode()
+    s = Settings(trec_version=version)
+    kept = read_run("r", data=data)
+    before = (kept.scores.copy(), kept.docnos.copy())
+    want = join.rank(kept, qrels, s)
+    assert (kept.scores == before[0]).all() and (kept.docnos == before[1]).all()
+    got = join.rank(read_run("r", data=data), qrels, s, owned=True)
+    for name in ("offsets", "rel", "score", "docno", "tie_key"):
+        assert np.array_equal(getattr(got, name), getattr(want, name)), name

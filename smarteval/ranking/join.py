@@ -83,7 +83,7 @@ def in_byte_order(qids: np.ndarray) -> np.ndarray:
 
 
 def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
-         documents: bool = True) -> Ranked:
+         documents: bool = True, owned: bool = False) -> Ranked:
     """Sort each query by score descending, ties by docno descending (byte order), as trec_eval.
 
     Scores compare as 32-bit floats under trec_eval 9 (``settings.trec_version == 9``)
@@ -98,6 +98,8 @@ def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
 
     ``documents`` (the default) says the measures look at the documents: then what
     trec_eval refuses in a query it ranks is refused (:mod:`smarteval.ranking.checks`).
+    ``owned`` says the caller has no further use for ``run``: its score and docno columns
+    are then put in rank order in place instead of in copies.
     """
     settings = settings or Settings()
     max_docs = settings.max_docs
@@ -113,8 +115,9 @@ def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
     counts = np.where(has_run, np.diff(run.offsets)[np.maximum(run_q, 0)], 0)
     offsets = offsets_from_counts(counts)
     # the score and docno columns are the run's own (not to be changed) or new copies
-    shared = len(qids) == run.num_queries and bool(has_run.all())
-    if shared:
+    whole = len(qids) == run.num_queries and bool(has_run.all())
+    shared = whole and not owned
+    if whole:
         # every query of the run is evaluated, in order
         scores, docnos, hashes = run.scores, run.docnos, run.docno_hash
     else:

@@ -366,7 +366,7 @@ def rankings(qrels, runs, settings: Settings | None = None, *, frozen=None,
                     require_common)
     for given in check_runs(runs):
         run = as_run(given, **ranker.read_options)
-        info, ranked = RunInfo(run.path, run.tag), ranker(run)
+        info, ranked = RunInfo(run.path, run.tag), ranker(run, owned=run is not given)
         del run                 # the ranking keeps what is needed: free the rest
         yield info, ranked
 

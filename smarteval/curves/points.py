@@ -53,13 +53,13 @@ def relevant_points(r: Ranked, place: bool = True) -> Points:
     rank_num = np.zeros(P, dtype=np.int64)
     rank_den = np.ones(P, dtype=np.int64)
     real = np.zeros(P, dtype=bool)
-    rows = np.flatnonzero(r.is_rel)
-    q = r.qindex[rows]
-    i = r.rel_so_far[rows]
+    # the relevant rows alone: their query, count so far and rank (no run-long column)
+    q = np.repeat(np.arange(r.num_queries, dtype=np.int64), r.num_rel_ret)
+    i = r.rel_k
     ok = i <= R[q]
     at = poff[q[ok]] + i[ok] - 1
-    rank[at] = r.rank[rows[ok]]
-    rank_num[at] = r.rank[rows[ok]]
+    rank[at] = r.rel_rank[ok]
+    rank_num[at] = r.rel_rank[ok]
     real[at] = True
     m = R - a
     if place and known_n(r):

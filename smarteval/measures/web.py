@@ -55,19 +55,28 @@ def _double_moves(r: Ranked) -> tuple[np.ndarray, np.ndarray]:
     if "double_moves" in r.memo:
         return r.memo["double_moves"]
     key = r.tie_key
-    same_group = key[1:] == key[:-1]
-    differ = np.flatnonzero(same_group & (r.score[1:] != r.score[:-1]))
+    tied = key[1:] == key[:-1]                  # row i and row i + 1 tie ...
+    inner = r.offsets[1:-1]
+    tied[inner[(inner > 0) & (inner < n)] - 1] = False      # ... within one query
+    differ = np.flatnonzero(tied & (r.score[1:] != r.score[:-1]))
     out = none
     if len(differ):
-        start = np.ones(n, dtype=bool)
-        start[1:] = ~same_group
-        start[r.offsets[:-1][r.num_ret > 0]] = True
-        gid = np.cumsum(start) - 1
+        # the tied rows alone (no column of every row): their groups, and the groups
+        # holding two different doubles
+        in_group = np.zeros(n, dtype=bool)
+        in_group[1:] |= tied
+        in_group[:-1] |= tied
+        rows = np.flatnonzero(in_group)
+        del in_group
+        first = np.ones(len(rows), dtype=bool)
+        first[1:] = ~tied[rows[1:] - 1]
+        gid = np.cumsum(first) - 1
         bad = np.zeros(int(gid[-1]) + 1, dtype=bool)
-        bad[gid[differ + 1]] = True
-        sel = np.flatnonzero(bad[gid])          # the rows of the groups to reorder
+        bad[gid[np.searchsorted(rows, differ + 1)]] = True
+        keep = bad[gid]
+        sel, gsel = rows[keep], gid[keep]       # the rows of the groups to reorder
         # stable: within equal double scores the rows keep their docno-descending order
-        order = np.lexsort((-r.score[sel], gid[sel]))
+        order = np.lexsort((-r.score[sel], gsel))
         moved = sel[order] != sel
         out = (sel[order][moved], sel[moved])
     r.memo["double_moves"] = out
@@ -130,7 +139,7 @@ def _gain_rows(r: Ranked, k: int, level: int, double: bool = False):
         if pos is not rows:
             order = np.argsort(pos, kind="stable")
             rows, grades = pos[order], grades[order]
-    q = r.qindex[rows]
+    q = np.searchsorted(r.offsets, rows, side="right") - 1     # no query column of every row
     rank = rows - r.offsets[q] + 1
     if k > 0:
         keep = rank <= k

@@ -366,7 +366,8 @@ def rankings(qrels, runs, settings: Settings | None = None, *, frozen=None,
                     require_common)
     for given in check_runs(runs):
         run = as_run(given, **ranker.read_options)
-        info, ranked = RunInfo(run.path, run.tag), ranker(run, owned=run is not given)
+        info, ranked = RunInfo(run.path, run.tag), ranker(
+            run, owned=isinstance(given, (str, os.PathLike)))   # read from a file here
         del run                 # the ranking keeps what is needed: free the rest
         yield info, ranked
 
@@ -385,10 +386,10 @@ class Job:
         return [o for rq in self.requests for o in rq.outputs()]
 
     def evaluate(self, run) -> Evaluation:
-        read_here = not isinstance(run, Run)
+        read_here = isinstance(run, (str, os.PathLike))    # a file read here: no one else's
         run = as_run(run, **self.ranker.read_options)
         info = RunInfo(run.path, run.tag)
-        ranked = self.ranker(run, owned=read_here)     # a run read here is no one else's
+        ranked = self.ranker(run, owned=read_here)
         del run                 # the ranking keeps what the measures need: free the rest
         settings = self.ranker.settings
         outputs = self.outputs()

@@ -331,3 +331,16 @@ def test_ids_that_are_not_utf8_match_the_text_reader(tmp_path):
                       "docno": pa.array([b"d\xfe", "\u00e9".encode()]), "score": [1.0, 0.5]})
     for run in (from_dict, read_run(table)):
         same_columns(text, run, ("qids", "offsets", "docnos", "scores"))
+
+
+def test_a_frame_is_never_changed_by_its_evaluation(tmp_path):
+    """A run given as a DataFrame is ranked in copies: the frame's own columns (which the
+    columns may share memory with) keep their order and values."""
+    pd = pytest.importorskip("pandas")
+    qrels = tmp_path / "q"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n1 0 c 1\n")
+    frame = pd.DataFrame({"query_id": ["1"] * 3, "doc_id": ["b", "a", "c"],
+                          "score": [1.0, 3.0, 2.0]})
+    before = frame.copy(deep=True)
+    smarteval.evaluate(str(qrels), frame, ["map"])
+    pd.testing.assert_frame_equal(frame, before)

@@ -116,7 +116,8 @@ def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
     offsets = offsets_from_counts(counts)
     # the score and docno columns are the run's own (not to be changed) or new copies
     whole = len(qids) == run.num_queries and bool(has_run.all())
-    shared = whole and not owned
+    shared = whole and not (owned and run.scores.flags.writeable
+                            and run.docnos.flags.writeable)    # Arrow's buffers are not
     if whole:
         # every query of the run is evaluated, in order
         scores, docnos, hashes = run.scores, run.docnos, run.docno_hash

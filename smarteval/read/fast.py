@@ -200,26 +200,176 @@ def _gather_wide(buf, start, length, wmax):
 
 
 _POW10 = 10.0 ** np.arange(23)
+_POW10_U64 = 10 ** np.arange(9, dtype=np.uint64)
+#: the high i bytes of a word set (i = 0..8)
+_HIGH_BYTES = np.ascontiguousarray(~_U64_MASK[::-1])
+_ONES8 = np.uint64(0x0101010101010101)
+_SIGN8 = np.uint64(0x8080808080808080)
+_ZERO8 = np.uint64(0x3030303030303030)        # '0' in every byte
+_DOT_ZERO7 = np.uint64(0x2E30303030303030)    # '.' in the top byte, '0' below
+_DOT8 = np.uint64(0x2E2E2E2E2E2E2E2E)
+_LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+# + this sets a byte's top bit iff the byte is >= 10 (the top byte's: iff it is not 0)
+_BELOW10 = np.uint64(0x7676767676767676)
+_BELOW1_10 = np.uint64(0x7F76767676767676)
+#: folding 8 digit values (the first in the low byte) into their number: pairs into
+#: 16-bit lanes, fours into 32-bit lanes, all eight
+_FOLDS = ((np.uint64(10), np.uint64(8), np.uint64(0x00FF00FF00FF00FF)),
+          (np.uint64(100), np.uint64(16), np.uint64(0x0000FFFF0000FFFF)),
+          (np.uint64(10000), np.uint64(32), np.uint64(0x00000000FFFFFFFF)))
 
 
 def parse_decimal(buf: bytearray, start: np.ndarray, end: np.ndarray,
                   scratch: dict | None = None):
     """Parse the fields ``buf[start:end]`` as floats, exactly as ``float()`` does.
 
-    Fast path: fields ``[+-]digits.digits``. Rows are grouped by their number k <= 22
-    of fraction digits (one group for ``%.Nf`` writers, a handful for repr-like
-    writers); in a group the digits are read column by column from a right-aligned
-    (n, W) byte matrix into an int64 mantissa M, and the value is M / 10**k: one
+    Fast path: fields ``[+-]digits.digits`` of 1 to 8 fraction digits and at most 7
+    bytes before the dot, read a word at a time (:func:`_decimal_words`) into an exact
+    integer mantissa M < 10**15, and the value is M / 10**k for k fraction digits: one
     correctly rounded division of two exact doubles while M < 2**53 (Clinger's fast
-    path), hence bit-identical to strtod. Everything else (no dot, exponents, inf,
-    nan, mantissas of 16+ digits that reach 2**53) goes to numpy's own cast
-    (``_parse_slow``). Returns (values, bad): bad is the index of the first field
-    that is not a number, or -1. The temporaries are kept in ``scratch`` (see
+    path), hence bit-identical to strtod. Rows are grouped by k (one group for
+    ``%.Nf`` writers, a handful for repr-like writers). The other fields go to
+    :func:`_decimal_columns`. Returns (values, bad): bad is the index of the first
+    field that is not a number, or -1. The temporaries are kept in ``scratch`` (see
     :func:`_scratch`); the values never are.
     """
     n = len(start)
     if n == 0:
         return np.zeros(0), -1
+    if int(end.min()) < 16:                           # no room for a field's last word
+        return _decimal_columns(buf, start, end, scratch)
+    length = np.subtract(end, start, out=_scratch(scratch, "length", n, np.int64))
+    win = np.ndarray((len(buf) - 15,), "V16", buffer=buf, strides=(1,))[end - 16]
+    win = win.view(np.uint64).reshape(n, 2)           # each field's last 16 bytes
+    s0, e0 = int(start[0]), int(end[0])
+    k0 = e0 - s0 - 1 - bytes(buf[s0:e0]).rfind(b".")  # the first field's k
+    rows = None                                       # the rows left: all
+    if 1 <= k0 <= 8:
+        vals, left = _decimal_words(win, length, k0, scratch)
+        if left is None:
+            return vals, -1
+        rows = np.flatnonzero(left)
+    else:
+        vals = np.empty(n)
+    # the rows left, grouped by their k
+    places = _dot_places(win if rows is None else win[rows], scratch)
+    rows = np.arange(n) if rows is None else rows
+    left = np.ones(len(rows), bool)
+    for k in distinct(places).tolist():
+        if 1 <= k <= 8 and k != k0:
+            at = np.flatnonzero(places == k)
+            idx = rows[at]
+            v, lk = _decimal_words(win[idx], length[idx], k, scratch)
+            if lk is None:
+                vals[idx] = v
+                left[at] = False
+            else:
+                vals[idx[~lk]] = v[~lk]
+                left[at[~lk]] = False
+    rows = rows[left]
+    if len(rows) == 0:
+        return vals, -1
+    if len(rows) == n:
+        return _decimal_columns(buf, start, end, scratch)
+    v, b = _decimal_columns(buf, start[rows], end[rows], scratch)
+    vals[rows] = v
+    return vals, (-1 if b < 0 else int(rows[b]))
+
+
+def _decimal_words(win, length, k, scratch):
+    """The fields ``[+-]d.f`` of k fraction digits f and at most 7 bytes ``[+-]d``, from
+    ``win``, their last 16 bytes (two words): f are the high k bytes of the word ending
+    at the field's end, ``[+-]d.`` the high bytes of the word ending with the dot. The
+    bytes below are masked off, every byte left is checked to be a digit (the dot: to be
+    a dot, it counts as a digit 0) and the eight bytes of each word are folded into
+    their number (:data:`_FOLDS`), without carries past a lane (no wrap). Returns
+    (values, rows not taken as a bool mask, or None when all are taken); the values of
+    the rows not taken are not set."""
+    n = len(win)
+    w0, w1 = win[:, 0], win[:, 1]
+    words = _scratch(scratch, "dec_words", 2 * n, np.uint64).reshape(2, n)
+    spare = _scratch(scratch, "dec_spare", 2 * n, np.uint64).reshape(2, n)
+    if k == 8:
+        np.copyto(words[0], w0)
+    else:                                             # the word ending with the dot
+        np.right_shift(w0, np.uint64(8 * (8 - k)), out=words[0])
+        np.left_shift(w1, np.uint64(8 * k), out=spare[0])
+        words[0] |= spare[0]
+    np.bitwise_xor(w1, _ZERO8, out=words[1])
+    words[1] &= _HIGH_BYTES[k]
+    lead = np.subtract(length, k + 1, out=_scratch(scratch, "dec_lead", n, np.int64))
+    # the field's first byte (its sign, if any): byte 7 - lead of the dot's word
+    shift = np.subtract(7, lead, out=_scratch(scratch, "dec_shift", n, np.int64))
+    shift &= 7
+    shift <<= 3
+    first = np.right_shift(words[0], shift.view(np.uint64), out=spare[1])
+    first &= np.uint64(0xFF)
+    neg = np.equal(first, 45, out=_scratch(scratch, "dec_neg", n, bool))
+    signed = np.equal(first, 43, out=_scratch(scratch, "dec_signed", n, bool))
+    signed |= neg
+    lead -= signed                                    # the digits before the dot
+    np.add(lead, 1, out=shift)
+    np.take(_HIGH_BYTES, shift, out=spare[0], mode="clip")
+    words[0] ^= _DOT_ZERO7
+    words[0] &= spare[0]
+    np.add(words[0], _BELOW1_10, out=spare[0])
+    np.add(words[1], _BELOW10, out=spare[1])
+    spare |= words
+    spare &= _SIGN8
+    spare[0] |= spare[1]
+    ok = np.equal(spare[0], 0, out=_scratch(scratch, "dec_ok", n, bool))
+    # 1 <= digits before the dot, and at most 7 bytes before it
+    np.subtract(k + 1 + 7, length, out=shift)
+    shift |= lead - 1                                 # < 0: out of range
+    all_taken = ok.all() and int(shift.min()) >= 0
+    for mul, by, mask in _FOLDS:
+        np.multiply(words, mul, out=spare)
+        words >>= by
+        words += spare
+        words &= mask
+    mantissa = words[0]                               # 10 x the digits before the dot
+    mantissa *= _POW10_U64[k - 1]
+    mantissa += words[1]
+    vals = np.divide(mantissa, _POW10[k])
+    np.negative(vals, out=vals, where=neg)
+    if all_taken:
+        return vals, None
+    return vals, ~(ok & (shift >= 0))
+
+
+def _dot_places(win, scratch):
+    """The number k of bytes after the last '.' among the last 9 bytes of each field
+    (``win``: their last 16 bytes), 9 without one."""
+    n = len(win)
+    word = _scratch(scratch, "dec_dot", n, np.uint64)
+    z = _scratch(scratch, "dec_dot2", n, np.uint64)
+    np.right_shift(win[:, 0], np.uint64(56), out=word)
+    np.left_shift(win[:, 1], np.uint64(8), out=z)
+    word |= z                                         # byte j: byte 9 - j from the end
+    word ^= _DOT8                                     # a dot: a zero byte
+    np.bitwise_and(word, _LOW7, out=z)
+    z += _LOW7                                        # top bit: the low 7 bits are set
+    z |= word                                         # top bit: the byte is not zero
+    np.invert(z, out=z)
+    z &= _SIGN8                                       # top bit: a dot
+    for by in (8, 16, 32):                            # and the bytes below it
+        np.right_shift(z, np.uint64(by), out=word)
+        z |= word
+    z >>= np.uint64(7)
+    z &= _ONES8
+    z *= _ONES8
+    z >>= np.uint64(56)                               # the last dot's byte + 1, or 0
+    return np.subtract(9, z.view(np.int64))
+
+
+def _decimal_columns(buf, start, end, scratch):
+    """:func:`parse_decimal` for any fields: rows are grouped by their number k <= 22
+    of fraction digits; in a group the digits are read column by column from a
+    right-aligned (n, W) byte matrix into an int64 mantissa M, and the value is
+    M / 10**k, exact while M < 2**53. Everything else (no dot, exponents, inf, nan,
+    mantissas of 16+ digits that reach 2**53) goes to numpy's own cast
+    (``_parse_slow``)."""
+    n = len(start)
     length = np.subtract(end, start, out=_scratch(scratch, "length", n, np.int64))
     w = int(length.max())
     a = np.frombuffer(buf, np.uint8)

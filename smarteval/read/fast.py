@@ -203,6 +203,8 @@ _POW10 = 10.0 ** np.arange(23)
 _POW10_U64 = 10 ** np.arange(9, dtype=np.uint64)
 #: the high i bytes of a word set (i = 0..8)
 _HIGH_BYTES = np.ascontiguousarray(~_U64_MASK[::-1])
+#: the high i - 1 bytes of a word set (i = 0..9): a field of i bytes with a dot
+_HIGH_BYTES_1 = np.concatenate((_HIGH_BYTES[:1], _HIGH_BYTES))
 _ONES8 = np.uint64(0x0101010101010101)
 _SIGN8 = np.uint64(0x8080808080808080)
 _ZERO8 = np.uint64(0x3030303030303030)        # '0' in every byte
@@ -236,30 +238,29 @@ def parse_decimal(buf: bytearray, start: np.ndarray, end: np.ndarray,
     n = len(start)
     if n == 0:
         return np.zeros(0), -1
-    if int(end.min()) < 16:                           # no room for a field's last word
+    if int(start[0]) < 16:                            # no room for a field's last words
         return _decimal_columns(buf, start, end, scratch)
-    length = np.subtract(end, start, out=_scratch(scratch, "length", n, np.int64))
-    win = np.ndarray((len(buf) - 15,), "V16", buffer=buf, strides=(1,))[end - 16]
-    win = win.view(np.uint64).reshape(n, 2)           # each field's last 16 bytes
     s0, e0 = int(start[0]), int(end[0])
     k0 = e0 - s0 - 1 - bytes(buf[s0:e0]).rfind(b".")  # the first field's k
-    rows = None                                       # the rows left: all
-    if 1 <= k0 <= 8:
-        vals, left = _decimal_words(win, length, k0, scratch)
+    if 1 <= k0 <= 7:
+        vals, left = _decimal_short(buf, start, end, k0, scratch)
         if left is None:
             return vals, -1
         rows = np.flatnonzero(left)
     else:
         vals = np.empty(n)
+        rows = np.arange(n)
     # the rows left, grouped by their k
-    places = _dot_places(win if rows is None else win[rows], scratch)
-    rows = np.arange(n) if rows is None else rows
+    length = np.subtract(end[rows], start[rows])
+    win = np.ndarray((len(buf) - 15,), "V16", buffer=buf, strides=(1,))[end[rows] - 16]
+    win = win.view(np.uint64).reshape(len(rows), 2)   # each field's last 16 bytes
+    places = _dot_places(win, scratch)
     left = np.ones(len(rows), bool)
     for k in distinct(places).tolist():
-        if 1 <= k <= 8 and k != k0:
+        if 1 <= k <= 8:
             at = np.flatnonzero(places == k)
             idx = rows[at]
-            v, lk = _decimal_words(win[idx], length[idx], k, scratch)
+            v, lk = _decimal_words(win[at], length[at], k, scratch)
             if lk is None:
                 vals[idx] = v
                 left[at] = False
@@ -274,6 +275,87 @@ def parse_decimal(buf: bytearray, start: np.ndarray, end: np.ndarray,
     v, b = _decimal_columns(buf, start[rows], end[rows], scratch)
     vals[rows] = v
     return vals, (-1 if b < 0 else int(rows[b]))
+
+
+#: Rows of :func:`_decimal_short` at a time (their temporaries stay in the cache).
+_SHORT_BLOCK = 1 << 14
+
+
+def _decimal_short(buf, start, end, k, scratch):
+    """The fields ``[+-]d.f`` of k <= 7 fraction digits and at most 8 bytes besides the dot,
+    ``_SHORT_BLOCK`` rows at a time: the word ending at the field's end, with the dot
+    taken out (the bytes before it moved up one, the byte before the word brought in),
+    holds the field's bytes in its high bytes; the bytes below them are masked off, a
+    sign taken out, every byte left checked to be a digit and the eight folded into
+    their number M (:data:`_FOLDS`), without carries past a lane. Returns (values, rows
+    not taken as a bool mask, or None when all are taken)."""
+    n = len(start)
+    view = np.ndarray((len(buf) - 15,), "V16", buffer=buf, strides=(1,))
+    vals = np.empty(n)
+    left = None
+    flip = _ZERO8 ^ np.uint64(0x1E << (8 * (7 - k)))  # digits to their values, the dot to 0
+    dot = np.uint64(0xFF << (8 * (7 - k)))
+    high, low = _HIGH_BYTES[k], _U64_MASK[8 - k]
+    size = min(n, _SHORT_BLOCK)
+    x_, y_, z_ = (_scratch(scratch, name, size, np.uint64)
+                  for name in ("dec_x", "dec_y", "dec_z"))
+    len_ = _scratch(scratch, "dec_len", size, np.int64)
+    for b0 in range(0, n, _SHORT_BLOCK):
+        b1 = min(n, b0 + _SHORT_BLOCK)
+        m = b1 - b0
+        x, y, z, length = x_[:m], y_[:m], z_[:m], len_[:m]
+        np.subtract(end[b0:b1], 16, out=length)
+        win = view[length].view(np.uint64).reshape(m, 2)  # the field's last 16 bytes
+        np.bitwise_xor(win[:, 1], flip, out=x)
+        np.left_shift(x, np.uint64(8), out=y)
+        y &= low                                      # the bytes before the dot, up one
+        np.right_shift(win[:, 0], np.uint64(56), out=z)
+        z ^= np.uint64(0x30)
+        y |= z                                        # and the byte before them
+        np.bitwise_and(x, dot, out=z)                 # 0 iff the dot is there
+        x &= high
+        x |= y
+        np.subtract(end[b0:b1], start[b0:b1], out=length)
+        np.take(_HIGH_BYTES_1, length, out=y, mode="clip")
+        x &= y                                        # the field's bytes but the dot
+        np.add(x, _BELOW10, out=y)                    # a byte >= 10 sets its top bit,
+        y |= x                                        # a byte >= 0x80 has it
+        y &= _SIGN8
+        y |= z
+        neg = None
+        if y.any() or int(length.min()) < k + 1 or int(length.max()) > 9:
+            x, neg, fine = _short_signs(x, z, length, k)
+            if not fine.all():
+                if left is None:
+                    left = np.zeros(n, bool)
+                np.logical_not(fine, out=left[b0:b1])
+        for mul, by, mask in _FOLDS:
+            np.multiply(x, mul, out=y)
+            x >>= by
+            x += y
+            x &= mask
+        v = np.divide(x, _POW10[k], out=vals[b0:b1])
+        if neg is not None:
+            np.negative(v, out=v, where=neg)
+    return vals, left
+
+
+def _short_signs(x, dots, length, k):
+    """:func:`_decimal_short`'s rows with a sign or a byte that is not a digit: the sign
+    byte taken out of the words ``x`` and the rows checked again. Returns the words, the
+    rows with a '-', and the rows taken (one dot, at most 8 other bytes, all digits)."""
+    first = np.right_shift(x, (((9 - length) & 7) << 3).astype(np.uint64))
+    first &= np.uint64(0xFF)
+    neg = first == (ord("-") ^ 0x30)
+    signed = neg | (first == (ord("+") ^ 0x30))
+    x &= np.take(_HIGH_BYTES_1, length - signed, mode="clip")
+    check = x + _BELOW10
+    check |= x
+    check &= _SIGN8
+    check |= dots                                     # 0 iff the dot is there
+    fine = check == 0
+    fine &= (length >= k + 1) & (length <= 9)
+    return x, neg, fine
 
 
 def _decimal_words(win, length, k, scratch):

@@ -77,9 +77,11 @@ def check(fields: list[bytes], lead: list[bytes], scratch: dict | None):
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(number, min_size=1, max_size=60), st.lists(before, min_size=1, max_size=4),
-       st.booleans())
-def test_scores_are_float_bit_for_bit(fields, lead, keep):
-    check(fields, lead, {} if keep else None)
+       st.booleans(), st.sampled_from([1, 3, 7, fast._SHORT_BLOCK]))
+def test_scores_are_float_bit_for_bit(fields, lead, keep, block):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fast, "_SHORT_BLOCK", block)
+        check(fields, lead, {} if keep else None)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -131,6 +133,30 @@ def test_short_fields_are_read_a_word_at_a_time(fields, lead):
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(fast, "_decimal_columns", refuse)
+        vals, bad = parse_decimal(buf, start, end, {})
+    assert bad == -1
+    assert vals.view(np.uint64).tolist() == expected(fields)[0].view(np.uint64).tolist()
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 7), st.lists(st.tuples(sign, st.text("0123456789", max_size=7),
+                                             st.text("0123456789", min_size=8, max_size=8)),
+                                   min_size=1, max_size=60),
+       st.lists(before, min_size=1, max_size=4), st.sampled_from([2, fast._SHORT_BLOCK]))
+def test_fields_of_one_k_and_nine_bytes_are_read_in_one_word(k, parts, lead, block):
+    """``%.Nf`` scores of up to 8 bytes besides the dot (N <= 7) never reach the
+    two-word or the column-by-column parser."""
+    fields = [f"{s}{i}.{f[:k]}".encode() for s, i, f in parts]
+    fields = [f for f in fields if len(f) <= 9] or [b"1.5"]
+    buf, start, end = chunk(fields, lead)
+
+    def refuse(*args):
+        raise AssertionError("a short field went to another parser")
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fast, "_SHORT_BLOCK", block)
+        mp.setattr(fast, "_decimal_columns", refuse)
+        mp.setattr(fast, "_decimal_words", refuse)
         vals, bad = parse_decimal(buf, start, end, {})
     assert bad == -1
     assert vals.view(np.uint64).tolist() == expected(fields)[0].view(np.uint64).tolist()

@@ -225,13 +225,15 @@ def parse_decimal(buf: bytearray, start: np.ndarray, end: np.ndarray,
                   scratch: dict | None = None):
     """Parse the fields ``buf[start:end]`` as floats, exactly as ``float()`` does.
 
-    Fast path: fields ``[+-]digits.digits`` of 1 to 8 fraction digits and at most 7
-    bytes before the dot, read a word at a time (:func:`_decimal_words`) into an exact
+    The fields ``[+-]digits.digits`` are read a word at a time (SWAR) into an exact
     integer mantissa M < 10**15, and the value is M / 10**k for k fraction digits: one
     correctly rounded division of two exact doubles while M < 2**53 (Clinger's fast
-    path), hence bit-identical to strtod. Rows are grouped by k (one group for
-    ``%.Nf`` writers, a handful for repr-like writers). The other fields go to
-    :func:`_decimal_columns`. Returns (values, bad): bad is the index of the first
+    path), hence bit-identical to strtod. The fields with the first field's k <= 7 and
+    at most 8 bytes besides the dot take one word (:func:`_decimal_short`); the others
+    are grouped by k and take two words when k <= 8 and at most 7 bytes come before the
+    dot (:func:`_decimal_words`). The rest go to :func:`_decimal_columns`. The fields
+    come in the buffer's order, the first at least 16 bytes into it (a chunk's data
+    has its padding before it). Returns (values, bad): bad is the index of the first
     field that is not a number, or -1. The temporaries are kept in ``scratch`` (see
     :func:`_scratch`); the values never are.
     """
@@ -282,15 +284,17 @@ _SHORT_BLOCK = 1 << 14
 
 
 def _decimal_short(buf, start, end, k, scratch):
-    """The fields ``[+-]d.f`` of k <= 7 fraction digits and at most 8 bytes besides the dot,
-    ``_SHORT_BLOCK`` rows at a time: the word ending at the field's end, with the dot
+    """The fields ``[+-]d.f`` of k <= 7 fraction digits and at most 8 bytes besides the
+    dot, ``_SHORT_BLOCK`` rows at a time: the word ending at the field's end, with the dot
     taken out (the bytes before it moved up one, the byte before the word brought in),
     holds the field's bytes in its high bytes; the bytes below them are masked off, a
     sign taken out, every byte left checked to be a digit and the eight folded into
     their number M (:data:`_FOLDS`), without carries past a lane. Returns (values, rows
     not taken as a bool mask, or None when all are taken)."""
     n = len(start)
-    view = np.ndarray((len(buf) - 15,), "V16", buffer=buf, strides=(1,))
+    words = np.frombuffer(buf, np.uint64, len(buf) // 8)
+    if not words.flags.aligned:                       # np.take would copy the buffer
+        return np.empty(n), np.ones(n, bool)
     vals = np.empty(n)
     left = None
     flip = _ZERO8 ^ np.uint64(0x1E << (8 * (7 - k)))  # digits to their values, the dot to 0
@@ -300,16 +304,15 @@ def _decimal_short(buf, start, end, k, scratch):
     x_, y_, z_ = (_scratch(scratch, name, size, np.uint64)
                   for name in ("dec_x", "dec_y", "dec_z"))
     len_ = _scratch(scratch, "dec_len", size, np.int64)
+    at_ = _scratch(scratch, "dec_at", size, np.int64)
     for b0 in range(0, n, _SHORT_BLOCK):
         b1 = min(n, b0 + _SHORT_BLOCK)
         m = b1 - b0
         x, y, z, length = x_[:m], y_[:m], z_[:m], len_[:m]
-        np.subtract(end[b0:b1], 16, out=length)
-        win = view[length].view(np.uint64).reshape(m, 2)  # the field's last 16 bytes
-        np.bitwise_xor(win[:, 1], flip, out=x)
+        _last_bytes(words, end[b0:b1], x, z, at_[:m], length)
+        x ^= flip
         np.left_shift(x, np.uint64(8), out=y)
         y &= low                                      # the bytes before the dot, up one
-        np.right_shift(win[:, 0], np.uint64(56), out=z)
         z ^= np.uint64(0x30)
         y |= z                                        # and the byte before them
         np.bitwise_and(x, dot, out=z)                 # 0 iff the dot is there
@@ -323,7 +326,7 @@ def _decimal_short(buf, start, end, k, scratch):
         y &= _SIGN8
         y |= z
         neg = None
-        if y.any() or int(length.min()) < k + 1 or int(length.max()) > 9:
+        if int(y.max()) or int(length.min()) < k + 1 or int(length.max()) > 9:
             x, neg, fine = _short_signs(x, z, length, k)
             if not fine.all():
                 if left is None:
@@ -338,6 +341,27 @@ def _decimal_short(buf, start, end, k, scratch):
         if neg is not None:
             np.negative(v, out=v, where=neg)
     return vals, left
+
+
+def _last_bytes(words, end, word, byte, at, shift):
+    """Into ``word`` the bytes ``end - 8:end`` of the buffer as a word, into ``byte`` the
+    byte before them, from the buffer's aligned ``words`` (np.take of an aligned array
+    is several times as fast as a gather through an unaligned view): they are the bytes
+    r..r + 8 of the two words from the one holding ``end - 9`` (r: its place in it), so
+    no shift is by 64 bits or more. ``at`` and ``shift``: int64 scratch."""
+    np.subtract(end, 9, out=at)
+    np.bitwise_and(at, 7, out=shift)
+    shift <<= 3                                       # 8r
+    at >>= 3
+    np.take(words, at, out=byte)
+    at += 1
+    np.take(words, at, out=word)
+    byte >>= shift.view(np.uint64)                    # from byte end - 9 on
+    np.subtract(56, shift, out=shift)
+    word <<= shift.view(np.uint64)                    # the next word's bytes, after them
+    rest = np.right_shift(byte, np.uint64(8), out=at.view(np.uint64))
+    word |= rest
+    byte &= np.uint64(0xFF)
 
 
 def _short_signs(x, dots, length, k):

@@ -231,7 +231,8 @@ def parse_decimal(buf: bytearray, start: np.ndarray, end: np.ndarray,
     path), hence bit-identical to strtod. The fields with the first field's k <= 7 and
     at most 8 bytes besides the dot take one word (:func:`_decimal_short`); the others
     are grouped by k and take two words when k <= 8 and at most 7 bytes come before the
-    dot (:func:`_decimal_words`). The rest go to :func:`_decimal_columns`. The fields
+    dot (:func:`_decimal_words`). The rest go to :func:`_decimal_columns`, and so do
+    all fields when the first has no dot or more than 8 digits after it. The fields
     come in the buffer's order, the first at least 16 bytes into it (a chunk's data
     has its padding before it). Returns (values, bad): bad is the index of the first
     field that is not a number, or -1. The temporaries are kept in ``scratch`` (see
@@ -249,9 +250,11 @@ def parse_decimal(buf: bytearray, start: np.ndarray, end: np.ndarray,
         if left is None:
             return vals, -1
         rows = np.flatnonzero(left)
-    else:
+    elif k0 == 8:
         vals = np.empty(n)
         rows = np.arange(n)
+    else:                                             # a writer of long fields (repr)
+        return _decimal_columns(buf, start, end, scratch)
     # the rows left, grouped by their k
     length = np.subtract(end[rows], start[rows])
     win = np.ndarray((len(buf) - 15,), "V16", buffer=buf, strides=(1,))[end[rows] - 16]

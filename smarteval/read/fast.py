@@ -214,11 +214,25 @@ _LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
 # + this sets a byte's top bit iff the byte is >= 10 (the top byte's: iff it is not 0)
 _BELOW10 = np.uint64(0x7676767676767676)
 _BELOW1_10 = np.uint64(0x7F76767676767676)
-#: folding 8 digit values (the first in the low byte) into their number: pairs into
-#: 16-bit lanes, fours into 32-bit lanes, all eight
-_FOLDS = ((np.uint64(10), np.uint64(8), np.uint64(0x00FF00FF00FF00FF)),
-          (np.uint64(100), np.uint64(16), np.uint64(0x0000FFFF0000FFFF)),
-          (np.uint64(10000), np.uint64(32), np.uint64(0x00000000FFFFFFFF)))
+#: folding 8 digit values (the first in the low byte) into their number, in place:
+#: pairs into 16-bit lanes, fours into 32-bit lanes, all eight (see :func:`_fold`)
+_FOLDS = ((None, np.uint64(10 << 8 | 1), np.uint64(8)),
+          (np.uint64(0x00FF00FF00FF00FF), np.uint64(100 << 16 | 1), np.uint64(16)),
+          (np.uint64(0x0000FFFF0000FFFF), np.uint64(10000 << 32 | 1), np.uint64(32)))
+
+
+def _fold(x: np.ndarray) -> None:
+    """Each word of ``x``, 8 bytes of digit values 0..9 (the first digit in the low
+    byte), into their number, in place. A step multiplies each lane by 1 + 10**j << w
+    (w its width): the lane above gets itself plus 10**j times this lane (at most
+    99, 9999, 99999999: no carry into the next lane) and the shift by w brings it down;
+    the mask keeps every other lane. The products wrap past 64 bits, which drops only
+    bits that are shifted out or masked off."""
+    for mask, mul, by in _FOLDS:
+        if mask is not None:
+            x &= mask
+        x *= mul
+        x >>= by
 
 
 def parse_decimal(buf: bytearray, start: np.ndarray, end: np.ndarray,
@@ -292,8 +306,8 @@ def _decimal_short(buf, start, end, k, scratch):
     taken out (the bytes before it moved up one, the byte before the word brought in),
     holds the field's bytes in its high bytes; the bytes below them are masked off, a
     sign taken out, every byte left checked to be a digit and the eight folded into
-    their number M (:data:`_FOLDS`), without carries past a lane. Returns (values, rows
-    not taken as a bool mask, or None when all are taken)."""
+    their number M (:func:`_fold`). Returns (values, rows not taken as a bool mask, or
+    None when all are taken)."""
     n = len(start)
     words = np.frombuffer(buf, np.uint64, len(buf) // 8)
     if not words.flags.aligned:                       # np.take would copy the buffer
@@ -335,11 +349,7 @@ def _decimal_short(buf, start, end, k, scratch):
                 if left is None:
                     left = np.zeros(n, bool)
                 np.logical_not(fine, out=left[b0:b1])
-        for mul, by, mask in _FOLDS:
-            np.multiply(x, mul, out=y)
-            x >>= by
-            x += y
-            x &= mask
+        _fold(x)
         v = np.divide(x, _POW10[k], out=vals[b0:b1])
         if neg is not None:
             np.negative(v, out=v, where=neg)
@@ -391,9 +401,8 @@ def _decimal_words(win, length, k, scratch):
     at the field's end, ``[+-]d.`` the high bytes of the word ending with the dot. The
     bytes below are masked off, every byte left is checked to be a digit (the dot: to be
     a dot, it counts as a digit 0) and the eight bytes of each word are folded into
-    their number (:data:`_FOLDS`), without carries past a lane (no wrap). Returns
-    (values, rows not taken as a bool mask, or None when all are taken); the values of
-    the rows not taken are not set."""
+    their number (:func:`_fold`). Returns (values, rows not taken as a bool mask, or
+    None when all are taken); the values of the rows not taken are not set."""
     n = len(win)
     w0, w1 = win[:, 0], win[:, 1]
     words = _scratch(scratch, "dec_words", 2 * n, np.uint64).reshape(2, n)
@@ -431,11 +440,7 @@ def _decimal_words(win, length, k, scratch):
     np.subtract(k + 1 + 7, length, out=shift)
     shift |= lead - 1                                 # < 0: out of range
     all_taken = ok.all() and int(shift.min()) >= 0
-    for mul, by, mask in _FOLDS:
-        np.multiply(words, mul, out=spare)
-        words >>= by
-        words += spare
-        words &= mask
+    _fold(words)
     mantissa = words[0]                               # 10 x the digits before the dot
     mantissa *= _POW10_U64[k - 1]
     mantissa += words[1]

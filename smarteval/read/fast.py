@@ -200,26 +200,290 @@ def _gather_wide(buf, start, length, wmax):
 
 
 _POW10 = 10.0 ** np.arange(23)
+_POW10_U64 = 10 ** np.arange(9, dtype=np.uint64)
+#: the high i bytes of a word set (i = 0..8)
+_HIGH_BYTES = np.ascontiguousarray(~_U64_MASK[::-1])
+#: the high i - 1 bytes of a word set (i = 0..9): a field of i bytes with a dot
+_HIGH_BYTES_1 = np.concatenate((_HIGH_BYTES[:1], _HIGH_BYTES))
+_ONES8 = np.uint64(0x0101010101010101)
+_SIGN8 = np.uint64(0x8080808080808080)
+_ZERO8 = np.uint64(0x3030303030303030)        # '0' in every byte
+_DOT_ZERO7 = np.uint64(0x2E30303030303030)    # '.' in the top byte, '0' below
+_DOT8 = np.uint64(0x2E2E2E2E2E2E2E2E)
+_LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+# + this sets a byte's top bit iff the byte is >= 10 (the top byte's: iff it is not 0)
+_BELOW10 = np.uint64(0x7676767676767676)
+_BELOW1_10 = np.uint64(0x7F76767676767676)
+#: folding 8 digit values (the first in the low byte) into their number, in place:
+#: pairs into 16-bit lanes, fours into 32-bit lanes, all eight (see :func:`_fold`)
+_FOLDS = ((None, np.uint64(10 << 8 | 1), np.uint64(8)),
+          (np.uint64(0x00FF00FF00FF00FF), np.uint64(100 << 16 | 1), np.uint64(16)),
+          (np.uint64(0x0000FFFF0000FFFF), np.uint64(10000 << 32 | 1), np.uint64(32)))
+
+
+def _fold(x: np.ndarray) -> None:
+    """Each word of ``x``, 8 bytes of digit values 0..9 (the first digit in the low
+    byte), into their number, in place. A step multiplies each lane by 1 + 10**j << w
+    (w its width): the lane above gets itself plus 10**j times this lane (at most
+    99, 9999, 99999999: no carry into the next lane) and the shift by w brings it down;
+    the mask keeps every other lane. The products wrap past 64 bits, which drops only
+    bits that are shifted out or masked off."""
+    for mask, mul, by in _FOLDS:
+        if mask is not None:
+            x &= mask
+        x *= mul
+        x >>= by
 
 
 def parse_decimal(buf: bytearray, start: np.ndarray, end: np.ndarray,
                   scratch: dict | None = None):
     """Parse the fields ``buf[start:end]`` as floats, exactly as ``float()`` does.
 
-    Fast path: fields ``[+-]digits.digits``. Rows are grouped by their number k <= 22
-    of fraction digits (one group for ``%.Nf`` writers, a handful for repr-like
-    writers); in a group the digits are read column by column from a right-aligned
-    (n, W) byte matrix into an int64 mantissa M, and the value is M / 10**k: one
+    The fields ``[+-]digits.digits`` are read a word at a time (SWAR) into an exact
+    integer mantissa M < 10**15, and the value is M / 10**k for k fraction digits: one
     correctly rounded division of two exact doubles while M < 2**53 (Clinger's fast
-    path), hence bit-identical to strtod. Everything else (no dot, exponents, inf,
-    nan, mantissas of 16+ digits that reach 2**53) goes to numpy's own cast
-    (``_parse_slow``). Returns (values, bad): bad is the index of the first field
-    that is not a number, or -1. The temporaries are kept in ``scratch`` (see
+    path), hence bit-identical to strtod. The fields with the first field's k <= 7 and
+    at most 8 bytes besides the dot take one word (:func:`_decimal_short`); the others
+    are grouped by k and take two words when k <= 8 and at most 7 bytes come before the
+    dot (:func:`_decimal_words`). The rest go to :func:`_decimal_columns`, and so do
+    all fields when the first has no dot or more than 8 digits after it. The fields
+    come in the buffer's order, the first at least 16 bytes into it (a chunk's data
+    has its padding before it). Returns (values, bad): bad is the index of the first
+    field that is not a number, or -1. The temporaries are kept in ``scratch`` (see
     :func:`_scratch`); the values never are.
     """
     n = len(start)
     if n == 0:
         return np.zeros(0), -1
+    if int(start[0]) < 16:                            # no room for a field's last words
+        return _decimal_columns(buf, start, end, scratch)
+    s0, e0 = int(start[0]), int(end[0])
+    k0 = e0 - s0 - 1 - bytes(buf[s0:e0]).rfind(b".")  # the first field's k
+    if 1 <= k0 <= 7:
+        vals, left = _decimal_short(buf, start, end, k0, scratch)
+        if left is None:
+            return vals, -1
+        rows = np.flatnonzero(left)
+    elif k0 == 8:
+        vals = np.empty(n)
+        rows = np.arange(n)
+    else:                                             # a writer of long fields (repr)
+        return _decimal_columns(buf, start, end, scratch)
+    # the rows left, grouped by their k
+    length = np.subtract(end[rows], start[rows])
+    win = np.ndarray((len(buf) - 15,), "V16", buffer=buf, strides=(1,))[end[rows] - 16]
+    win = win.view(np.uint64).reshape(len(rows), 2)   # each field's last 16 bytes
+    places = _dot_places(win, scratch)
+    left = np.ones(len(rows), bool)
+    for k in distinct(places).tolist():
+        if 1 <= k <= 8:
+            at = np.flatnonzero(places == k)
+            idx = rows[at]
+            v, lk = _decimal_words(win[at], length[at], k, scratch)
+            if lk is None:
+                vals[idx] = v
+                left[at] = False
+            else:
+                vals[idx[~lk]] = v[~lk]
+                left[at[~lk]] = False
+    rows = rows[left]
+    if len(rows) == 0:
+        return vals, -1
+    if len(rows) == n:
+        return _decimal_columns(buf, start, end, scratch)
+    v, b = _decimal_columns(buf, start[rows], end[rows], scratch)
+    vals[rows] = v
+    return vals, (-1 if b < 0 else int(rows[b]))
+
+
+#: Rows of :func:`_decimal_short` at a time (their temporaries stay in the cache).
+_SHORT_BLOCK = 1 << 14
+
+
+def _decimal_short(buf, start, end, k, scratch):
+    """The fields ``[+-]d.f`` of k <= 7 fraction digits and at most 8 bytes besides the
+    dot, ``_SHORT_BLOCK`` rows at a time: the word ending at the field's end, with the dot
+    taken out (the bytes before it moved up one, the byte before the word brought in),
+    holds the field's bytes in its high bytes; the bytes below them are masked off, a
+    sign taken out, every byte left checked to be a digit and the eight folded into
+    their number M (:func:`_fold`). Returns (values, rows not taken as a bool mask, or
+    None when all are taken)."""
+    n = len(start)
+    words = np.frombuffer(buf, np.uint64, len(buf) // 8)
+    if not words.flags.aligned:                       # np.take would copy the buffer
+        return np.empty(n), np.ones(n, bool)
+    vals = np.empty(n)
+    left = None
+    flip = _ZERO8 ^ np.uint64(0x1E << (8 * (7 - k)))  # digits to their values, the dot to 0
+    dot = np.uint64(0xFF << (8 * (7 - k)))
+    high, low = _HIGH_BYTES[k], _U64_MASK[8 - k]
+    size = min(n, _SHORT_BLOCK)
+    x_, y_, z_ = (_scratch(scratch, name, size, np.uint64)
+                  for name in ("dec_x", "dec_y", "dec_z"))
+    len_ = _scratch(scratch, "dec_len", size, np.int64)
+    at_ = _scratch(scratch, "dec_at", size, np.int64)
+    for b0 in range(0, n, _SHORT_BLOCK):
+        b1 = min(n, b0 + _SHORT_BLOCK)
+        m = b1 - b0
+        x, y, z, length = x_[:m], y_[:m], z_[:m], len_[:m]
+        _last_bytes(words, end[b0:b1], x, z, at_[:m], length)
+        x ^= flip
+        np.left_shift(x, np.uint64(8), out=y)
+        y &= low                                      # the bytes before the dot, up one
+        z ^= np.uint64(0x30)
+        y |= z                                        # and the byte before them
+        np.bitwise_and(x, dot, out=z)                 # 0 iff the dot is there
+        x &= high
+        x |= y
+        np.subtract(end[b0:b1], start[b0:b1], out=length)
+        np.take(_HIGH_BYTES_1, length, out=y, mode="clip")
+        x &= y                                        # the field's bytes but the dot
+        np.add(x, _BELOW10, out=y)                    # a byte >= 10 sets its top bit,
+        y |= x                                        # a byte >= 0x80 has it
+        y &= _SIGN8
+        y |= z
+        neg = None
+        if int(y.max()) or int(length.min()) < k + 1 or int(length.max()) > 9:
+            x, neg, fine = _short_signs(x, z, length, k)
+            if not fine.all():
+                if left is None:
+                    left = np.zeros(n, bool)
+                np.logical_not(fine, out=left[b0:b1])
+        _fold(x)
+        v = np.divide(x, _POW10[k], out=vals[b0:b1])
+        if neg is not None:
+            np.negative(v, out=v, where=neg)
+    return vals, left
+
+
+def _last_bytes(words, end, word, byte, at, shift):
+    """Into ``word`` the bytes ``end - 8:end`` of the buffer as a word, into ``byte`` the
+    byte before them, from the buffer's aligned ``words`` (np.take of an aligned array
+    is several times as fast as a gather through an unaligned view): they are the bytes
+    r..r + 8 of the two words from the one holding ``end - 9`` (r: its place in it), so
+    no shift is by 64 bits or more. ``at`` and ``shift``: int64 scratch."""
+    np.subtract(end, 9, out=at)
+    np.bitwise_and(at, 7, out=shift)
+    shift <<= 3                                       # 8r
+    at >>= 3
+    np.take(words, at, out=byte)
+    at += 1
+    np.take(words, at, out=word)
+    byte >>= shift.view(np.uint64)                    # from byte end - 9 on
+    np.subtract(56, shift, out=shift)
+    word <<= shift.view(np.uint64)                    # the next word's bytes, after them
+    rest = np.right_shift(byte, np.uint64(8), out=at.view(np.uint64))
+    word |= rest
+    byte &= np.uint64(0xFF)
+
+
+def _short_signs(x, dots, length, k):
+    """:func:`_decimal_short`'s rows with a sign or a byte that is not a digit: the sign
+    byte taken out of the words ``x`` and the rows checked again. Returns the words, the
+    rows with a '-', and the rows taken (one dot, at most 8 other bytes, all digits)."""
+    first = np.right_shift(x, (((9 - length) & 7) << 3).astype(np.uint64))
+    first &= np.uint64(0xFF)
+    neg = first == (ord("-") ^ 0x30)
+    signed = neg | (first == (ord("+") ^ 0x30))
+    x &= np.take(_HIGH_BYTES_1, length - signed, mode="clip")
+    check = x + _BELOW10
+    check |= x
+    check &= _SIGN8
+    check |= dots                                     # 0 iff the dot is there
+    fine = check == 0
+    fine &= (length >= k + 1) & (length <= 9)
+    return x, neg, fine
+
+
+def _decimal_words(win, length, k, scratch):
+    """The fields ``[+-]d.f`` of k fraction digits f and at most 7 bytes ``[+-]d``, from
+    ``win``, their last 16 bytes (two words): f are the high k bytes of the word ending
+    at the field's end, ``[+-]d.`` the high bytes of the word ending with the dot. The
+    bytes below are masked off, every byte left is checked to be a digit (the dot: to be
+    a dot, it counts as a digit 0) and the eight bytes of each word are folded into
+    their number (:func:`_fold`). Returns (values, rows not taken as a bool mask, or
+    None when all are taken); the values of the rows not taken are not set."""
+    n = len(win)
+    w0, w1 = win[:, 0], win[:, 1]
+    words = _scratch(scratch, "dec_words", 2 * n, np.uint64).reshape(2, n)
+    spare = _scratch(scratch, "dec_spare", 2 * n, np.uint64).reshape(2, n)
+    if k == 8:
+        np.copyto(words[0], w0)
+    else:                                             # the word ending with the dot
+        np.right_shift(w0, np.uint64(8 * (8 - k)), out=words[0])
+        np.left_shift(w1, np.uint64(8 * k), out=spare[0])
+        words[0] |= spare[0]
+    np.bitwise_xor(w1, _ZERO8, out=words[1])
+    words[1] &= _HIGH_BYTES[k]
+    lead = np.subtract(length, k + 1, out=_scratch(scratch, "dec_lead", n, np.int64))
+    # the field's first byte (its sign, if any): byte 7 - lead of the dot's word
+    shift = np.subtract(7, lead, out=_scratch(scratch, "dec_shift", n, np.int64))
+    shift &= 7
+    shift <<= 3
+    first = np.right_shift(words[0], shift.view(np.uint64), out=spare[1])
+    first &= np.uint64(0xFF)
+    neg = np.equal(first, 45, out=_scratch(scratch, "dec_neg", n, bool))
+    signed = np.equal(first, 43, out=_scratch(scratch, "dec_signed", n, bool))
+    signed |= neg
+    lead -= signed                                    # the digits before the dot
+    np.add(lead, 1, out=shift)
+    np.take(_HIGH_BYTES, shift, out=spare[0], mode="clip")
+    words[0] ^= _DOT_ZERO7
+    words[0] &= spare[0]
+    np.add(words[0], _BELOW1_10, out=spare[0])
+    np.add(words[1], _BELOW10, out=spare[1])
+    spare |= words
+    spare &= _SIGN8
+    spare[0] |= spare[1]
+    ok = np.equal(spare[0], 0, out=_scratch(scratch, "dec_ok", n, bool))
+    # 1 <= digits before the dot, and at most 7 bytes before it
+    np.subtract(k + 1 + 7, length, out=shift)
+    shift |= lead - 1                                 # < 0: out of range
+    all_taken = ok.all() and int(shift.min()) >= 0
+    _fold(words)
+    mantissa = words[0]                               # 10 x the digits before the dot
+    mantissa *= _POW10_U64[k - 1]
+    mantissa += words[1]
+    vals = np.divide(mantissa, _POW10[k])
+    np.negative(vals, out=vals, where=neg)
+    if all_taken:
+        return vals, None
+    return vals, ~(ok & (shift >= 0))
+
+
+def _dot_places(win, scratch):
+    """The number k of bytes after the last '.' among the last 9 bytes of each field
+    (``win``: their last 16 bytes), 9 without one."""
+    n = len(win)
+    word = _scratch(scratch, "dec_dot", n, np.uint64)
+    z = _scratch(scratch, "dec_dot2", n, np.uint64)
+    np.right_shift(win[:, 0], np.uint64(56), out=word)
+    np.left_shift(win[:, 1], np.uint64(8), out=z)
+    word |= z                                         # byte j: byte 9 - j from the end
+    word ^= _DOT8                                     # a dot: a zero byte
+    np.bitwise_and(word, _LOW7, out=z)
+    z += _LOW7                                        # top bit: the low 7 bits are set
+    z |= word                                         # top bit: the byte is not zero
+    np.invert(z, out=z)
+    z &= _SIGN8                                       # top bit: a dot
+    for by in (8, 16, 32):                            # and the bytes below it
+        np.right_shift(z, np.uint64(by), out=word)
+        z |= word
+    z >>= np.uint64(7)
+    z &= _ONES8
+    z *= _ONES8
+    z >>= np.uint64(56)                               # the last dot's byte + 1, or 0
+    return np.subtract(9, z.view(np.int64))
+
+
+def _decimal_columns(buf, start, end, scratch):
+    """:func:`parse_decimal` for any fields: rows are grouped by their number k <= 22
+    of fraction digits; in a group the digits are read column by column from a
+    right-aligned (n, W) byte matrix into an int64 mantissa M, and the value is
+    M / 10**k, exact while M < 2**53. Everything else (no dot, exponents, inf, nan,
+    mantissas of 16+ digits that reach 2**53) goes to numpy's own cast
+    (``_parse_slow``)."""
+    n = len(start)
     length = np.subtract(end, start, out=_scratch(scratch, "length", n, np.int64))
     w = int(length.max())
     a = np.frombuffer(buf, np.uint8)

@@ -364,10 +364,14 @@ def _ratio(ful, poss) -> np.ndarray:
         return np.divide(ful, poss, dtype=np.float64)
 
 
+def _share(ful, poss) -> np.ndarray:
+    """ful / poss, 0 where nothing is possible."""
+    return np.where(poss > 0, _ratio(ful, np.maximum(poss, 1)), 0.0)
+
+
 def _simple(r: Ranked, ful, poss) -> np.ndarray:
     c = _counts(r)
-    f, p = _per_query(r, c, ful), _per_query(r, c, poss)
-    return np.where(p > 0, _ratio(f, np.maximum(p, 1)), 0.0)
+    return _share(_per_query(r, c, ful), _per_query(r, c, poss))
 
 
 def _avg_over_groups(r: Ranked, ratio) -> np.ndarray:
@@ -633,9 +637,8 @@ def prefs_avgjg(r: Ranked) -> np.ndarray:
     value is 0 unless the sum is above 0 (``m_prefs_avgjg.c``).
     """
     c = _counts(r)
-    poss = c.poss_ret + c.poss_imp + c.notoccur
-    return _avg_over_groups(r, np.where(poss > 0, _ratio(c.ful_ret + c.ful_imp,
-                                                         np.maximum(poss, 1)), 0.0))
+    return _avg_over_groups(r, _share(c.ful_ret + c.ful_imp,
+                                      c.poss_ret + c.poss_imp + c.notoccur))
 
 
 @measure("prefs_avgjg_Rnonrel", rel_info="prefs")
@@ -678,8 +681,7 @@ def prefs_avgjg_ret(r: Ranked) -> np.ndarray:
     ``m_prefs_avgjg_ret.c``.
     """
     c = _counts(r)
-    return _avg_over_groups(r, np.where(c.poss_ret > 0, _ratio(c.ful_ret,
-                                                               np.maximum(c.poss_ret, 1)), 0.0))
+    return _avg_over_groups(r, _share(c.ful_ret, c.poss_ret))
 
 
 @measure("prefs_avgjg_Rnonrel_ret", rel_info="prefs")
@@ -718,9 +720,7 @@ def prefs_avgjg_imp(r: Ranked) -> np.ndarray:
     ``m_prefs_avgjg_imp.c``.
     """
     c = _counts(r)
-    poss = c.poss_ret + c.poss_imp
-    return _avg_over_groups(r, np.where(poss > 0, _ratio(c.ful_ret + c.ful_imp,
-                                                         np.maximum(poss, 1)), 0.0))
+    return _avg_over_groups(r, _share(c.ful_ret + c.ful_imp, c.poss_ret + c.poss_imp))
 
 
 # --------------------------------------------------------------------------- judgement groups

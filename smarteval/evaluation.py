@@ -298,11 +298,9 @@ class Ranker:
             from smarteval.ranking import prefs
             rank_for = prefs.rank_groups if fmt == "qrels_jg" else prefs.rank_preferences
             ranked = rank_for(run, self.subtopics, self.qrels, self.settings)
-        else:
-            cwl = self.gains is not None or self.costs is not None \
-                or self.settings.cwl_default_cost != 1.0        # reads the run afterwards
+        else:                   # the C/W/L inputs read the run in its own order afterwards
             ranked = rank(run, self.qrels, self.settings, documents=self.documents,
-                          owned=owned and not cwl)
+                          owned=owned and not self.cwl)
         if self.settings.query is not None and not accumulated(ranked).any():
             self._no_query(run)
         initial = self.initial()
@@ -311,10 +309,15 @@ class Ranker:
             ranked = residual(ranked, initial, self.frozen_depth)
         if self.subtopics is not None and fmt is None:
             ranked = replace(ranked, subtopics=self.subtopics)
-        if self.gains is not None or self.costs is not None \
-                or self.settings.cwl_default_cost != 1.0:
+        if self.cwl:
             ranked = replace(ranked, cwl=self._cwl_inputs(run))
         return ranked
+
+    @property
+    def cwl(self) -> bool:
+        """Whether the rankings carry cwl_eval's inputs (gains, costs)."""
+        return self.gains is not None or self.costs is not None \
+            or self.settings.cwl_default_cost != 1.0
 
     @property
     def read_options(self) -> dict[str, bool]:

@@ -670,8 +670,8 @@ def _jw(r: Ranked, ks: np.ndarray) -> np.ndarray:
     R = r.num_rel
     ks = np.asarray(ks, dtype=np.int64)
     start = r.offsets[:-1]
-    cum = r.cum_rel.astype(np.int64, copy=False)
-    a = cum[start[:, None] + np.minimum(ks[None, :], r.num_ret[:, None])] - cum[start][:, None]
+    a = r.rel_before(start[:, None] + np.minimum(ks[None, :], r.num_ret[:, None])) \
+        - r.rel_before(start)[:, None]
     kk = np.minimum(ks[None, :], n[:, None])
     shape = a.shape
     val = hypergeom_below(a, np.broadcast_to(n[:, None], shape),
@@ -780,7 +780,7 @@ def cnr_counts(r: Ranked, n: int):
     found &= row < r.offsets[1:]
     examined = np.where(found, row - r.offsets[:-1] + 1, r.num_ret)
     upto = np.where(found, row + 1, r.offsets[1:])
-    rel = r.cum_rel[upto] - r.cum_rel[r.offsets[:-1]]
+    rel = r.rel_before(upto) - r.rel_before(r.offsets[:-1])
     return rel.astype(np.float64), examined.astype(np.float64)
 
 

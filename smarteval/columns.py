@@ -290,6 +290,34 @@ def tie_starts(r: Ranked) -> np.ndarray:
     return start
 
 
+def straddling(offsets: np.ndarray, n: int) -> np.ndarray:
+    """The pairs of neighbouring rows (i, i + 1) of ``n`` rows grouped by ``offsets`` that
+    lie in two queries, as the index i."""
+    across = offsets[1:-1] - 1
+    return across[(across >= 0) & (across < n - 1)]
+
+
+def tied_pairs(key: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """(n-1,) True where rows i and i + 1 hold equal keys within one query."""
+    tied = key[1:] == key[:-1]
+    tied[straddling(offsets, len(key))] = False
+    return tied
+
+
+def tie_groups(tied: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows in a group of tied neighbours (``tied``: :func:`tied_pairs`), ascending,
+    and True at each group's first row: the tied rows alone, no column of every row."""
+    n = len(tied) + 1
+    in_group = np.zeros(n, dtype=bool)
+    in_group[1:] |= tied
+    in_group[:-1] |= tied
+    rows = np.flatnonzero(in_group)                   # intp: indexes without a conversion
+    del in_group
+    starts = np.ones(len(rows), dtype=bool)
+    starts[1:] = ~tied[rows[1:] - 1]
+    return rows, starts
+
+
 def ties_reversed(r: Ranked) -> np.ndarray | None:
     """The permutation turning each group of tied scores around: trec_eval ranks them by
     docno descending, and this gives docno ascending (ir_measures' order, and trec_eval's

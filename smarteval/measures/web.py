@@ -23,7 +23,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from smarteval.columns import NONPOOL, Ranked, tie_starts
+from smarteval.columns import NONPOOL, Ranked, tie_groups, tie_starts, tied_pairs
 from smarteval.errors import UsageError
 from smarteval.measures.gains import log2_table
 from smarteval.measures.registry import measure
@@ -54,22 +54,12 @@ def _double_moves(r: Ranked) -> tuple[np.ndarray, np.ndarray]:
         return none
     if "double_moves" in r.memo:
         return r.memo["double_moves"]
-    key = r.tie_key
-    tied = key[1:] == key[:-1]                  # row i and row i + 1 tie ...
-    inner = r.offsets[1:-1]
-    tied[inner[(inner > 0) & (inner < n)] - 1] = False      # ... within one query
+    tied = tied_pairs(r.tie_key, r.offsets)
     differ = np.flatnonzero(tied & (r.score[1:] != r.score[:-1]))
     out = none
     if len(differ):
-        # the tied rows alone (no column of every row): their groups, and the groups
-        # holding two different doubles
-        in_group = np.zeros(n, dtype=bool)
-        in_group[1:] |= tied
-        in_group[:-1] |= tied
-        rows = np.flatnonzero(in_group)
-        del in_group
-        first = np.ones(len(rows), dtype=bool)
-        first[1:] = ~tied[rows[1:] - 1]
+        # the tied rows' groups, and the groups holding two different doubles
+        rows, first = tie_groups(tied)
         gid = np.cumsum(first) - 1
         bad = np.zeros(int(gid[-1]) + 1, dtype=bool)
         bad[gid[np.searchsorted(rows, differ + 1)]] = True

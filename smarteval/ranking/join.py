@@ -14,6 +14,9 @@ from smarteval.columns import (
     block_query_index,
     distinct,
     segment_sum,
+    straddling,
+    tie_groups,
+    tied_pairs,
 )
 from smarteval.ranking.checks import check_ranked_queries, score_key
 from smarteval.read.fast import PARALLEL_ROWS, beside
@@ -243,11 +246,8 @@ def _rank_order(key, docnos, offsets, settings: Settings):
     n = len(key)
     if n < 2:
         return None
-    # pairs of neighbours (i, i + 1) that lie in two queries
-    across = offsets[1:-1] - 1
-    across = across[(across >= 0) & (across < n - 1)]
     higher = key[1:] > key[:-1]
-    higher[across] = False
+    higher[straddling(offsets, n)] = False
     order = None
     if higher.any():
         bad_q = distinct(np.searchsorted(offsets, np.flatnonzero(higher) + 1, side="right") - 1)
@@ -261,18 +261,11 @@ def _rank_order(key, docnos, offsets, settings: Settings):
         key, docnos = key[order], docnos[order]
     else:
         del higher
-    tied = key[1:] == key[:-1]
-    tied[across] = False
+    tied = tied_pairs(key, offsets)
     if not tied.any():
         return None if order is None else (None, order)
-    # rows belonging to a group of equal scores, and the group each belongs to
-    in_group = np.zeros(n, dtype=bool)
-    in_group[1:] |= tied
-    in_group[:-1] |= tied
-    rows = np.flatnonzero(in_group)                   # intp: indexes without a conversion
-    del in_group
-    starts = np.ones(len(rows), dtype=bool)
-    starts[1:] = ~tied[rows[1:] - 1] | (rows[1:] - rows[:-1] != 1)
+    # rows belonging to a group of equal scores, and where each group starts
+    rows, starts = tie_groups(tied)
     del tied
     if settings.ties == "random":
         rng = np.random.default_rng(settings.seed)

@@ -154,6 +154,10 @@ class Ranked:
     #: cwl_eval's fractional gains and element costs, when read; the C/W/L measures match
     #: them to the ranked documents themselves (:mod:`smarteval.measures.cwl`)
     cwl: object | None = None
+    #: (n,) each row's place in the run as read (its line order within the query), kept
+    #: when a program that reads the run's line order is asked for
+    #: (:mod:`smarteval.ranking.programs`); None otherwise
+    file_row: np.ndarray | None = None
 
     @property
     def num_docs(self) -> int | None:
@@ -275,7 +279,8 @@ class Ranked:
         return replace(
             self, offsets=offsets, rel=self.rel[keep], score=self.score[keep],
             docno=self.docno[keep],
-            tie_key=None if self.tie_key is None else self.tie_key[keep])
+            tie_key=None if self.tie_key is None else self.tie_key[keep],
+            file_row=None if self.file_row is None else self.file_row[keep])
 
 
 def tie_starts(r: Ranked) -> np.ndarray:

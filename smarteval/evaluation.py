@@ -27,6 +27,7 @@ from smarteval.columns import Qrels, Ranked, Run
 from smarteval.errors import InputError, UsageError
 from smarteval.measures.grammar import Output, Request, parse_measures
 from smarteval.ranking import rank, residual
+from smarteval.ranking.programs import needs_file_order
 from smarteval.read import read_qrels, read_run
 from smarteval.read.source import text_size
 from smarteval.settings import Settings, distinct_names
@@ -264,6 +265,9 @@ class Ranker:
     subtopics: object | None = None
     gains: Keyed | None = None          # cwl_eval's fractional gains (:func:`cwl_gains`)
     costs: dict[bytes, float] | None = None   # cwl_eval's cost file, read
+    #: the rankings keep each row's place in the run, for a program that reads the run's
+    #: line order (:func:`smarteval.ranking.programs.needs_file_order`)
+    file_order: bool = False
     _initial: Ranked | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -300,7 +304,7 @@ class Ranker:
             ranked = rank_for(run, self.subtopics, self.qrels, self.settings)
         else:                   # the C/W/L inputs read the run in its own order afterwards
             ranked = rank(run, self.qrels, self.settings, documents=self.documents,
-                          owned=owned and not self.cwl)
+                          owned=owned and not self.cwl, file_order=self.file_order)
         if self.settings.query is not None and not accumulated(ranked).any():
             self._no_query(run)
         initial = self.initial()
@@ -468,8 +472,10 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
     if settings.cwl_costs is not None:
         from smarteval.read.cwl import read_costs
         costs = read_costs(settings.cwl_costs)
+    file_order = needs_file_order(o.program for rq in requests for o in rq.outputs())
     job = Job(Ranker(plain, settings, frozen, frozen_depth, require_common, documents,
-                     subtopics, cwl_gains(relevance), costs), requests, keep_ranked, table)
+                     subtopics, cwl_gains(relevance), costs, file_order), requests,
+              keep_ranked, table)
     processes = min(default_jobs(runs) if jobs is None else jobs, len(runs))
     forks = len(runs) > 1 and _can_fork()     # one run: no process module imported
     if processes > 1 and forks:

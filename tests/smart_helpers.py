@@ -109,6 +109,37 @@ class Query:
         return sum(1 for g in self.grades if g >= level)
 
 
+def program_query(docs: dict, qrels: dict, program: str, *, max_docs=None,
+                  judged_only: bool = False, version: int = 9) -> Query:
+    """One query (``docs``: docno -> score in the run's line order) as ``program`` orders
+    it (smarteval.ranking.programs.PROGRAMS says how), plainly: trec_eval's ranking is cut
+    at -M first, then sorted again by the program's rule, then -J drops the unjudged.
+    """
+    from smarteval.ranking.programs import PROGRAMS
+    p = PROGRAMS[program]
+    line = {d: i for i, d in enumerate(docs)}
+    order = T.rank_docnos(list(docs.items()), float32=version == 9)
+    if max_docs is not None:
+        order = order[:max(max_docs, 0)]
+    as32 = p.precision == "float32" or (p.precision == "trec" and version == 9)
+
+    def key(d):
+        return T.to_float32(float(docs[d])) if as32 else float(docs[d])
+    if p.by == "file":
+        order = sorted(order, key=line.__getitem__)
+    else:
+        if p.ties == "file":
+            order = sorted(order, key=line.__getitem__)
+        else:
+            order = sorted(order, key=lambda d: d.encode(), reverse=p.ties == "docno-desc")
+        order = sorted(order, key=key, reverse=True)        # stable: ties stay as put
+    if judged_only:
+        order = [d for d in order if qrels.get(d, -1) >= 0]
+    codes = [T.relevance_code(d, qrels) for d in order]
+    return Query(codes, list(qrels.values()), [key(d) for d in order], True,
+                 {d: docs[d] for d in order}, qrels)
+
+
 @dataclass(frozen=True)
 class Context:
     """The settings an oracle value depends on."""
@@ -266,9 +297,9 @@ ORACLES: dict[str, Oracle] = {
     "unj": trec("unj", ["unj.1,3"], pytrec=False,
                 counts=lambda q, k, c: (sum(1 for g in q.codes[:k] if g < 0), k)),
     # ---- ir_measures names trec_eval lacks (tests/smart_oracle.py's ir_measures section)
-    "recip_rank_cut": Oracle("trec", lambda q, k, c: S.rr_at_k(q.codes, q.keys, k, c.level),
+    "recip_rank_cut": Oracle("trec", lambda q, k, c: S.rr_at_k(q.codes, k, c.level),
                              ("recip_rank_cut.1,3",)),
-    "judged": Oracle("trec", lambda q, k, c: S.judged_ir(q.codes, q.keys, k),
+    "judged": Oracle("trec", lambda q, k, c: S.judged_ir(q.codes, k),
                      ("judged.1,3,5",)),
     "num_q_ret": Oracle("trec", lambda q, p, c: 1 if q.codes else 0),
     "rbp_bin": Oracle("trec", lambda q, p, c: S.rbp_binary(q.codes, p[0], c.level),

@@ -569,33 +569,21 @@ def matched(lst, qrels, size, N=None, how="expected", level=1):
 
 # --------------------------------------------------------------------------- ir_measures names
 # The measures behind ir_measures names trec_eval lacks (smarteval/measures/extra.py), as
-# ir_measures 0.4.3's providers compute them. ``lst`` holds relevance codes in trec_eval's
-# order (-1 not in the qrels, -2 judged negatively) and ``keys`` the scores as ranked.
+# ir_measures 0.4.3's providers compute them. ``lst`` holds relevance codes in the
+# provider's order (-1 not in the qrels, -2 judged negatively).
 
-def ir_order(lst, keys):
-    """The codes as ir_measures' judged and msmarco providers order them: tied documents
-    docno ascending, the reverse of trec_eval's docno-descending order."""
-    out, i = [], 0
-    while i < len(lst):
-        j = i
-        while j < len(lst) and keys[j] == keys[i]:
-            j += 1
-        out += list(reversed(lst[i:j]))
-        i = j
-    return out
-
-
-def judged_ir(lst, keys, k):
+def judged_ir(lst, k):
     """Judged@k: documents the qrels list (any grade) among the first min(k, n) / min(k, n);
-    k = 0 is the whole list (Judged)."""
-    ranked = ir_order(lst, keys)
+    k = 0 is the whole list (Judged). ``lst`` in the judged provider's order."""
+    ranked = lst
     depth = len(ranked) if k == 0 else min(k, len(ranked))
     return sum(1 for c in ranked[:depth] if c != -1) / depth if depth else 0.0
 
 
-def rr_at_k(lst, keys, k, level=1):
-    """RR@k: 1 / rank of the first relevant document in the provider's order, if <= k."""
-    for i, c in enumerate(ir_order(lst, keys)[:k]):
+def rr_at_k(lst, k, level=1):
+    """RR@k: 1 / rank of the first relevant document (``lst`` in the msmarco provider's
+    order), if <= k."""
+    for i, c in enumerate(lst[:k]):
         if c >= level:
             return 1.0 / (i + 1)
     return 0.0

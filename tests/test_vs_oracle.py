@@ -10,12 +10,23 @@ checked against the per-query oracle values for every averaging rule.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oracle import rank_docnos, rank_query_keys
-from smart_helpers import KNOWN_BUGS, ORACLES, Context, Query, close, expected, outputs, specs
+from oracle import rank_query_keys
+from smart_helpers import (
+    KNOWN_BUGS,
+    ORACLES,
+    Context,
+    Query,
+    close,
+    expected,
+    outputs,
+    program_query,
+    specs,
+)
 
 import smarteval
 from smarteval.measures import all_measures
@@ -45,16 +56,6 @@ def _read(qrels, run, tag="tag"):
     rtext = "".join(f"{q} Q0 {d} 0 {s!r} {tag}\n" for q, docs in run.items()
                     for d, s in docs.items())
     return read_qrels("q", data=qtext.encode()), read_run("r", data=rtext.encode())
-
-
-def ranked_docs(docs: dict, qrels: dict, max_docs, judged: bool, float32: bool) -> dict:
-    """The documents :func:`rank_query_keys` keeps (-M, -J), docno -> score, in rank order."""
-    order = rank_docnos(list(docs.items()), float32=float32)
-    if max_docs is not None:
-        order = order[:max(max_docs, 0)]
-    if judged:
-        order = [d for d in order if qrels.get(d, -1) >= 0]
-    return {d: docs[d] for d in order}
 
 
 def summary_of(m, values, in_run):
@@ -88,16 +89,19 @@ def test_trec_measures_match_oracle(qrels, run, level, judged, max_docs, version
         num_docs=N, rel_level=level, judged_only=judged, max_docs=max_docs,
         trec_version=version, complete=complete))[0]
     ctx = Context(level=level, num_docs=N, v10=version == 10, tag="tag")
-    queries = []
-    for qid in ev.qids:
-        codes, keys = rank_query_keys(run.get(qid, {}), qrels[qid], max_docs=max_docs,
-                                      judged_only=judged, float32=version == 9)
-        docs = ranked_docs(run.get(qid, {}), qrels[qid], max_docs, judged, version == 9)
-        queries.append(Query(codes, list(qrels[qid].values()), keys, qid in run, docs,
-                             qrels[qid]))
+    # each query as each measure's program orders it (ranking/programs.py)
+    ordered: dict[str, list[Query]] = {}
+
+    def queries_for(program: str) -> list[Query]:
+        if program not in ordered:
+            ordered[program] = [replace(program_query(
+                run.get(qid, {}), qrels[qid], program, max_docs=max_docs,
+                judged_only=judged, version=version), in_run=qid in run) for qid in ev.qids]
+        return ordered[program]
     assert list(ev.in_run) == [qid in run for qid in ev.qids]
 
     def check(out, got):
+        queries = queries_for(out.program)
         want = [expected(out, qu, ctx) for qu in queries]
         rtol = ORACLES[out.measure.name].rtol
         for qid, qu, g, w in zip(ev.qids, queries, got, want):

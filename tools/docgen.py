@@ -173,6 +173,7 @@ def _facts(m) -> str:
         facts.append("micro average")
     if m.tie_average:
         facts.append("--ties average")
+    facts.append(f"documents in {m.program}'s order")
     return "; ".join(facts) + "."
 
 
@@ -188,6 +189,15 @@ def measures_block() -> list[str]:
         out += [".TP", tag]
         out += _help_body(m.doc or m.help, ".IP")
         out += [".IP", f"\\fI{roff(_facts(m))}\\fR"]
+    from smarteval.ranking.programs import PROGRAMS
+    out += [".SS The order of documents", roff(
+        "Each measure reads a query's documents in the order of the program whose numbers "
+        "it gives (an ir_measures name: the provider that computes it), whatever "
+        "--trec-version says unless that program is trec_eval. --ties random and "
+        "--ties average replace every program's order of equal scores; -M and -J act on "
+        "trec_eval's ranking first.")]
+    for name, p in PROGRAMS.items():
+        out += [".TP", f"\\fB{roff(name)}\\fR", roff(f"{p.help}: {p.describe}.")]
     out += [".SS Nicknames"]
     for name, members in nicknames(10).items():
         out += [".TP", f"\\fB{roff(name)}\\fR", roff(" ".join(members))]

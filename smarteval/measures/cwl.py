@@ -34,8 +34,11 @@ with): a document whose type the file lacks, every document without the file, an
 padded ranks cost ``--cwl-default-cost`` (cwl_eval's ``--max_cost`` and ``--min_cost``,
 both 1 by default; smarteval takes one value for both). Costs change EC and ETC and,
 through the cost spent so far, TBG, U-measure, BPM (its K), BPM-Dynamic and IFT (the
-rate C2). cwl_eval reads the run in the file's order; smarteval reads it in the
-ranking's order (score, then docno descending).
+rate C2). cwl_eval reads the run in the order of its lines, whatever the scores say, and
+so do these measures (:mod:`smarteval.ranking.programs`); their ir_measures names
+(``INST(max_rel=3)``) are computed by ir_measures' cwl_eval provider, which sorts the run
+by score as a double first, equal scores in line order. ``-M`` keeps the documents
+trec_eval's ranking puts first.
 """
 
 from __future__ import annotations

@@ -15,8 +15,9 @@ qrels (:meth:`DiversityQrels.as_qrels`). A ranking without them (plain qrels) is
 one subtopic per query, the qrels' grades: what ndeval computes on a qrels file whose
 second column never changes.
 
-The run is read in the ranking's order: score descending, then docno descending, which
-is ndeval's ``-traditional`` order (pyndeval's is by score, then docno ascending); under
+The run is read in ndeval's ``-traditional`` order: score descending (as a double), then
+docno descending; an ir_measures name (``alpha_nDCG@10``) in pyndeval's, score (a double)
+descending, then docno ascending (:mod:`smarteval.ranking.programs`); under
 ``--order-by rank`` (:mod:`smarteval.ranking.order`) in the order of the run's rank
 column, ndeval's default, a rank given twice in a query refused as ndeval refuses it.
 ndeval's ``-c`` is ``-c``: a query of the qrels the run
@@ -32,7 +33,6 @@ import numpy as np
 
 from smarteval.columns import Ranked
 from smarteval.errors import UsageError
-from smarteval.measures.extra import ir_order
 from smarteval.measures.registry import measure
 
 if TYPE_CHECKING:                       # the qrels are read by the reading stage
@@ -289,10 +289,6 @@ def _floats(p, name: str, takes: int) -> Cut:
     return Cut(0, v[0] if v else ALPHA, v[1] if len(v) > 1 else BETA, ir=False)
 
 
-def _view(r: Ranked, c: Cut) -> Ranked:
-    return ir_order(r) if c.ir else r
-
-
 def _only_run(r: Ranked, values: np.ndarray) -> np.ndarray:
     """0 for a query -c adds (ndeval's -c scores a query without results 0)."""
     return np.where(np.asarray(r.in_run, dtype=bool), values, 0.0)
@@ -352,7 +348,7 @@ def alpha_dcg(r: Ranked, k) -> np.ndarray:
     S = 0 and, under ``-c``, for a query without results.
     """
     c = _params(k, "alpha-DCG")
-    rr = _view(r, c)
+    rr = r
     return _only_run(rr, _dcg_err(rr, c, "dcg")[0])
 
 
@@ -367,7 +363,7 @@ def alpha_ndcg(r: Ranked, k) -> np.ndarray:
     ``alpha_nDCG(alpha=a)@k`` sets it). Cut-offs up to 20, as ndeval.
     """
     c = _params(k, "alpha-nDCG")
-    rr = _view(r, c)
+    rr = r
     run, ideal = _dcg_err(rr, c, "dcg")
     return _only_run(rr, _normalized(run, ideal, run))
 
@@ -382,7 +378,7 @@ def err_ia(r: Ranked, k) -> np.ndarray:
     ndeval leaves it undivided. Cut-offs up to 20, as ndeval.
     """
     c = _params(k, "ERR-IA")
-    rr = _view(r, c)
+    rr = r
     return _only_run(rr, _dcg_err(rr, c, "err")[0])
 
 
@@ -394,7 +390,7 @@ def nerr_ia(r: Ranked, k) -> np.ndarray:
     greedy ideal ranking (see alpha-nDCG), 0 where the run's alpha-DCG@k is 0.
     """
     c = _params(k, "nERR-IA")
-    rr = _view(r, c)
+    rr = r
     run, ideal = _dcg_err(rr, c, "err")
     dcg = _dcg_err(rr, c, "dcg")[0]
     return _only_run(rr, _normalized(run, ideal, dcg))
@@ -410,7 +406,7 @@ def nrbp(r: Ranked, params: tuple) -> np.ndarray:
     query with S = 0.
     """
     c = _floats(params, "NRBP", 2)
-    rr = _view(r, c)
+    rr = r
     return _only_run(rr, _nrbp(rr, c)[0])
 
 
@@ -424,7 +420,7 @@ def nnrbp(r: Ranked, params: tuple) -> np.ndarray:
     is 0. Parameters as NRBP's.
     """
     c = _floats(params, "nNRBP", 2)
-    rr = _view(r, c)
+    rr = r
     run, ideal = _nrbp(rr, c)
     with np.errstate(divide="ignore", invalid="ignore"):
         return _only_run(rr, run / ideal)
@@ -439,8 +435,8 @@ def map_ia(r: Ranked, params: tuple) -> np.ndarray:
     over its number of relevant documents; the mean of these over the S subtopics. 0 for
     a query with S = 0. No parameters.
     """
-    c = _floats(params, "MAP-IA", 0)
-    rr = _view(r, c)
+    _floats(params, "MAP-IA", 0)
+    rr = r
     j = _judgements(rr)
     term = (j.seen + 1) / rr.rank[j.row]
     per_group = np.bincount(j.group, weights=term, minlength=len(j.group_rel))
@@ -459,7 +455,7 @@ def p_ia(r: Ranked, k) -> np.ndarray:
     padded out: k stays the denominator). 0 for a query with S = 0. Cut-offs up to 20.
     """
     c = _params(k, "P-IA")
-    rr = _view(r, c)
+    rr = r
     j = _judgements(rr)
     inside = rr.rank[j.row] <= c.k
     count = np.bincount(rr.qindex[j.row[inside]], minlength=rr.num_queries)
@@ -475,7 +471,7 @@ def strec(r: Ranked, k) -> np.ndarray:
     document among the first k, over S. 0 for a query with S = 0. Cut-offs up to 20.
     """
     c = _params(k, "strec")
-    rr = _view(r, c)
+    rr = r
     j = _judgements(rr)
     first = (j.seen == 0) & (rr.rank[j.row] <= c.k)
     count = np.bincount(rr.qindex[j.row[first]], minlength=rr.num_queries)

@@ -1,20 +1,17 @@
 """Measures behind ir_measures names that trec_eval lacks: RR@k, Judged, NumQ and RBP(rel=r).
 
 Each computes what ir_measures 0.4.3 computes for its name (the provider that computes
-it is named in the docstring). ir_measures' own providers for RR@k and Judged (msmarco,
-judged) sort a run by score, then by docno *ascending*, where trec_eval breaks ties by
-docno descending; under ``--ties docno`` these measures read the ranking in that order
-(:func:`ir_order`), so tied documents straddling the cut-off count as ir_measures counts
-them. Scores tie as the ranking compared them (32-bit floats under ``--trec-version 9``).
+it is named in the docstring), and reads the ranking in that provider's order
+(:data:`smarteval.ranking.programs.PROGRAMS`): the msmarco and judged providers sort a
+run by score as a double, then by docno *ascending*, where trec_eval breaks ties by docno
+descending, so tied documents straddling the cut-off count as ir_measures counts them.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
-from smarteval.columns import NONPOOL, UNJUDGED, Ranked, ties_reversed
+from smarteval.columns import NONPOOL, UNJUDGED, Ranked
 from smarteval.errors import UsageError
 from smarteval.measures.registry import measure
 from smarteval.measures.segments import first_true_rank, prefix, safe_div, seg_sum
@@ -24,29 +21,7 @@ from smarteval.measures.tied import order_of, tie_groups
 CWL_DEPTH = 1000
 
 
-def ir_order(r: Ranked) -> Ranked:
-    """The ranking as ir_measures' judged and msmarco providers order it.
-
-    They sort by score, then docno ascending; the ranking has tied documents in
-    trec_eval's docno-descending order, so each group of tied scores is reversed. Only
-    under ``--ties docno``: a random order stays as drawn, and ``--ties average`` does
-    not depend on the order inside a group.
-    """
-    n = len(r.rel)
-    if r.settings.ties != "docno" or n < 2:
-        return r
-    if "ir_order" in r.memo:
-        return r.memo["ir_order"]
-    src = ties_reversed(r)
-    out = r
-    if src is not None:
-        out = replace(r, rel=r.rel[src], score=r.score[src], docno=r.docno[src],
-                      tie_key=None if r.tie_key is None else r.tie_key[src])
-    r.memo["ir_order"] = out
-    return out
-
-
-@measure("recip_rank_cut", params="cutoffs", default=(10,), family="ir")
+@measure("recip_rank_cut", params="cutoffs", default=(10,), family="ir", program="msmarco")
 def recip_rank_cut(r: Ranked, k: int) -> np.ndarray:
     """Reciprocal rank of the first relevant document if it is among the first k, else 0 (RR@k).
 
@@ -54,13 +29,13 @@ def recip_rank_cut(r: Ranked, k: int) -> np.ndarray:
     under --ties docno, tied documents in docno ascending order, where trec_eval's are
     descending. Without a cut-off it is trec_eval's recip_rank.
     """
-    r = ir_order(r)
     first = first_true_rank(r.is_rel, r.offsets)
     hit = (first > 0) & (first <= k)
     return safe_div(hit.astype(np.float64), first)
 
 
-@measure("judged", params="cutoffs", default=(10,), family="ir", orders=True)
+@measure("judged", params="cutoffs", default=(10,), family="ir", orders=True,
+         program="judged")
 def judged(r: Ranked, k: int, o: str = "exact") -> np.ndarray:
     """Fraction of the first k retrieved documents that the qrels judge (ir_measures' Judged@k).
 
@@ -71,12 +46,12 @@ def judged(r: Ranked, k: int, o: str = "exact") -> np.ndarray:
     descending. ``Judged`` without a cut-off is the fraction over the whole list (k = 0
     in the library). 0 for an empty list.
     """
-    r = ir_order(r)
     depth = r.num_ret if k <= 0 else np.minimum(k, r.num_ret)
     return safe_div(order_of(r, o).top(r.rel != NONPOOL, depth), depth)
 
 
-@measure("num_q_ret", average="sum", value="int", family="ir", order_free=True)
+@measure("num_q_ret", average="sum", value="int", family="ir", order_free=True,
+         program="pytrec_eval")
 def num_q_ret(r: Ranked) -> np.ndarray:
     """Number of queries with results: 1 for a query with ranked documents, else 0 (NumQ).
 
@@ -131,7 +106,8 @@ def _rbp_bin_average(r: Ranked, params: tuple) -> np.ndarray:
     return seg_sum(_rbp_gains(r) * mean_w, r.offsets)
 
 
-@measure("rbp_bin", params="floats", default=(0.8,), family="ir", ties=_rbp_bin_average)
+@measure("rbp_bin", params="floats", default=(0.8,), family="ir", ties=_rbp_bin_average,
+         program="ir_measures.cwl_eval")
 def rbp_bin(r: Ranked, params: tuple) -> np.ndarray:
     """Rank-biased precision of binary relevance over the first 1000 ranks (RBP(rel=r, p=...)).
 
@@ -139,8 +115,8 @@ def rbp_bin(r: Ranked, params: tuple) -> np.ndarray:
     document graded at or above the relevance level (-l, or rel=), else 0, and rank i
     weighted p^(i-1) / (1 + p + ... + p^999), so the weights of the 1000 ranks sum to 1
     (trec_eval 10.0's rbp weighs (1 - p) p^(i-1) over the whole list and grades gains).
-    The parameter is p, default 0.8 (ir_measures'). cwl_eval takes tied documents in
-    the order the run lists them; smarteval in the --ties order.
+    The parameter is p, default 0.8 (ir_measures'). The provider sorts by score as a
+    double and takes tied documents in the order the run lists them, as smarteval does.
     """
     p = _persistence(params)
     longest = int(r.num_ret.max()) if r.num_queries else 0
@@ -148,4 +124,4 @@ def rbp_bin(r: Ranked, params: tuple) -> np.ndarray:
     return seg_sum(_rbp_gains(r) * w[r.rank - 1], r.offsets)
 
 
-__all__ = ["CWL_DEPTH", "ir_order"]
+__all__ = ["CWL_DEPTH"]

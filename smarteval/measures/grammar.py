@@ -31,10 +31,15 @@ written (spaces removed), after the trec_eval names, in the order of ``-m``. Its
 ``rel=`` (default 1, as ir_measures) and ``judged_only=`` belong to the name; ``-l`` does
 not change it. A name or parameter ir_measures cannot compute, or smarteval cannot
 compute exactly as it does, is refused with the reason (:data:`IR_REFUSED` and the
-checks in :func:`_ir_request`); it never falls back on a nearby measure. Under ``--ties
-docno``, RR@k, Judged and Compat take tied documents in the order of ir_measures'
-providers for them (docno ascending, :mod:`smarteval.measures.extra` and
-:func:`~smarteval.measures.web.compat_order`); the others in trec_eval's.
+checks in :func:`_ir_request`); it never falls back on a nearby measure. Each name reads
+the run in the order of the provider that computes it, whatever ``--trec-version`` says
+(:data:`~smarteval.ranking.programs.PROGRAMS`): pytrec_eval's names compare scores as
+32-bit floats, ties docno descending; RR@k, Judged and Compat compare doubles, ties docno
+ascending; the diversity names (pyndeval) likewise (``NRBP`` and ``nNRBP`` written bare
+are ndeval's own names, in ndeval's order: ir_measures' are ``NRBP()``,
+``NRBP(alpha=0.5)``...); the C/W/L names, RBP, SDCG and
+Accuracy compare doubles, ties in the run's line order; ERR@k and nDCG(dcg='exp-log2')@k
+(gdeval) compare doubles, ties docno descending.
 
 ranx's metric names (``ndcg_burges@10``, ``dcg@10``, ``dcg_burges@10``, ``hits@10``,
 ``hit_rate@10``; without @k the whole list, except ``dcg``, which is trec_eval's) are
@@ -47,7 +52,8 @@ ir_measures name gives ir_measures' value and per-query values. Without ``-c`` t
 average is over the queries the run and the qrels share, as trec_eval's. ``-J`` and
 ``-M`` act on the run for every measure (ir_measures has no such options; ``-J`` is
 ``judged_only=True`` for all). ir_measures' pytrec_eval is trec_eval 9.0.8's code, which
-is smarteval's default ``--trec-version 9``; under 10 the names follow 10.0's rules.
+is smarteval's default ``--trec-version 9``; under 10 the names keep pytrec_eval's order
+of documents and follow 10.0's other rules.
 """
 
 from __future__ import annotations
@@ -67,6 +73,7 @@ from smarteval.measures.registry import (
     load_installed_plugins,
     quantity_entry,
 )
+from smarteval.ranking.programs import ordered_as
 from smarteval.settings import LONG_MAX
 
 
@@ -86,10 +93,18 @@ class Output:
     judged_only: bool = False      # ir_measures' judged_only=True: -J for this output
     gains: tuple = ()              # ir_measures' nDCG gains={grade: gain}, as pairs
     ir: bool = False               # an ir_measures name
+    #: the program whose order of documents the value follows (its provider for an
+    #: ir_measures name, else the measure's own: :data:`~smarteval.ranking.programs.PROGRAMS`)
+    program: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.program:
+            object.__setattr__(self, "program", self.measure.program)
 
     def view(self, ranked: Ranked) -> Ranked:
-        """``ranked`` as this output's measure sees it (grades mapped, -J, its level)."""
-        r = ranked
+        """``ranked`` as this output's measure sees it: in its program's order, grades
+        mapped, -J, its level."""
+        r = ordered_as(ranked, self.program)
         if self.gains:
             r = regraded(r, self.gains)
         if self.judged_only:
@@ -149,6 +164,9 @@ class Request:
     label: str | None = None
     judged_only: bool = False
     gains: tuple = ()
+    #: the program computing an ir_measures or ranx name (its provider), when it is not
+    #: the measure's own (:data:`~smarteval.ranking.programs.PROGRAMS`)
+    program: str = ""
 
     def outputs(self) -> list[Output]:
         m = self.measure
@@ -156,7 +174,7 @@ class Request:
             param: object = (self.params[0] if m.params in ("cutoffs", "levels")
                              else None if m.params == "none" else self.params)
             return [Output(self.label, m, param, self.rel_level, self.judged_only,
-                           self.gains, ir=True)]
+                           self.gains, ir=True, program=self.program)]
         if m.params in ("cutoffs", "levels"):
             outs = []
             for k in self.params:
@@ -235,6 +253,10 @@ def _ir(measure, plain, cut, params=(), fixed=(), provider="pytrec_eval",
 
 
 _RJ = ("rel", "judged_only")
+
+#: ir_measures' providers whose order is not that of the program of the same name
+#: (its cwl_eval provider sorts by score; cwl_eval itself reads the run's lines in order)
+IR_PROGRAMS = {"cwl_eval": "ir_measures.cwl_eval"}
 
 #: Every ir_measures name smarteval computes, and how (ir_measures 0.4.3: its default
 #: providers, cwl_eval installed for RBP).
@@ -447,7 +469,7 @@ def _resolve(name: str, e: IrName, given: dict, at, label: str,
                 raise _Refused("ir_measures computes nDCG(dcg='exp-log2') without @k only with "
                                "ranx, whose order of tied scores is not reproducible; write "
                                "nDCG(dcg='exp-log2')@k (gdeval's) or ndcg_burges (ranx's)")
-            measure_name = "gd_ndcg"
+            measure_name, provider = "gd_ndcg", "gdeval"
         gains = _ir_gains(args.get("gains"))
     if e.measure == "Judged" and cut is None:
         params = (0,)                                    # the whole list
@@ -478,7 +500,8 @@ def _resolve(name: str, e: IrName, given: dict, at, label: str,
     m = available[measure_name]
     if m.params == "gains":
         params = ()
-    return Request(m, params, None, rel_level, label, judged_only, gains)
+    return Request(m, params, None, rel_level, label, judged_only, gains,
+                   IR_PROGRAMS.get(provider, provider))
 
 
 def _cwl_params(name: str, args: dict, cut) -> tuple:
@@ -555,7 +578,7 @@ def _ranx_request(name: str, called: bool, at, label: str,
     measure_name = RANX_NAMES[name]
     if measure_name not in available:
         raise _Refused(f"{measure_name} is not computed under this trec_eval version")
-    return Request(available[measure_name], (k,), None, 1, label)
+    return Request(available[measure_name], (k,), None, 1, label, program="ranx")
 
 
 def _ir_cut(name: str, cut, at_param: str):

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from smarteval.errors import UsageError
+from smarteval.ranking.programs import PROGRAMS
 
 #: How a measure's parameter string is read and how its output is named.
 #:   none     no parameters                               map
@@ -34,6 +35,11 @@ PARAM_SHAPES = ("none", "cutoffs", "levels", "floats", "gains", "int")
 AVERAGES = ("mean", "gmean", "sum", "count", "tag", "none")
 
 GMEAN_FLOOR = 1e-5
+
+#: The program whose order a family's measures read unless their entry names another
+#: (the "ir" family, ir_measures' names trec_eval lacks, names each measure's provider).
+FAMILY_PROGRAMS = {"trec": "trec_eval", "smart": "smarteval", "ndeval": "ndeval",
+                   "cwl": "cwl_eval", "plugin": "smarteval"}
 
 
 @dataclass(frozen=True)
@@ -69,6 +75,16 @@ class Measure:
     quantities: tuple[str, ...] = ()
     #: the quantity this entry computes, for an entry made by :meth:`quantity`
     of: str | None = None
+    #: the reference program whose order of documents the measure reads
+    #: (:data:`smarteval.ranking.programs.PROGRAMS`); its family's by default
+    program: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.program:
+            object.__setattr__(self, "program", FAMILY_PROGRAMS.get(self.family, "smarteval"))
+        if self.program not in PROGRAMS:
+            raise ValueError(f"{self.name}: unknown program {self.program!r} (one of "
+                             f"{', '.join(PROGRAMS)})")
 
     def __reduce__(self):
         # measures travel to worker processes by name (their entries hold lambdas)
@@ -207,7 +223,7 @@ def measure(name: str, *, params: str = "none", default: Sequence = (), average:
             family: str = "trec", needs_num_docs: bool = False,
             micro: Callable | None = None, ties: Callable | None = None,
             orders: bool = False, order_free: bool = False, rel_info: str = "qrels",
-            quantities: Sequence[str] = ()):
+            quantities: Sequence[str] = (), program: str = ""):
     """Register the decorated function as measure ``name``; the decorator is the registry entry.
 
     The function receives a :class:`~smarteval.columns.Ranked` and, for ``cutoffs`` and
@@ -227,7 +243,8 @@ def measure(name: str, *, params: str = "none", default: Sequence = (), average:
             Measure, name, func, params=params, default=default, average=average,
             value=value, per_query=per_query, versions=versions, family=family,
             needs_num_docs=needs_num_docs, micro=micro, ties=ties, orders=orders,
-            order_free=order_free, rel_info=rel_info, quantities=tuple(quantities))
+            order_free=order_free, rel_info=rel_info, quantities=tuple(quantities),
+            program=program)
         _keep_family_order(REGISTRY[name])
         return func
 

@@ -7,23 +7,22 @@ measures touch only the retrieved rows with a non-zero gain within the cut-off, 
 multiplying by 1 no product, so the values are those of the programs' loops over every
 rank, added and multiplied in the same order.
 
-Tied scores. gdeval sorts a run by score (as a double) descending, then docno
-descending: trec_eval's order under ``--trec-version 10``; under 9, whose ranking
-compares scores as 32-bit floats, the documents of a tied group whose scores differ as
-doubles are put back in gdeval's order (:func:`_double_moves`). ranx orders documents by
-score alone, with a sort that does not keep the order of tied documents, so its values
-on tied scores are not reproducible; smarteval ranks them by the ``--ties`` policy
-(trec_eval's order by default), which gives ranx's values on runs without ties.
+The order of documents. Each measure reads the ranking in its reference program's order
+(:data:`smarteval.ranking.programs.PROGRAMS`, named in its registry entry): gdeval sorts
+by score as a double, then docno descending; ir_measures' SDCG and Accuracy providers by
+score as a double, equal scores in the run's line order; Compat's by score as a double,
+then docno ascending. ranx orders documents by score (a double) with a sort that does not
+keep the order of tied documents, so its values on tied scores are not reproducible;
+smarteval puts them docno descending, which gives ranx's values on runs without ties.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 
-from smarteval.columns import NONPOOL, Ranked, tie_groups, tie_starts, tied_pairs
+from smarteval.columns import NONPOOL, Ranked
 from smarteval.errors import UsageError
 from smarteval.measures.gains import log2_table
 from smarteval.measures.registry import measure
@@ -37,69 +36,6 @@ CWL_DEPTH = 1000
 
 
 # =========================================================================== shared pieces
-
-def _double_moves(r: Ranked) -> tuple[np.ndarray, np.ndarray]:
-    """The rows gdeval's order moves: (from, to), original row and its row in that order.
-
-    gdeval sorts by score as a double descending, then docno descending: the ranking's
-    own order except under ``--trec-version 9``, where scores equal as 32-bit floats tie
-    (and go docno descending) though gdeval tells them apart. Such groups are sorted by
-    their double scores, docno descending within equal ones. Nothing moves under
-    ``--ties random`` or ``average`` (the order of ties is theirs).
-    """
-    none = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
-    n = len(r.rel)
-    if (r.settings.ties != "docno" or r.tie_key is None or n < 2
-            or r.tie_key.dtype == np.float64):        # compared as doubles already
-        return none
-    if "double_moves" in r.memo:
-        return r.memo["double_moves"]
-    tied = tied_pairs(r.tie_key, r.offsets)
-    differ = np.flatnonzero(tied & (r.score[1:] != r.score[:-1]))
-    out = none
-    if len(differ):
-        # the tied rows' groups, and the groups holding two different doubles
-        rows, first = tie_groups(tied)
-        gid = np.cumsum(first) - 1
-        bad = np.zeros(int(gid[-1]) + 1, dtype=bool)
-        bad[gid[np.searchsorted(rows, differ + 1)]] = True
-        keep = bad[gid]
-        sel, gsel = rows[keep], gid[keep]       # the rows of the groups to reorder
-        # stable: within equal double scores the rows keep their docno-descending order
-        order = np.lexsort((-r.score[sel], gsel))
-        moved = sel[order] != sel
-        out = (sel[order][moved], sel[moved])
-    r.memo["double_moves"] = out
-    return out
-
-
-def _double_positions(r: Ranked, rows: np.ndarray) -> np.ndarray:
-    """Where ``rows`` (ascending) stand in gdeval's order."""
-    src, dest = _double_moves(r)
-    if len(src) == 0 or len(rows) == 0:
-        return rows
-    by_src = np.argsort(src)
-    i = np.minimum(np.searchsorted(src[by_src], rows), len(src) - 1)
-    hit = src[by_src][i] == rows
-    out = rows.copy()
-    out[hit] = dest[by_src][i[hit]]
-    return out
-
-
-def gdeval_order(r: Ranked) -> Ranked:
-    """The ranking's grades in gdeval's order (:func:`_double_moves`).
-
-    Also the order SDCG and Accuracy take: their ir_measures providers sort by the
-    double score (and keep the run's order of equal ones, which the --ties order
-    replaces).
-    """
-    src, dest = _double_moves(r)
-    if len(src) == 0:
-        return r
-    rel = r.rel.copy()
-    rel[dest] = r.rel[src]
-    return replace(r, rel=rel)
-
 
 def _check_gdeval_grades(r: Ranked, name: str) -> None:
     """gdeval stops on a qrels grade above 4: so does a measure that gives its numbers."""
@@ -118,17 +54,11 @@ def _ln_table(n: int) -> np.ndarray:
                        count=n + 1)
 
 
-def _gain_rows(r: Ranked, k: int, level: int, double: bool = False):
+def _gain_rows(r: Ranked, k: int, level: int):
     """The retrieved rows graded ``level`` or above within the first k (all when k <= 0):
-    their grades, 1-based ranks and per-query offsets (rank order within each query).
-    ``double``: ranked in gdeval's order (:func:`_double_moves`)."""
+    their grades, 1-based ranks and per-query offsets (rank order within each query)."""
     rows = np.flatnonzero(r.rel >= level)
     grades = r.rel[rows]
-    if double:
-        pos = _double_positions(r, rows)
-        if pos is not rows:
-            order = np.argsort(pos, kind="stable")
-            rows, grades = pos[order], grades[order]
     q = np.searchsorted(r.offsets, rows, side="right") - 1     # no query column of every row
     rank = rows - r.offsets[q] + 1
     if k > 0:
@@ -167,7 +97,7 @@ def _discounted(gain: np.ndarray, rank: np.ndarray, offsets: np.ndarray, log) ->
 
 # =========================================================================== gdeval
 
-@measure("gd_ndcg", params="cutoffs", default=(20,), family="ir")
+@measure("gd_ndcg", params="cutoffs", default=(20,), family="ir", program="gdeval")
 def gd_ndcg(r: Ranked, k: int) -> np.ndarray:
     """nDCG@k of the TREC Web track: gains 2^grade - 1, log discount, gdeval's numbers
     (nDCG(dcg='exp-log2')@k).
@@ -189,14 +119,14 @@ def gd_ndcg(r: Ranked, k: int) -> np.ndarray:
     "-"); smarteval evaluates any id, each on its own.
     """
     _check_gdeval_grades(r, "gd_ndcg (nDCG(dcg='exp-log2')@k)")
-    g, rank, off = _gain_rows(r, k, 1, double=True)
+    g, rank, off = _gain_rows(r, k, 1)
     dcg = _discounted(_exp_gain(g), rank, off, _ln_table)
     ig, ipos, ioff = _ideal_grades(r, k, 1)
     ideal = _discounted(_exp_gain(ig), ipos, ioff, _ln_table)
     return safe_div(dcg, ideal)
 
 
-@measure("gd_err", params="cutoffs", default=(20,), family="ir")
+@measure("gd_err", params="cutoffs", default=(20,), family="ir", program="gdeval")
 def gd_err(r: Ranked, k: int) -> np.ndarray:
     """Expected reciprocal rank at k (Chapelle et al. 2009), gdeval's numbers
     (ir_measures' ERR@k).
@@ -216,7 +146,7 @@ def gd_err(r: Ranked, k: int) -> np.ndarray:
     part. ERR has no ideal ranking: it is not normalised.
     """
     _check_gdeval_grades(r, "gd_err (ERR@k)")
-    g, rank, off = _gain_rows(r, k, 1, double=True)
+    g, rank, off = _gain_rows(r, k, 1)
     stop = _exp_gain(g) / float(2 ** GDEVAL_MAX_GRADE)
     decay = seg_exclusive_cumprod(1.0 - stop, off)
     values = seg_sum(stop * decay / rank, off)
@@ -244,13 +174,13 @@ def _ranx_ndcg(r: Ranked, k: int, exponential: bool) -> np.ndarray:
 _RANX_EDGES = """
     As ranx 0.3 computes it (ranx/metrics/{file}): only documents graded at or above
     the relevance level (-l; 1 for the ranx name) gain; k = 0 (the ranx name without
-    @k) reads the whole list. ranx orders tied scores arbitrarily (its sort is not
-    stable); smarteval takes them in the --ties order, so the two agree on runs without
-    ties.
+    @k) reads the whole list. ranx compares scores as doubles and orders tied scores
+    arbitrarily (its sort is not stable); smarteval takes them docno descending (or in
+    the --ties order), so the two agree on runs without ties.
 """
 
 
-@measure("ranx_dcg", params="cutoffs", default=(10,), family="ir")
+@measure("ranx_dcg", params="cutoffs", default=(10,), family="ir", program="ranx")
 def ranx_dcg(r: Ranked, k: int) -> np.ndarray:
     """DCG@k with the grade as gain and log2(rank + 1) as discount (ranx's dcg@k).
 
@@ -260,7 +190,7 @@ def ranx_dcg(r: Ranked, k: int) -> np.ndarray:
     return _ranx_dcg(r, k, False)
 
 
-@measure("ranx_dcg_burges", params="cutoffs", default=(10,), family="ir")
+@measure("ranx_dcg_burges", params="cutoffs", default=(10,), family="ir", program="ranx")
 def ranx_dcg_burges(r: Ranked, k: int) -> np.ndarray:
     """DCG@k with gains 2^grade - 1 and log2(rank + 1) as discount (ranx's dcg_burges@k).
 
@@ -269,7 +199,7 @@ def ranx_dcg_burges(r: Ranked, k: int) -> np.ndarray:
     return _ranx_dcg(r, k, True)
 
 
-@measure("ranx_ndcg_burges", params="cutoffs", default=(10,), family="ir")
+@measure("ranx_ndcg_burges", params="cutoffs", default=(10,), family="ir", program="ranx")
 def ranx_ndcg_burges(r: Ranked, k: int) -> np.ndarray:
     """nDCG@k with gains 2^grade - 1 (ranx's ndcg_burges@k).
 
@@ -280,7 +210,7 @@ def ranx_ndcg_burges(r: Ranked, k: int) -> np.ndarray:
     return _ranx_ndcg(r, k, True)
 
 
-@measure("ranx_hits", params="cutoffs", default=(10,), family="ir")
+@measure("ranx_hits", params="cutoffs", default=(10,), family="ir", program="ranx")
 def ranx_hits(r: Ranked, k: int) -> np.ndarray:
     """Relevant documents among the first k retrieved (ranx's hits@k).
 
@@ -291,7 +221,7 @@ def ranx_hits(r: Ranked, k: int) -> np.ndarray:
     return np.diff(off).astype(np.float64)
 
 
-@measure("ranx_hit_rate", params="cutoffs", default=(10,), family="ir")
+@measure("ranx_hit_rate", params="cutoffs", default=(10,), family="ir", program="ranx")
 def ranx_hit_rate(r: Ranked, k: int) -> np.ndarray:
     """1 if a relevant document is among the first k retrieved, else 0 (ranx's hit_rate@k).
 
@@ -319,7 +249,8 @@ def _sdcg_params(params: tuple) -> tuple[int, float, float]:
     return k, hi, lo
 
 
-@measure("sdcg", params="floats", default=(10, 4, 0), family="ir")
+@measure("sdcg", params="floats", default=(10, 4, 0), family="ir",
+         program="ir_measures.cwl_eval")
 def sdcg(r: Ranked, params: tuple) -> np.ndarray:
     """Scaled DCG@k: DCG of grades scaled to [0, 1], over the DCG of k fully relevant
     documents (SDCG@k).
@@ -331,12 +262,10 @@ def sdcg(r: Ranked, params: tuple) -> np.ndarray:
     log2(rank + 1), divided by the sum of 1 / log2(rank + 1) over the same ranks: the
     ideal assumes k documents of grade M exist, whatever the qrels hold. cwl_eval reads
     the first 1000 ranks, so k above 1000 is 1000. Parameters: k, M, m (default 0).
-    cwl_eval sorts by score as a double and keeps the run's order of equal scores;
-    smarteval puts those in the --ties order (scores as doubles, like
-    :func:`gdeval_order`). The relevance level (-l) plays no part.
+    The provider sorts by score as a double and keeps the run's order of equal scores,
+    as smarteval does for this measure. The relevance level (-l) plays no part.
     """
     k, hi, lo = _sdcg_params(params)
-    r = gdeval_order(r)
     depth = min(k, CWL_DEPTH)
     grade = np.maximum(r.rel, 0).astype(np.float64)
     gain = (np.clip(grade, lo, hi) - lo) / (hi - lo)
@@ -351,7 +280,7 @@ def sdcg(r: Ranked, params: tuple) -> np.ndarray:
     return dcg / norm
 
 
-@measure("pair_accuracy", params="cutoffs", default=(10,), family="ir")
+@measure("pair_accuracy", params="cutoffs", default=(10,), family="ir", program="accuracy")
 def pair_accuracy(r: Ranked, k: int) -> np.ndarray:
     """Share of (relevant, non-relevant) pairs among the first k ranked the right way round
     (Accuracy@k).
@@ -364,10 +293,9 @@ def pair_accuracy(r: Ranked, k: int) -> np.ndarray:
     documents x relevant documents). 0 when no relevant document is among them (the
     provider reports nothing and ir_measures counts 0). When none is non-relevant the
     provider divides by zero and stops; smarteval gives 1 (no pair is out of order).
-    The provider sorts by score as a double and keeps the run's order of equal scores;
-    smarteval puts those in the --ties order (scores as doubles, like gdeval_order).
+    The provider sorts by score as a double and keeps the run's order of equal scores,
+    as smarteval does for this measure.
     """
-    r = gdeval_order(r)
     grade = np.where(r.rel == NONPOOL, 0, r.rel)
     top = r.rank <= k if k > 0 else np.ones(len(grade), dtype=bool)
     rel = top & (grade >= r.rel_level)
@@ -396,34 +324,6 @@ def _compat_params(params: tuple) -> tuple[float, bool]:
     return p, normalize == 1.0
 
 
-def compat_order(r: Ranked) -> Ranked:
-    """The ranking as ir_measures' compat provider orders it: score (as a double)
-    descending, then docno ascending.
-
-    The ranking's tied groups (equal scores as it compared them) are sorted so; the
-    other rows stand where they are. Only under ``--ties docno``: a random order stays
-    as drawn.
-    """
-    n = len(r.rel)
-    if r.settings.ties != "docno" or n < 2:
-        return r
-    if "compat_order" in r.memo:
-        return r.memo["compat_order"]
-    start = tie_starts(r)
-    out = r
-    if not start.all():
-        gid = np.cumsum(start) - 1
-        size = np.bincount(gid)
-        sel = np.flatnonzero(size[gid] > 1)             # the rows of tied groups
-        sub = np.lexsort((r.docno[sel], -r.score[sel], gid[sel]))
-        src = np.arange(n)
-        src[sel] = sel[sub]
-        out = replace(r, rel=r.rel[src], score=r.score[src], docno=r.docno[src],
-                      tie_key=None if r.tie_key is None else r.tie_key[src])
-    r.memo["compat_order"] = out
-    return out
-
-
 def _compat_depths(r: Ranked) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """What Compat needs of a ranking, whatever p: for each document graded above 0 that
     the run retrieved, its query and the depth from which it is in both the ranking and
@@ -434,7 +334,7 @@ def _compat_depths(r: Ranked) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
     if r.qrel_lines is None or r.qrel_docnos is None:
         raise UsageError("compat needs the qrels' docnos and line numbers, which this "
                          "ranking does not carry (a residual collection loses them)")
-    o = compat_order(r)
+    o = r
     rows = np.flatnonzero(o.rel > 0)
     judged = np.flatnonzero(r.qrel_grades > 0)
     jq = r.qrel_qindex[judged]
@@ -467,7 +367,7 @@ def _compat_depths(r: Ranked) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
     return out
 
 
-@measure("compat", params="floats", default=(0.95, 1.0), family="ir")
+@measure("compat", params="floats", default=(0.95, 1.0), family="ir", program="compat")
 def compat(r: Ranked, params: tuple) -> np.ndarray:
     """Compatibility: rank-biased overlap with an ideal ranking of the positive grades
     (ir_measures' Compat).
@@ -502,4 +402,4 @@ def compat(r: Ranked, params: tuple) -> np.ndarray:
     return safe_div(overlap, total[depth])
 
 
-__all__ = ["CWL_DEPTH", "GDEVAL_MAX_GRADE", "compat_order", "gdeval_order"]
+__all__ = ["CWL_DEPTH", "GDEVAL_MAX_GRADE"]

@@ -86,7 +86,7 @@ def in_byte_order(qids: np.ndarray) -> np.ndarray:
 
 
 def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
-         documents: bool = True, owned: bool = False) -> Ranked:
+         documents: bool = True, owned: bool = False, file_order: bool = False) -> Ranked:
     """Sort each query by score descending, ties by docno descending (byte order), as trec_eval.
 
     Scores compare as 32-bit floats under trec_eval 9 (``settings.trec_version == 9``)
@@ -102,7 +102,9 @@ def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
     ``documents`` (the default) says the measures look at the documents: then what
     trec_eval refuses in a query it ranks is refused (:mod:`smarteval.ranking.checks`).
     ``owned`` says the caller has no further use for ``run``: its score and docno columns
-    are then put in rank order in place instead of in copies.
+    are then put in rank order in place instead of in copies. ``file_order`` keeps each
+    row's place in the run (``Ranked.file_row``), for the programs that read a run in the
+    order of its lines (:mod:`smarteval.ranking.programs`).
     """
     settings = settings or Settings()
     max_docs = settings.max_docs
@@ -135,6 +137,7 @@ def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
             ~has_run, counts, offsets, scores, docnos, hashes)
         shared = False
     key = score_key(scores, settings)
+    file_row = np.arange(len(scores), dtype=index_dtype(len(scores))) if file_order else None
 
     # grades are looked up in file order (the lookup does not care), so that only the
     # grades, not the docno hashes, follow the ranking permutation; a long run's grades
@@ -154,6 +157,8 @@ def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
             if not key_is_scores:
                 key = _moved(key, at, src, in_place=True)
             scores = _moved(scores, at, src, in_place=not shared)
+            if file_row is not None:
+                file_row = _moved(file_row, at, src, in_place=True)
             if key_is_scores:
                 key = scores
             docnos = new_docnos()
@@ -164,6 +169,7 @@ def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
         if np.any(kept < counts):
             take = concat_ranges(offsets[:-1], kept)
             scores, docnos, key, rel = scores[take], docnos[take], key[take], rel[take]
+            file_row = None if file_row is None else file_row[take]
             counts = kept
             offsets = offsets_from_counts(counts)
 
@@ -171,6 +177,7 @@ def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
         keep = rel >= 0
         if not keep.all():
             scores, docnos, key, rel = scores[keep], docnos[keep], key[keep], rel[keep]
+            file_row = None if file_row is None else file_row[keep]
             counts = segment_sum(keep, offsets)
             offsets = offsets_from_counts(counts)
 
@@ -179,6 +186,7 @@ def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
                   qrel_offsets=qrel_offsets, qrel_grades=qrel_grades, qrel_lines=qrel_lines,
                   qrel_docnos=qrel_docnos, in_run=has_run,
                   rel_level=settings.rel_level, run_tag=run.tag, tie_key=key, settings=settings,
+                  file_row=file_row,
                   qrels_num_queries=qrels.num_queries,
                   qrels_positive_lines=qrels.num_positive_lines)
 

@@ -95,7 +95,7 @@ ALL_SPELLINGS = [s for name in IR_NAMES for s in spellings(name) if s not in all
 def test_rbp_is_checked():
     if not CWL:
         pytest.skip("cwl_eval is not installed: RBP(rel=r) goes unchecked "
-                    "(pip install 'ir_measures[cwl_eval]')")
+                    "(pip install cwl-eval)")
     assert any(s.startswith("RBP") for s in ALL_SPELLINGS)
 
 

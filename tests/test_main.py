@@ -49,7 +49,11 @@ def test_an_output_that_cannot_be_flushed_goes_the_usual_way(monkeypatch):
     assert left == []
 
 
-@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+NO_DEV_FULL = "needs /dev/full (Linux)"
+
+
+@pytest.mark.ci_skip_ok(NO_DEV_FULL)
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason=NO_DEV_FULL)
 def test_a_full_standard_output_is_still_reported(tmp_path):
     qrels, run = tmp_path / "q", tmp_path / "r"
     qrels.write_text("1 0 d1 1\n")

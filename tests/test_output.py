@@ -44,6 +44,7 @@ PRINTING = {
     "compare": ["compare", "qrels", "a.run", "b.run", "c.run"],
     "correlate": ["correlate", "a.run.eval", "b.run.eval", "c.run.eval"],
 }
+NO_DEV_FULL = "needs /dev/full (Linux)"
 WRITING = {name: args for name, args in PRINTING.items() if not name.startswith("measures")}
 
 
@@ -56,7 +57,8 @@ def _run(args, d, stdout):
                           stderr=subprocess.PIPE, text=True, timeout=120, cwd=d)
 
 
-@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.ci_skip_ok(NO_DEV_FULL)
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason=NO_DEV_FULL)
 @pytest.mark.parametrize("command", list(PRINTING))
 def test_full_disk_behind_standard_output(files, command):
     with open("/dev/full", "w") as full:
@@ -85,7 +87,8 @@ def test_the_commands_print_when_nothing_fails(files):
         assert res.exit_code == 0 and res.stdout and res.stderr == "", (command, res.output)
 
 
-@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.ci_skip_ok(NO_DEV_FULL)
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason=NO_DEV_FULL)
 @pytest.mark.parametrize("command", [*WRITING, "plot", "compare --plot"])
 def test_full_disk_behind_an_output_file(files, tmp_path, monkeypatch, command):
     """-o (and compare --plot) onto a full disk: the temporary file beside the output is

@@ -24,7 +24,13 @@ from smarteval.cli import main
 QRELS = "1 0 a 1\n1 0 b 0\n2 0 a 0\n2 0 d 1\n"
 RUN = "1 Q0 a 1 3.0 tag\n1 Q0 b 2 2.0 tag\n2 Q0 d 1 5.0 tag\n2 Q0 a 2 4.0 tag\n"
 MAP = "map                   \tall\t1.0000\n"
-LINUX = pytest.mark.skipif(not os.path.exists("/proc/self/fd"), reason="Linux /proc and /dev")
+LINUX_ONLY = "Linux /proc and /dev"
+
+
+def LINUX(test):
+    """Skipped where there is no Linux /proc, in CI too."""
+    skip = pytest.mark.skipif(not os.path.exists("/proc/self/fd"), reason=LINUX_ONLY)
+    return pytest.mark.ci_skip_ok(LINUX_ONLY)(skip(test))
 
 
 @pytest.fixture

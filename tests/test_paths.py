@@ -265,6 +265,7 @@ def test_unknown_measure_suggestions(files, typo, suggested):
 
 # =========================================================================== failed writes
 
+ROOT_WRITES = "root writes into read-only directories"
 WRITERS = {
     "evaluate": lambda d, out: ["evaluate", "-f", "tsv", "-o", out, d / "qrels.txt",
                                 d / "run.txt"],
@@ -297,8 +298,8 @@ def test_output_below_a_file(files):
     assert res.stderr == f"Error: {out}: cannot write: Not a directory\n"
 
 
-@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0,
-                    reason="root writes into read-only directories")
+@pytest.mark.ci_skip_ok(ROOT_WRITES)
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason=ROOT_WRITES)
 @pytest.mark.parametrize("command", list(WRITERS))
 def test_output_into_a_read_only_directory(files, command):
     _needs(command)

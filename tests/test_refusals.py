@@ -125,6 +125,8 @@ def test_refused_before_any_work(files, name, args, message):
 
 # =========================================================================== refused: exit 1
 
+ROOT_READS = "root reads unreadable files"
+
 #: (name, arguments, exact standard error); each exits 1: a file that cannot be read or
 #: written, whatever the command
 UNREADABLE = [
@@ -323,8 +325,8 @@ def test_api_numbers_past_a_c_long_are_its_bounds(files):
     assert f"{ev.summary['map']:.4f}" == "1.1667"
 
 
-@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0,
-                    reason="root reads unreadable files")
+@pytest.mark.ci_skip_ok(ROOT_READS)
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason=ROOT_READS)
 @pytest.mark.parametrize("command", [["evaluate", "q", "u"], ["curve", "q", "u"],
                                      ["compare", "q", "r", "u"], ["correlate", "u", "u"]])
 def test_an_unreadable_file_exits_1_like_a_missing_one(files, command):

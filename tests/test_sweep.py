@@ -3,7 +3,8 @@
 The cluster runs in this process (``processes=False``, two workers of one thread), so
 the qrels are still scattered and broadcast and each partition is a task on a worker,
 but nothing is spawned; it starts in well under a second. Without dask (an optional
-extra) the cluster tests are skipped; the message naming the extra is tested either way.
+extra) the cluster tests are skipped, and fail in CI; the message naming the extra is
+tested either way.
 """
 
 from __future__ import annotations

@@ -10,7 +10,8 @@ import pytest
 
 from smarteval.workers import can_fork, run_forked, run_isolated
 
-pytestmark = pytest.mark.skipif(not can_fork(), reason="processes cannot be forked here")
+NO_FORK = "processes are forked on Linux only"
+pytestmark = [pytest.mark.ci_skip_ok(NO_FORK), pytest.mark.skipif(not can_fork(), reason=NO_FORK)]
 
 
 def test_results_and_callbacks_come_in_the_order_of_the_items():

@@ -154,6 +154,9 @@ class Ranked:
     #: cwl_eval's fractional gains and element costs, when read; the C/W/L measures match
     #: them to the ranked documents themselves (:mod:`smarteval.measures.cwl`)
     cwl: object | None = None
+    #: sample_eval's strata of the ranked documents and the sampled judgements
+    #: (:class:`smarteval.ranking.sample.SampleRanking`, under ``-R sample_qrels``)
+    sample: object | None = None
     #: (n,) each row's place in the run as read (its line order within the query), kept
     #: when a program that reads the run's line order is asked for
     #: (:mod:`smarteval.ranking.programs`); None otherwise

@@ -25,7 +25,7 @@ from smarteval.aggregate import (
 )
 from smarteval.columns import Qrels, Ranked, Run
 from smarteval.errors import InputError, UsageError
-from smarteval.measures.grammar import Output, Request, parse_measures
+from smarteval.measures.grammar import Output, Request, parse_measures, printed_as
 from smarteval.ranking import rank, residual
 from smarteval.ranking.programs import needs_file_order
 from smarteval.read import read_qrels, read_run
@@ -34,6 +34,7 @@ from smarteval.settings import Settings, distinct_names
 
 if TYPE_CHECKING:       # the C/W/L module is imported only when its measures or inputs are
     from smarteval.measures.cwl import CwlInputs, Keyed
+    from smarteval.read.sample import SampleQrels  # -R sample_qrels
     from smarteval.read.zscores import ZScores  # and the z-score reader when -Z is given
 
 
@@ -156,12 +157,17 @@ def read_relevance(qrels, requests: Sequence[Request] = (), settings: Settings |
 
 #: The -R formats that are read only for measures of their own (trec_eval computes no
 #: other measure from them): the ``rel_info`` of those measures
-OWN_MEASURES = {"prefs": "prefs", "qrels_prefs": "prefs", "qrels_jg": "qrels_jg"}
+OWN_MEASURES = {"prefs": "prefs", "qrels_prefs": "prefs", "qrels_jg": "qrels_jg",
+                "sample_qrels": "sample_eval"}
 
 
 def _read_trec_format(qrels, fmt: str):
-    """trec_eval's preference judgements or qrels with judgement groups (``-R``)."""
+    """trec_eval's preference judgements or qrels with judgement groups, or sample_eval's
+    sampled judgements (``-R``)."""
     if isinstance(qrels, (str, os.PathLike)):
+        if fmt == "sample_qrels":
+            from smarteval.read.sample import read_sample_qrels
+            return read_sample_qrels(qrels)
         from smarteval.read import prefs
         read = {"prefs": prefs.read_prefs, "qrels_prefs": prefs.read_qrels_prefs,
                 "qrels_jg": prefs.read_qrels_jg}[fmt]
@@ -293,12 +299,19 @@ class Ranker:
         if self.settings.order_by == "rank":
             from smarteval.ranking.order import by_rank_column  # ndeval's order only
             run = by_rank_column(run)
+        fmt = getattr(self.subtopics, "format", None)
+        if fmt == "sample_qrels":       # sample_eval reads run topics without leading zeros
+            from smarteval.ranking.sample import without_leading_zeros
+            run = without_leading_zeros(run)
         if self.require_common and not _shares_a_query(run, self.qrels):
             raise InputError(run.path, None,
                              f"no query of this run has judgements in {self.qrels.path}",
                              expected="query ids shared by the run and the qrels")
-        fmt = getattr(self.subtopics, "format", None)
-        if fmt in OWN_MEASURES and self.documents:
+        if fmt == "sample_qrels" and self.documents:
+            from smarteval.ranking.sample import rank_sample
+            ranked = rank_sample(run, cast("SampleQrels", self.subtopics), self.qrels,
+                                 self.settings)
+        elif fmt in OWN_MEASURES and self.documents:
             from smarteval.ranking import prefs
             rank_for = prefs.rank_groups if fmt == "qrels_jg" else prefs.rank_preferences
             ranked = rank_for(run, self.subtopics, self.qrels, self.settings)
@@ -431,12 +444,14 @@ def requests_for(measures: Iterable[str] | Sequence[Request], settings: Settings
     for rq in requests:
         rq.measure.check_ties(settings.ties)
     own = OWN_MEASURES.get(settings.qrels_format)
+    if own is not None:         # their names as their program prints them
+        requests = printed_as(requests, own)
     for rq in requests:
         m = rq.measure
         if m.name in ("runid", "num_q"):
             continue
         if own is not None and m.rel_info != own:
-            hint = "all_prefs" if own == "prefs" else "qrels_jg"
+            hint = "all_prefs" if own == "prefs" else own
             raise UsageError(f"{m.name} is not computed from -R {settings.qrels_format} "
                              f"judgements (their measures: -m {hint})")
     if settings.order_by == "rank":

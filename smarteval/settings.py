@@ -21,8 +21,9 @@ AVERAGES = ("macro", "micro", "median")
 #: Formats of the relevance file (-R): trec_eval's qrels, ndeval's diversity qrels
 #: (QUERY SUBTOPIC DOCNO REL), and trec_eval's preferences (QUERY JG JSG DOCNO LEVEL),
 #: qrels read as preferences (the second field the judgement group) and qrels with
-#: judgement groups (QUERY JG DOCNO REL).
-QRELS_FORMATS = ("qrels", "qrels_diversity", "prefs", "qrels_prefs", "qrels_jg")
+#: judgement groups (QUERY JG DOCNO REL), and sample_eval's sampled judgements (QUERY ITER
+#: DOCNO STRATUM REL).
+QRELS_FORMATS = ("qrels", "qrels_diversity", "prefs", "qrels_prefs", "qrels_jg", "sample_qrels")
 #: Formats of the run files (trec_eval's -T): trec_eval has only its own, trec_results.
 RESULTS_FORMATS = ("trec_results",)
 #: How each query's documents are put in order: by score (trec_eval's, and ndeval's

@@ -17,6 +17,7 @@ import diversity_oracle as D
 import numpy as np
 import oracle as T
 import prefs_oracle as PO
+import sample_oracle as SO
 import smart_oracle as S
 import web_oracle as W
 
@@ -364,6 +365,21 @@ ORACLES: dict[str, Oracle] = {
            ("cwl_RBP", "RBP", ("cwl_RBP.0.5", "cwl_RBP.0.8,0,3")),
            ("cwl_P", "P", ("cwl_P.3", "cwl_P.1,0,2")), ("cwl_NDCG", "NDCG", ("cwl_NDCG.4,0,3",)),
            ("cwl_RR", "RR", ("cwl_RR.0,3",)), ("cwl_AP", "AP", ("cwl_AP.1,3",)))},
+    # ---- sample_eval's measures (tests/sample_oracle.py): plain qrels are one stratum,
+    # every judged document sampled; tests/test_sample_golden.py checks sample_eval itself
+    "xinfAP": Oracle("trec", lambda q, p, c: SO.from_query(q.codes, q.grades)["infAP"]),
+    "infNDCG": Oracle("trec", lambda q, p, c: SO.from_query(q.codes, q.grades, p)["infNDCG"],
+                      ("infNDCG.1=2,2=5", "infNDCG.2=0.5,3=10", "infNDCG.1=0,3=1")),
+    "iprec_at_rec": Oracle("trec", lambda q, p, c: SO.iprec(
+        lambda levels: SO.from_query(q.codes, q.grades, levels=levels), p),
+        ("iprec_at_rec.0.25,0.5,1",)),
+    "iP": Oracle("trec", lambda q, k, c: SO.precision(SO.from_query(q.codes, q.grades), k),
+                 ("iP.1,3,7",)),
+    "inum_rel_ret": Oracle("trec", lambda q, p, c: (SO.from_query(q.codes, q.grades)["E"]
+                                                    or [0.0])[-1]),
+    "inum_rel": Oracle("trec", lambda q, p, c: SO.from_query(q.codes, q.grades)["R"]),
+    "sample_num_ret": Oracle("trec", lambda q, p, c: len(q.codes)),
+    "int11ptAP": Oracle("trec", lambda q, p, c: SO.from_query(q.codes, q.grades)["int11ptAP"]),
     # ---- the SMART measures (tests/smart_oracle.py)
     "norm_recall": smart(lambda q, p, c: S.norm_recall(q.codes, q.grades, c.num_docs,
                                                        c.unranked, c.level)),

@@ -52,8 +52,10 @@ CASES = [
      "Error: qrels.txt:1: qrels line has 6 fields, not 4 (this looks like a run file)\n"
      "    301 Q0 D1 1 2.5 tag\n" + QRELS_EXPECTED + "\n"),
     ("prels given as qrels (5 fields)", "301 D1 1 mtc 0.5\n", RUN, [], 1,
-     "Error: qrels.txt:1: qrels line has 5 fields, not 4 (this looks like a prels file: "
-     "QUERY DOCNO REL METHOD PROB)\n    301 D1 1 mtc 0.5\n" + QRELS_EXPECTED + "\n"),
+     "Error: qrels.txt:1: qrels line has 5 fields, not 4 (sample_eval's sampled judgements, "
+     "QUERY ITER DOCNO STRATUM REL, are read with -R sample_qrels; the Million Query track's "
+     "prels, QUERY DOCNO REL METHOD PROB, are not read)\n    301 D1 1 mtc 0.5\n"
+     + QRELS_EXPECTED + "\n"),
     ("grade past a C long", "301 0 D1 99999999999999999999\n", RUN, [], 1,
      "Error: qrels.txt:1: relevance '99999999999999999999' is out of range: a grade lies "
      "between -9223372036854775808 and 9223372036854775807\n"

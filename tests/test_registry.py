@@ -300,6 +300,7 @@ UNBOUNDED = {
     "ranx_dcg": "a sum of gains over log ranks: 0 or more",
     "ranx_dcg_burges": "a sum of gains over log ranks: 0 or more",
     "ranx_hits": "a number of documents: 0 .. k",
+    "infNDCG": "an estimated DCG over the ideal of rounded estimated counts: may pass 1",
 }
 
 
@@ -453,6 +454,9 @@ REFUSE = {
         "prefs_avgjg_imp")},
     **{n: "not provided (averages over judgement groups of measures that have one)" for n in
        ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")},
+    **{n: "ratios of counts of sampled documents above each rank (sample_eval's estimates)"
+       for n in ("xinfAP", "infNDCG", "iP", "inum_rel_ret")},
+    **{n: "maxima over ranks of estimated precision" for n in ("iprec_at_rec", "int11ptAP")},
 }
 
 

@@ -125,7 +125,8 @@ def test_trec_measures_match_oracle(qrels, run, level, judged, max_docs, version
 
 def test_every_trec_entry_runs_here():
     """The "trec" entries are the ones this file checks (the registry test checks coverage)."""
-    assert TREC and all(all_measures()[n].family in ("trec", "ir", "ndeval", "cwl") for n in TREC)
+    assert TREC and all(all_measures()[n].family in ("trec", "ir", "ndeval", "cwl", "sample")
+                        for n in TREC)
 
 
 def test_rbp_persistence_parameter():

@@ -162,6 +162,8 @@ def _facts(m) -> str:
         origin = "as in cwl_eval"
     elif m.family == "ir":
         origin = "as in ir_measures"
+    elif m.family == "sample":
+        origin = "as in sample_eval (-R sample_qrels)"
     else:
         origin = "SMART"
     facts = [origin, _AVERAGES[m.average]]

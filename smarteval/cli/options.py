@@ -504,7 +504,10 @@ def rel_info_format_option() -> Decorator:
              "group), for the prefs_* measures (default -m prefs); qrels_jg (QUERY JG DOCNO "
              "REL, a qrels per judgement group) for map_avgjg, P_avgjg and Rprec_mult_avgjg "
              "(default -m qrels_jg). Without prefs or judgement groups those measures read "
-             "the qrels as one judgement group per query.")
+             "the qrels as one judgement group per query. sample_qrels: sample_eval's "
+             "sampled judgements (QUERY ITER DOCNO STRATUM REL, REL -1 for a pooled document "
+             "not sampled) for its measures, printed under its names (default -m "
+             "sample_eval).")
 
 
 def results_format_option() -> Decorator:

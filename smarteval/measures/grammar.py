@@ -167,6 +167,9 @@ class Request:
     #: the program computing an ir_measures or ranx name (its provider), when it is not
     #: the measure's own (:data:`~smarteval.ranking.programs.PROGRAMS`)
     program: str = ""
+    #: outputs named as the measure's program prints them (its entry's ``label``), under
+    #: its own -R format (:func:`printed_as`)
+    printed: bool = False
 
     def outputs(self) -> list[Output]:
         m = self.measure
@@ -179,9 +182,14 @@ class Request:
             outs = []
             for k in self.params:
                 suffix = str(k) if m.params == "cutoffs" else f"{k:3.2f}"
-                outs.append(Output(f"{m.name}_{suffix}", m, k, self.rel_level))
+                name = m.label.format(suffix) if self.printed and m.label \
+                    else f"{m.name}_{suffix}"
+                outs.append(Output(name, m, k, self.rel_level))
             return outs
-        name = m.name if self.raw is None else f"{m.name}_{self.raw}"
+        if self.printed:                # one set of parameters, named as the program does
+            name = m.label or m.name
+        else:
+            name = m.name if self.raw is None else f"{m.name}_{self.raw}"
         return [Output(name, m, None if m.params == "none" else self.params, self.rel_level)]
 
 
@@ -216,6 +224,9 @@ NICKNAMES_9 = {
     "prefs": ["runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
               "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg"],
     "qrels_jg": ["runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"],
+    # what sample_eval.pl prints, in its order (smarteval.measures.sample)
+    "sample_eval": ["xinfAP", "infNDCG", "iprec_at_rec", "iP", "inum_rel_ret", "inum_rel",
+                    "sample_num_ret"],
 }
 
 
@@ -917,7 +928,8 @@ TABLE_WITH_N = ("rank_recall", "log_prec", "norm_recall", "norm_prec")
 
 #: What is printed when no measure is asked for under a -R format read only for measures
 #: of its own (trec_eval prints nothing then: its default, official, reads qrels)
-FORMAT_DEFAULTS = {"prefs": "prefs", "qrels_prefs": "prefs", "qrels_jg": "qrels_jg"}
+FORMAT_DEFAULTS = {"prefs": "prefs", "qrels_prefs": "prefs", "qrels_jg": "qrels_jg",
+                   "sample_qrels": "sample_eval"}
 
 
 def default_requests(*, table: bool, num_docs: int | None, ties: str,
@@ -940,3 +952,27 @@ def default_requests(*, table: bool, num_docs: int | None, ties: str,
         return requests, []
     dropped = [rq.measure.name for rq in requests if not rq.measure.tie_average]
     return [rq for rq in requests if rq.measure.name not in dropped], dropped
+
+
+def printed_as(requests: Sequence[Request], rel_info: str) -> list[Request]:
+    """``requests`` as asked for under the -R format whose measures read ``rel_info``
+    (sample_eval's): each of those measures named as its program prints it, and a request
+    for a measure of another family named as one of them prints (trec_eval's ``infAP``
+    or ``num_ret``: sample_eval's) made a request for it; in registry order, each once.
+    """
+    own = [m for m in REGISTRY.values() if m.rel_info == rel_info]
+    if not own:
+        return list(requests)
+    namesakes = {m.label: m for m in own if m.label and "{" not in m.label}
+    place = {name: i for i, name in enumerate(REGISTRY)}
+    kept: list[Request] = []
+    mine: dict[str, Request] = {}
+    for rq in requests:
+        m = namesakes.get(rq.measure.name, rq.measure) if rq.label is None and \
+            rq.measure.rel_info != rel_info else rq.measure
+        if m.rel_info != rel_info:
+            kept.append(rq)
+        elif m.name not in mine:
+            mine[m.name] = replace(rq, printed=True) if m is rq.measure else \
+                Request(m, m.default, printed=True)
+    return kept + sorted(mine.values(), key=lambda rq: place[rq.measure.name])

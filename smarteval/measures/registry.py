@@ -39,7 +39,7 @@ GMEAN_FLOOR = 1e-5
 #: The program whose order a family's measures read unless their entry names another
 #: (the "ir" family, ir_measures' names trec_eval lacks, names each measure's provider).
 FAMILY_PROGRAMS = {"trec": "trec_eval", "smart": "smarteval", "ndeval": "ndeval",
-                   "cwl": "cwl_eval", "plugin": "smarteval"}
+                   "cwl": "cwl_eval", "plugin": "smarteval", "sample": "sample_eval"}
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,8 @@ class Measure:
     orders: bool = False            # written over an order object: takes o="exact"|"expected"
     order_free: bool = False        # the value does not depend on the order of the ranking
     #: the judgements it reads under trec_eval's -R: qrels (any qrels format), prefs
-    #: (-R prefs or qrels_prefs) or qrels_jg; under another -R it is refused
+    #: (-R prefs or qrels_prefs), qrels_jg, or sample_eval (-R sample_qrels; with other
+    #: qrels, one stratum); under another -R it is refused
     rel_info: str = "qrels"
     help: str = ""
     doc: str = ""
@@ -78,6 +79,15 @@ class Measure:
     #: the reference program whose order of documents the measure reads
     #: (:data:`smarteval.ranking.programs.PROGRAMS`); its family's by default
     program: str = ""
+    #: its outputs' names as its program prints them, where they are not smarteval's
+    #: (``iP{}``: sample_eval's iP10 for cut-off 10); given to the requests of its own -R
+    #: format (:func:`smarteval.measures.grammar.printed_as`), where no name of trec_eval's
+    #: can clash with them
+    label: str = ""
+    #: the summary value when it is not the average or sum of the per-query values:
+    #: ``total(ranked, values, n)``, n the number of queries averaged over (sample_eval's
+    #: totals over every topic of its qrels, or summed in the order it sums them)
+    total: Callable[..., object] | None = None
 
     def __post_init__(self) -> None:
         if not self.program:
@@ -144,7 +154,7 @@ REGISTRY: dict[str, Measure] = {}
 #: The measure modules, in the order their measures are listed (trec_eval's first, the
 #: plugins' after all of them). trec_eval's is imported with the package; the others
 #: only when needed (a measure of trec_eval's alone starts without them).
-FAMILIES = ("trec", "prefs", "smart", "extra", "swets", "web", "diversity", "cwl")
+FAMILIES = ("trec", "prefs", "smart", "extra", "swets", "web", "diversity", "cwl", "sample")
 #: whether every module of FAMILIES was imported
 FAMILIES_LOADED: dict[str, bool] = {"loaded": False}
 
@@ -197,7 +207,7 @@ def load_installed_plugins() -> None:
 VALUES = ("float", "int", "str")
 
 #: The judgements a measure reads (see ``Measure.rel_info``).
-REL_INFOS = ("qrels", "prefs", "qrels_jg")
+REL_INFOS = ("qrels", "prefs", "qrels_jg", "sample_eval")
 
 
 def _restore(name: str) -> Measure:
@@ -223,7 +233,8 @@ def measure(name: str, *, params: str = "none", default: Sequence = (), average:
             family: str = "trec", needs_num_docs: bool = False,
             micro: Callable | None = None, ties: Callable | None = None,
             orders: bool = False, order_free: bool = False, rel_info: str = "qrels",
-            quantities: Sequence[str] = (), program: str = ""):
+            quantities: Sequence[str] = (), program: str = "", label: str = "",
+            total: Callable | None = None):
     """Register the decorated function as measure ``name``; the decorator is the registry entry.
 
     The function receives a :class:`~smarteval.columns.Ranked` and, for ``cutoffs`` and
@@ -244,7 +255,7 @@ def measure(name: str, *, params: str = "none", default: Sequence = (), average:
             value=value, per_query=per_query, versions=versions, family=family,
             needs_num_docs=needs_num_docs, micro=micro, ties=ties, orders=orders,
             order_free=order_free, rel_info=rel_info, quantities=tuple(quantities),
-            program=program)
+            program=program, label=label, total=total)
         _keep_family_order(REGISTRY[name])
         return func
 

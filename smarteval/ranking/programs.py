@@ -85,6 +85,8 @@ PROGRAMS: dict[str, Program] = {
     "ir_measures.cwl_eval": Program("score", "double", "file",
                                     "ir_measures' cwl_eval provider"),
     "cwl_eval": Program("file", "double", "file", "cwl_eval, the command"),
+    "sample_eval": Program("score", "double", "docno-desc",
+                           "sample_eval.pl, NIST's evaluation of sampled judgements"),
     "ranx": Program("score", "double", "docno-desc",
                     "ranx (its own order of equal scores comes from an unstable sort and "
                     "is not reproducible: smarteval puts them docno descending)"),

@@ -126,7 +126,9 @@ class _Lines:
                 if kind == "qrels" and ntok[i] == 6:
                     problem += " (this looks like a run file)"
                 elif kind == "qrels" and ntok[i] == 5:
-                    problem += " (this looks like a prels file: QUERY DOCNO REL METHOD PROB)"
+                    problem += (" (sample_eval's sampled judgements, QUERY ITER DOCNO STRATUM "
+                                "REL, are read with -R sample_qrels; the Million Query "
+                                "track's prels, QUERY DOCNO REL METHOD PROB, are not read)")
             raise InputError(self.name, line_base + i + 1, problem,
                              text=self.line_text_at(lo, nlpos, i), expected=expected)
         rows = np.flatnonzero(use)

@@ -48,6 +48,19 @@ def _trec_name(ev, out) -> str:
     return f"Z{out.name:<22}" if ev.label(out) != out.name else f"{out.name:<22}"
 
 
+def _sample_line(out, qid: str, value) -> str:
+    """A line as sample_eval.pl prints it: the name tabbed to column 16, the topic, then
+    a count (%9d) or an estimated count (%14.4f) after a tab, any other value (%6.4f)
+    after two."""
+    name = out.name
+    lead = "\t" if len(name) >= 8 else "\t\t"
+    if out.measure.value == "int":
+        return f"{name}{lead}{qid}\t{int(value):9d}\n"
+    if out.measure.average == "sum":
+        return f"{name}{lead}{qid}\t{float(value):14.4f}\n"
+    return f"{name}{lead}{qid}\t\t{float(value):6.4f}\n"
+
+
 def render_trec(evaluations, *, per_query: bool = False, summary: bool = True,
                 trec_version: int = 9) -> str:
     """trec_eval's output, byte for byte: ``name<pad 22>\\tqid\\tvalue`` lines.
@@ -55,6 +68,7 @@ def render_trec(evaluations, *, per_query: bool = False, summary: bool = True,
     Per-query lines come query by query (queries added by -c only under 10.0), then the
     ``all`` lines; several runs give one such block each. Z-scores (``-Z``) print as
     trec_eval prints them: ``Z`` before the padded name, every value with 4 decimals.
+    sample_eval's measures print as sample_eval prints them (:func:`_sample_line`).
     """
     buf = io.StringIO()
     w = buf.write
@@ -67,13 +81,15 @@ def render_trec(evaluations, *, per_query: bool = False, summary: bool = True,
             for qi in np.flatnonzero(show):
                 qid = ev.qids[qi]
                 for o, name, vals in cols:
-                    w(f"{name}\t{qid}\t{_trec_value(o.measure.value, o.name, vals[qi], z)}\n")
+                    w(_sample_line(o, qid, vals[qi]) if o.program == "sample_eval" and not z
+                      else f"{name}\t{qid}\t{_trec_value(o.measure.value, o.name, vals[qi], z)}\n")
         if summary:
             for o in ev.outputs:
                 v = ev.summary[o.name]
                 if v is None:
                     continue
-                w(f"{_trec_name(ev, o)}\tall\t{_trec_value(o.measure.value, o.name, v, z)}\n")
+                w(_sample_line(o, "all", v) if o.program == "sample_eval" and not z
+                  else f"{_trec_name(ev, o)}\tall\t{_trec_value(o.measure.value, o.name, v, z)}\n")
     return buf.getvalue()
 
 

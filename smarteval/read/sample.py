@@ -1,0 +1,126 @@
+"""sample_eval's sampled judgements (-R sample_qrels): QUERY ITER DOCNO STRATUM REL.
+
+NIST's ``sample_eval.pl`` (Yilmaz, Kanoulas and Aslam, SIGIR 2008) reads qrels of five
+fields: the pool of each topic is split into strata (the fourth field names a
+document's stratum), each stratum sampled at its own rate; REL is the grade of a
+sampled document and -1 (any negative number) marks a pooled document that was not
+sampled. The ITER field is ignored.
+
+Every line holds exactly five fields (a blank line, a missing or an extra field is an
+error naming file and line; ``#`` lines are comments); REL is an integer. A document
+listed twice for one topic is refused (sample_eval keeps the last line's grade and
+stratum but counts both lines in its stratum's sizes). The TREC Million Query track's
+``prels`` (QUERY DOCNO REL METHOD PROB) also have five fields: they are not read here.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from smarteval.columns import Qrels, run_starts
+from smarteval.errors import InputError
+from smarteval.read.plain import (
+    _decode_ids,
+    _group_queries,
+    _Lines,
+    _naming_the_file_out_of_memory,
+    _parse_ints,
+    qrels_columns,
+)
+from smarteval.read.source import display, read_bytes
+
+SAMPLE_EXPECTED = ("QUERY_ID ITERATION DOC_ID STRATUM REL (5 fields, whitespace-separated; "
+                   "REL an integer, -1 for a pooled document not sampled)")
+
+
+@dataclass(frozen=True, eq=False)
+class SampleQrels:
+    """Sampled judgements, grouped by query (byte order of ids), docnos sorted in each.
+
+    Row ``i`` says: document ``docnos[i]`` of query ``qids[q]`` is in stratum
+    ``stratum_ids[stratum[i]]`` and has grade ``rel[i]`` (below 0: pooled, not sampled).
+    ``slot[i]`` is the place of that stratum among the query's strata sorted by their
+    bytes (sample_eval visits a topic's strata in that order; ``stratum_ids`` are sorted
+    so too).
+    """
+
+    path: str
+    qids: np.ndarray          # (Q,) str
+    offsets: np.ndarray       # (Q+1,) int64
+    docnos: np.ndarray        # (m,) bytes
+    stratum: np.ndarray       # (m,) int64 into stratum_ids
+    slot: np.ndarray          # (m,) int64: the stratum's place among the query's strata
+    rel: np.ndarray           # (m,) int64, as read
+    lines: np.ndarray         # (m,) int64, 1-based
+    stratum_ids: np.ndarray   # (S,) bytes, sorted
+
+    #: the -R format it was read as
+    format = "sample_qrels"
+
+    @property
+    def num_queries(self) -> int:
+        return len(self.qids)
+
+    def __len__(self) -> int:
+        return len(self.docnos)
+
+    @property
+    def qindex(self) -> np.ndarray:
+        """(m,) query index of every row."""
+        return np.repeat(np.arange(self.num_queries, dtype=np.int64), np.diff(self.offsets))
+
+    def as_qrels(self) -> Qrels:
+        """The plain view the ranking stage joins a run with: a sampled document at its
+        grade, a pooled one not sampled at -1 (judged, unusable: ``-J`` drops it)."""
+        return qrels_columns(self.path, self.qids, self.qindex, self.docnos,
+                             np.maximum(self.rel, -1), self.lines)
+
+    @cached_property
+    def slot_view(self) -> Qrels:
+        """The view giving each judged document its stratum's slot as its grade (how the
+        ranking stage finds the stratum of each retrieved document; kept, with the hash
+        tables the ranking stage builds on it)."""
+        return qrels_columns(self.path, self.qids, self.qindex, self.docnos, self.slot,
+                             self.lines)
+
+
+@_naming_the_file_out_of_memory
+def read_sample_qrels(path: str | os.PathLike, *, data: bytes | None = None) -> SampleQrels:
+    """Read sample_eval's qrels: ``QID ITER DOCNO STRATUM REL`` per line."""
+    name = display(str(path))
+    data = read_bytes(path) if data is None else read_bytes(name, data=data)
+    lines = _Lines(data, name, 5, SAMPLE_EXPECTED, "sample qrels", exact=True)
+    rel = _parse_ints(lines.field(4), lines, SAMPLE_EXPECTED)
+    docnos = lines.ids(2)
+    uniq, codes, grouped = _group_queries(lines.ids(0))
+    qids, codes, _ = _decode_ids(uniq, codes, grouped)
+    stratum_ids, stratum = np.unique(lines.field(3), return_inverse=True)
+    stratum = stratum.reshape(-1).astype(np.int64)
+    plain = qrels_columns(name, qids, codes, docnos, rel, lines.lines)
+    if len(plain.repeated):
+        q, first, again = (int(v) for v in plain.repeated[0])
+        row = int(np.flatnonzero(lines.lines == first)[0])
+        doc = docnos[row].decode("utf-8", "replace")
+        raise InputError(name, again, f"document {doc} is listed again in topic {qids[q]} "
+                         f"(first at line {first})", text=lines.line_text(again),
+                         expected="each document once in a topic's sample")
+    # the rows in the plain view's order (query, docno), found again by line number
+    at = np.argsort(lines.lines)
+    rows = at[np.searchsorted(lines.lines[at], plain.lines)]
+    stratum = stratum[rows]
+    query = codes[rows]
+    order = np.lexsort((stratum, query))
+    dense = np.cumsum(run_starts(query[order], stratum[order])) - 1
+    lowest = np.zeros(len(qids) + 1, dtype=np.int64)      # each query's first stratum
+    if len(order):
+        heads = np.flatnonzero(run_starts(query[order]))
+        lowest[query[order][heads]] = dense[heads]
+    slot = np.empty(len(order), dtype=np.int64)
+    slot[order] = dense - lowest[query[order]]
+    return SampleQrels(path=name, qids=qids, offsets=plain.offsets, docnos=plain.docnos,
+                       stratum=stratum, slot=slot, rel=plain.grades, lines=plain.lines,
+                       stratum_ids=stratum_ids)

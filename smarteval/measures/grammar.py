@@ -58,6 +58,7 @@ of documents and follow 10.0's other rules.
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -228,6 +229,12 @@ NICKNAMES_9 = {
     "sample_eval": ["xinfAP", "infNDCG", "iprec_at_rec", "iP", "inum_rel_ret", "inum_rel",
                     "sample_num_ret"],
 }
+
+
+#: The measure module of each nickname whose measures, runid and num_q aside, are all of
+#: one family: imported alone when the nickname is asked for, not every family
+NICKNAME_FAMILIES = {"all_prefs": "prefs", "prefs": "prefs", "qrels_jg": "prefs",
+                     "sample_eval": "sample"}
 
 
 def nicknames(version: int = 9) -> dict[str, list[str]]:
@@ -827,6 +834,8 @@ def parse_measures(specs: Sequence[str], version: int = 9,
     nick = nicknames(version)
     names = {s.partition(".")[0] for group in specs for s in _split_specs(group)}
     wanted = {m for n in names for m in nick.get(n, [n])}
+    for n in names & NICKNAME_FAMILIES.keys():
+        importlib.import_module(f"smarteval.measures.{NICKNAME_FAMILIES[n]}")
     if any(n not in REGISTRY for n in wanted):
         load_families()                 # a measure of a module not imported yet, perhaps
     if any(n not in REGISTRY and n not in nick and not _looks_ir(n)

@@ -62,7 +62,8 @@ def rank_sample(run: Run, sample: SampleQrels, plain, settings: Settings) -> Ran
     # a topic whose pooled documents were none of them sampled is evaluated (trec_eval
     # refuses a first query judged only below 0): the run's repeats are refused below
     r = rank(run, plain, settings, documents=False)
-    _refuse_repeats(r, run)
+    if len(run.repeated):           # a docno the reader saw twice in a query: among those kept?
+        _refuse_repeats(r, run)
     r = ordered_as(r, "sample_eval")
     r = replace(r, tie_key=r.score)         # compared as sample_eval compares them
     order = numeric_order(r.qids)

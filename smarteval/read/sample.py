@@ -21,7 +21,7 @@ from functools import cached_property
 
 import numpy as np
 
-from smarteval.columns import Qrels, run_starts
+from smarteval.columns import Qrels
 from smarteval.errors import InputError
 from smarteval.read.plain import (
     _decode_ids,
@@ -76,16 +76,18 @@ class SampleQrels:
     def as_qrels(self) -> Qrels:
         """The plain view the ranking stage joins a run with: a sampled document at its
         grade, a pooled one not sampled at -1 (judged, unusable: ``-J`` drops it)."""
-        return qrels_columns(self.path, self.qids, self.qindex, self.docnos,
-                             np.maximum(self.rel, -1), self.lines)
+        return self._view(np.maximum(self.rel, -1))
 
     @cached_property
     def slot_view(self) -> Qrels:
         """The view giving each judged document its stratum's slot as its grade (how the
         ranking stage finds the stratum of each retrieved document; kept, with the hash
         tables the ranking stage builds on it)."""
-        return qrels_columns(self.path, self.qids, self.qindex, self.docnos, self.slot,
-                             self.lines)
+        return self._view(self.slot)
+
+    def _view(self, grades: np.ndarray) -> Qrels:
+        return Qrels(path=self.path, qids=self.qids, offsets=self.offsets, docnos=self.docnos,
+                     grades=grades, lines=self.lines)
 
 
 @_naming_the_file_out_of_memory
@@ -98,8 +100,7 @@ def read_sample_qrels(path: str | os.PathLike, *, data: bytes | None = None) -> 
     docnos = lines.ids(2)
     uniq, codes, grouped = _group_queries(lines.ids(0))
     qids, codes, _ = _decode_ids(uniq, codes, grouped)
-    stratum_ids, stratum = np.unique(lines.field(3), return_inverse=True)
-    stratum = stratum.reshape(-1).astype(np.int64)
+    stratum_ids, stratum = _codes(lines.field(3))
     plain = qrels_columns(name, qids, codes, docnos, rel, lines.lines)
     if len(plain.repeated):
         q, first, again = (int(v) for v in plain.repeated[0])
@@ -109,18 +110,29 @@ def read_sample_qrels(path: str | os.PathLike, *, data: bytes | None = None) -> 
                          f"(first at line {first})", text=lines.line_text(again),
                          expected="each document once in a topic's sample")
     # the rows in the plain view's order (query, docno), found again by line number
-    at = np.argsort(lines.lines)
-    rows = at[np.searchsorted(lines.lines[at], plain.lines)]
+    rows = np.searchsorted(lines.lines, plain.lines)
     stratum = stratum[rows]
     query = codes[rows]
-    order = np.lexsort((stratum, query))
-    dense = np.cumsum(run_starts(query[order], stratum[order])) - 1
-    lowest = np.zeros(len(qids) + 1, dtype=np.int64)      # each query's first stratum
-    if len(order):
-        heads = np.flatnonzero(run_starts(query[order]))
-        lowest[query[order][heads]] = dense[heads]
-    slot = np.empty(len(order), dtype=np.int64)
-    slot[order] = dense - lowest[query[order]]
+    # a stratum's slot: how many of the query's strata sort before it
+    width = max(len(stratum_ids), 1)
+    present = np.zeros(len(qids) * width, dtype=np.int64)
+    present[query * width + stratum] = 1
+    below = np.cumsum(present.reshape(len(qids), width), axis=1) - 1
+    slot = below[query, stratum]
     return SampleQrels(path=name, qids=qids, offsets=plain.offsets, docnos=plain.docnos,
                        stratum=stratum, slot=slot, rel=plain.grades, lines=plain.lines,
                        stratum_ids=stratum_ids)
+
+
+def _codes(fields: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct byte strings of ``fields``, sorted, and each row's index among them
+    (short fields compared as big-endian integers, as fast as numbers)."""
+    width = fields.dtype.itemsize
+    if fields.dtype.kind != "S" or width > 8 or not len(fields):
+        ids, code = np.unique(fields, return_inverse=True)
+        return ids, code.reshape(-1).astype(np.int64)
+    padded = np.zeros((len(fields), 8), dtype=np.uint8)
+    padded[:, :width] = fields.view(np.uint8).reshape(-1, width)
+    keys = padded.view(">u8").reshape(-1)
+    distinct, first, code = np.unique(keys, return_index=True, return_inverse=True)
+    return fields[first], code.reshape(-1).astype(np.int64)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from smarteval import evaluation
+from smarteval.aggregate import has_value
 from smarteval.columns import Qrels, Run
 from smarteval.errors import UsageError
 from smarteval.evaluation import Evaluation, RunInfo, run_names
@@ -68,7 +69,10 @@ class Results(list):
 
     Measures whose values are text (``runid``, ``relstring``) are left out of the frames
     and dicts; they stay in each evaluation's ``summary`` and ``per_query``. Z-scores
-    (``zscores=``) are named there as ``evaluate -Z`` prints them (``Zmap``).
+    (``zscores=``) are named there as ``evaluate -Z`` prints them (``Zmap``). A query a
+    measure has no value for (ir_measures' Accuracy without a relevant document
+    retrieved) has no row and no key, as ``evaluate -q`` prints none; ``per_query``
+    keeps NaN there.
     """
 
     def rows(self, per_query: bool = False) -> Iterator[tuple[str, str, str, float]]:
@@ -97,9 +101,10 @@ class Results(list):
         for ev in self:
             numeric = [o for o in ev.outputs if _numeric(o)]
             if per_query:
-                cols = {ev.label(o): ev.per_query[o.name].tolist() for o in numeric
-                        if o.measure.per_query}
-                out[ev.name] = {q: {n: v[i] for n, v in cols.items()}
+                cols = {ev.label(o): (ev.per_query[o.name].tolist(),
+                                      has_value(o, ev.per_query[o.name]))
+                        for o in numeric if o.measure.per_query}
+                out[ev.name] = {q: {n: v[i] for n, (v, has) in cols.items() if has[i]}
                                 for i, q in enumerate(ev.qids.tolist())}
             else:
                 out[ev.name] = {ev.label(o): _plain(ev.summary[o.name]) for o in numeric
@@ -143,10 +148,13 @@ def _columns(evaluations, per_query: bool):
             if nq and cols:
                 block = np.column_stack([ev.per_query[o.name].astype(np.float64)
                                          for o in cols])
-                values.append(block.ravel())
-                queries.append(np.repeat(ev.qids.astype(object), len(cols)))
-                names.append(np.tile(np.array([ev.label(o) for o in cols], dtype=object), nq))
-                runs.append(np.full(nq * len(cols), ev.name, dtype=object))
+                has = np.column_stack([has_value(o, ev.per_query[o.name])
+                                       for o in cols]).ravel()
+                values.append(block.ravel()[has])
+                queries.append(np.repeat(ev.qids.astype(object), len(cols))[has])
+                names.append(np.tile(np.array([ev.label(o) for o in cols], dtype=object),
+                                     nq)[has])
+                runs.append(np.full(int(has.sum()), ev.name, dtype=object))
         summary = [o for o in numeric if ev.summary[o.name] is not None]
         values.append(np.array([float(ev.summary[o.name]) for o in summary],
                                dtype=np.float64))
@@ -648,7 +656,8 @@ def calc_aggregate(measures: Any, qrels: Source, run: Source, **options: Any) ->
 
 def iter_calc(measures: Any, qrels: Source, run: Source, **options: Any) -> Iterator[Metric]:
     """ir_measures' ``iter_calc``: a ``Metric(query_id, measure, value)`` per query of the
-    qrels and measure (a query without results counts 0, as in ir_measures).
+    qrels and measure (a query without results counts 0, as in ir_measures; Accuracy
+    reports none there, nor where no relevant document is retrieved, as its provider).
 
     >>> qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 1}}
     >>> run = {"q1": {"d1": 0.3, "d2": 0.9}}
@@ -662,10 +671,13 @@ def iter_calc(measures: Any, qrels: Source, run: Source, **options: Any) -> Iter
         metric = ir_measures.Metric
     except ImportError:
         pass
-    columns = [ev.per_query[name].tolist() for name in names]
+    outputs = {o.name: o for o in ev.outputs}
+    columns = [(ev.per_query[name].tolist(), has_value(outputs[name], ev.per_query[name]))
+               for name in names]
     for i, q in enumerate(ev.qids.tolist()):
-        for (key, _), values in zip(wanted, columns):
-            yield metric(q, key, values[i])
+        for (key, _), (values, has) in zip(wanted, columns):
+            if has[i]:
+                yield metric(q, key, values[i])
 
 
 def ir_measure(measure: str, **options: Any) -> Any:

@@ -249,9 +249,13 @@ class Ranker:
 
     ``frozen`` (a run) with ``frozen_depth`` k ranks every run on the residual collection
     without the first k documents of ``frozen`` (Joiner & Werner). ``require_common``
-    refuses a run that shares no query with the qrels. ``documents`` is False when no
+    refuses a run that shares no query with the qrels (except under trec_eval 10.0's
+    ``-c``, which evaluates the qrels' queries all the same). ``documents`` is False when no
     measure asked for looks at the documents (only ``num_q`` and ``runid``): trec_eval
-    then never ranks a query, and accepts what it would refuse in one.
+    then never ranks a query, and accepts what it would refuse in one. ``trec_names`` is
+    False when no trec_eval measure is asked (only ir_measures names, gdeval's, ranx's,
+    ndeval's, cwl_eval's, SMART's): a first query judged only below 0, which trec_eval
+    alone cannot evaluate, is then evaluated.
     """
 
     qrels: Qrels
@@ -265,6 +269,7 @@ class Ranker:
     subtopics: object | None = None
     gains: Keyed | None = None          # cwl_eval's fractional gains (:func:`cwl_gains`)
     costs: dict[bytes, float] | None = None   # cwl_eval's cost file, read
+    trec_names: bool = True
     #: the rankings keep each row's place in the run, for a program that reads the run's
     #: line order (:func:`smarteval.ranking.programs.needs_file_order`)
     file_order: bool = False
@@ -284,7 +289,8 @@ class Ranker:
             ties = "docno" if self.settings.ties == "average" else self.settings.ties
             settings = replace(self.settings, ties=ties, max_docs=None, judged_only=False,
                                complete=False)
-            self._initial = rank(as_run(self.frozen), self.qrels, settings)
+            self._initial = rank(as_run(self.frozen), self.qrels, settings,
+                                 trec_names=self.trec_names)
         return self._initial
 
     def __call__(self, run: Run, owned: bool = False) -> Ranked:
@@ -293,7 +299,10 @@ class Ranker:
         if self.settings.order_by == "rank":
             from smarteval.ranking.order import by_rank_column  # ndeval's order only
             run = by_rank_column(run)
-        if self.require_common and not _shares_a_query(run, self.qrels):
+        # trec_eval 10.0's -c evaluates every query of the qrels on its placeholder
+        # document even when the run has none of them (9.0.8 finds nothing to evaluate)
+        if self.require_common and not _shares_a_query(run, self.qrels) and not (
+                self.settings.complete and self.settings.trec_version >= 10):
             raise InputError(run.path, None,
                              f"no query of this run has judgements in {self.qrels.path}",
                              expected="query ids shared by the run and the qrels")
@@ -304,6 +313,7 @@ class Ranker:
             ranked = rank_for(run, self.subtopics, self.qrels, self.settings)
         else:                   # the C/W/L inputs read the run in its own order afterwards
             ranked = rank(run, self.qrels, self.settings, documents=self.documents,
+                          trec_names=self.trec_names,
                           owned=owned and not self.cwl, file_order=self.file_order)
         if self.settings.query is not None and not accumulated(ranked).any():
             self._no_query(run)
@@ -465,6 +475,8 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
     if zscores is not None:
         check_zscores_average(settings.average)
     documents = any(rq.measure.name not in ("num_q", "runid") for rq in requests)
+    trec_names = any(rq.measure.name not in ("num_q", "runid") and rq.label is None
+                     and rq.measure.family == "trec" for rq in requests)
     relevance = read_relevance(qrels, requests, settings)
     plain, subtopics = judgements(relevance)
     table = as_zscores(zscores)
@@ -474,8 +486,8 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
         costs = read_costs(settings.cwl_costs)
     file_order = needs_file_order(o.program for rq in requests for o in rq.outputs())
     job = Job(Ranker(plain, settings, frozen, frozen_depth, require_common, documents,
-                     subtopics, cwl_gains(relevance), costs, file_order), requests,
-              keep_ranked, table)
+                     subtopics, cwl_gains(relevance), costs, trec_names, file_order),
+              requests,              keep_ranked, table)
     processes = min(default_jobs(runs) if jobs is None else jobs, len(runs))
     forks = len(runs) > 1 and _can_fork()     # one run: no process module imported
     if processes > 1 and forks:

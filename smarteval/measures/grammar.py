@@ -83,7 +83,8 @@ class Output:
 
     ``rel_level``, ``judged_only`` and ``gains`` are an ir_measures name's own ``rel=``,
     ``judged_only=`` and ``gains=`` (:meth:`view`); ``ir`` marks an ir_measures name,
-    whose value for a query without results is 0.
+    whose value for a query without results is 0 (none for a measure averaged over the
+    queries it reports, ``average="reported"``).
     """
 
     name: str
@@ -118,7 +119,7 @@ class Output:
         r = self.view(ranked)
         func = self.measure.function(ties)
         values = func(r) if self.measure.params == "none" else func(r, self.param)
-        if self.ir:
+        if self.ir and self.measure.average != "reported":    # that one reports none
             values = np.where(np.asarray(ranked.in_run, dtype=bool), values,
                               0).astype(values.dtype)
         return values

@@ -23,6 +23,7 @@ from smarteval.measures.gains import dcg_terms, gains_of, log2_table, sparse_dcg
 from smarteval.measures.registry import measure
 from smarteval.measures.segments import (
     in_top,
+    over_num_rel,
     positions,
     prefix,
     safe_div,
@@ -204,9 +205,11 @@ def average_precision(r: Ranked, o: str = "exact") -> np.ndarray:
     """Mean average precision: precision at each relevant retrieved document, summed over num_rel.
 
     Relevant documents not retrieved contribute 0; a query with no relevant
-    documents scores 0.
+    documents scores 0. Under a ``-l`` below 0 the retrieved unjudged documents count as
+    relevant but not in num_rel: a query judged only below 0 that retrieves one scores
+    +inf, as trec_eval divides by num_rel = 0 (``inf``; gm_map's mean and map_avgjg follow).
     """
-    return safe_div(order_of(r, o).precision_sum(), r.num_rel)
+    return over_num_rel(order_of(r, o).precision_sum(), r.num_rel)
 
 
 @measure("gm_map", average="gmean", per_query=False, orders=True)
@@ -399,7 +402,11 @@ def eleven_pt_avg(r: Ranked, levels: tuple) -> np.ndarray:
 
 @measure("binG")
 def bin_g(r: Ranked) -> np.ndarray:
-    """Binary G: each relevant document worth 1/log2(2 + non-relevant before it), over num_rel."""
+    """Binary G: each relevant document worth 1/log2(2 + non-relevant before it), over num_rel.
+
+    +inf where num_rel is 0 and a retrieved unjudged document counts as relevant
+    (``-l`` below 0), as map.
+    """
     rows = np.flatnonzero(r.is_rel)                 # only relevant rows add a term
     q = np.searchsorted(r.offsets, rows, side="right") - 1
     offsets = prefix(np.bincount(q, minlength=r.num_queries))
@@ -407,7 +414,7 @@ def bin_g(r: Ranked) -> np.ndarray:
     nonrel_before = rows - r.offsets[q] - (np.arange(len(rows)) - offsets[q])
     table = log2_table(int(nonrel_before.max()) + 2 if len(rows) else 2)
     s = seg_sum(1.0 / table[nonrel_before + 2], offsets)
-    return np.where(r.num_rel_ret > 0, safe_div(s, r.num_rel), 0.0)
+    return over_num_rel(s, r.num_rel)
 
 
 def _sparse_gains(r: Ranked, pairs: tuple):

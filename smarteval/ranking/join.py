@@ -86,7 +86,8 @@ def in_byte_order(qids: np.ndarray) -> np.ndarray:
 
 
 def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
-         documents: bool = True, owned: bool = False, file_order: bool = False) -> Ranked:
+         documents: bool = True, trec_names: bool = True, owned: bool = False,
+         file_order: bool = False) -> Ranked:
     """Sort each query by score descending, ties by docno descending (byte order), as trec_eval.
 
     Scores compare as 32-bit floats under trec_eval 9 (``settings.trec_version == 9``)
@@ -100,7 +101,9 @@ def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
     one query.
 
     ``documents`` (the default) says the measures look at the documents: then what
-    trec_eval refuses in a query it ranks is refused (:mod:`smarteval.ranking.checks`).
+    trec_eval refuses in a query it ranks is refused (:mod:`smarteval.ranking.checks`);
+    a first query judged only below 0 only when ``trec_names`` says a trec_eval measure
+    is asked (the others evaluate it).
     ``owned`` says the caller has no further use for ``run``: its score and docno columns
     are then put in rank order in place instead of in copies. ``file_order`` keeps each
     row's place in the run (``Ranked.file_row``), for the programs that read a run in the
@@ -112,12 +115,14 @@ def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
     run_q = _positions(run.qids, qids)      # run query index of each evaluated query or -1
     qrels_q = _positions(qrels.qids, qids)
     if documents:
-        check_ranked_queries(run, qrels, settings, qids, run_q, qrels_q)
+        check_ranked_queries(run, qrels, settings, qids, run_q, qrels_q,
+                             negative_first=trec_names)
 
     # rows of the evaluated queries, grouped in output order
     has_run = run_q >= 0
-    starts = np.where(has_run, run.offsets[:-1][np.maximum(run_q, 0)], 0)
-    counts = np.where(has_run, np.diff(run.offsets)[np.maximum(run_q, 0)], 0)
+    at = np.maximum(run_q, 0)           # offsets index even a run without queries (-c)
+    starts = np.where(has_run, run.offsets[at], 0)
+    counts = np.where(has_run, run.offsets[np.minimum(at + 1, run.num_queries)] - starts, 0)
     offsets = offsets_from_counts(counts)
     # the score and docno columns are the run's own (not to be changed) or new copies
     whole = len(qids) == run.num_queries and bool(has_run.all())

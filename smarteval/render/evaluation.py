@@ -11,8 +11,13 @@ an undefined value its own way:
   A measure that means trec_eval's 0/0 must so return the division's own NaN (or
   ``-np.nan``), not ``np.nan``. A summary over a NaN is NaN (the sum carries it), as in
   trec_eval; infinities print ``   inf`` and ``  -inf``, as glibc does.
-- ``json`` writes null; ``tsv`` and ``csv`` write ``nan``; the tables leave the cell
-  empty (:func:`smarteval.render.formats.fixed`'s undefined marker).
+- ``json`` writes null (for an infinity too: JSON has neither); ``tsv`` and ``csv``
+  write ``nan`` (``inf``, ``-inf``); the tables leave the cell empty
+  (:func:`smarteval.render.formats.fixed`'s undefined marker).
+
+A query a measure has no value for (:func:`smarteval.aggregate.has_value`: ir_measures'
+Accuracy without a relevant document retrieved) is not printed for that measure in any
+per-query output, as its program prints nothing for it.
 
 ``trec`` used to print NaN as 0.0000, a guard from the first renderer that no measure
 relied on (each guards its own divisions, with ``safe_div``), while trec_eval prints
@@ -27,6 +32,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from smarteval.aggregate import has_value
 from smarteval.columns import distinct
 from smarteval.render.formats import FORMATS, delimited, fixed, tabulate_table
 
@@ -62,12 +68,15 @@ def render_trec(evaluations, *, per_query: bool = False, summary: bool = True,
         z = ev.zscores is not None
         if per_query:
             q_outputs = [o for o in ev.outputs if o.measure.per_query]
-            cols = [(o, _trec_name(ev, o), ev.per_query[o.name]) for o in q_outputs]
+            cols = [(o, _trec_name(ev, o), vals, has_value(o, vals))
+                    for o in q_outputs for vals in [ev.per_query[o.name]]]
             show = ev.in_run if trec_version < 10 else np.ones(len(ev.qids), dtype=bool)
             for qi in np.flatnonzero(show):
                 qid = ev.qids[qi]
-                for o, name, vals in cols:
-                    w(f"{name}\t{qid}\t{_trec_value(o.measure.value, o.name, vals[qi], z)}\n")
+                for o, name, vals, has in cols:
+                    if has[qi]:
+                        w(f"{name}\t{qid}\t"
+                          f"{_trec_value(o.measure.value, o.name, vals[qi], z)}\n")
         if summary:
             for o in ev.outputs:
                 v = ev.summary[o.name]
@@ -83,17 +92,30 @@ def _full(value):
         return int(value)
     if isinstance(value, (np.floating, float)):
         value = float(value)
-        return None if math.isnan(value) else value    # JSON has no NaN: null
+        return None if math.isnan(value) else value    # an undefined value: none
     return value
+
+
+def _json(value):
+    """A value for JSON, which has neither NaN nor infinities: null for them."""
+    value = _full(value)
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def _per_query_columns(ev) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """(label, values, which queries have a value) of each output printed per query."""
+    return [(ev.label(o), vals, has_value(o, vals)) for o in ev.outputs
+            if o.measure.per_query for vals in [ev.per_query[o.name]]]
 
 
 def _rows(evaluations, per_query: bool, summary: bool):
     for ev in evaluations:
         if per_query:
+            cols = _per_query_columns(ev)
             for qi, qid in enumerate(ev.qids.tolist()):
-                for o in ev.outputs:
-                    if o.measure.per_query:
-                        yield ev.name, qid, ev.label(o), _full(ev.per_query[o.name][qi])
+                for label, vals, has in cols:
+                    if has[qi]:
+                        yield ev.name, qid, label, _full(vals[qi])
         if summary:
             for o in ev.outputs:
                 v = ev.summary[o.name]
@@ -131,12 +153,12 @@ def render_json(evaluations, *, per_query: bool = False, summary: bool = True) -
         if ev.zscores is not None:
             obj["zscores"] = ev.zscores
         if summary:
-            obj["summary"] = {ev.label(o): _full(ev.summary[o.name]) for o in ev.outputs
+            obj["summary"] = {ev.label(o): _json(ev.summary[o.name]) for o in ev.outputs
                               if ev.summary[o.name] is not None}
         if per_query:
+            cols = _per_query_columns(ev)
             obj["queries"] = {
-                qid: {ev.label(o): _full(ev.per_query[o.name][qi]) for o in ev.outputs
-                      if o.measure.per_query}
+                qid: {label: _json(vals[qi]) for label, vals, has in cols if has[qi]}
                 for qi, qid in enumerate(ev.qids.tolist())}
         out.append(obj)
     import json
@@ -235,8 +257,9 @@ def complete_notes(ev, settings) -> list[str]:
         tail = smart if settings.query is None and not v10 else ""
         notes.append(f"{ev.path}: {queries(zero)} {what}, averaged in as 0 (-c){tail}")
     if placeholder:
-        notes.append(f"{ev.path}: {queries(placeholder)} without results, evaluated on "
-                     f"trec_eval 10.0's placeholder document (-c){smart}")
+        none = " (no query of the run is in the qrels)" if not ev.in_run.any() else ""
+        notes.append(f"{ev.path}: {queries(placeholder)} without results{none}, evaluated "
+                     f"on trec_eval 10.0's placeholder document (-c){smart}")
     return notes
 
 

@@ -285,12 +285,12 @@ class Ranker:
             return None
         if self._initial is None:
             # the user saw the initial run in one order: trec_eval's, unless random; only
-            # what it retrieved (no -c placeholder, which would leave the feedback run too)
+            # what it retrieved (no -c placeholder, which would leave the feedback run
+            # too), neither -M nor -J cut
             ties = "docno" if self.settings.ties == "average" else self.settings.ties
-            settings = replace(self.settings, ties=ties, max_docs=None, judged_only=False,
-                               complete=False)
+            settings = replace(self.settings, ties=ties, complete=False)
             self._initial = rank(as_run(self.frozen), self.qrels, settings,
-                                 trec_names=self.trec_names)
+                                 trec_names=self.trec_names, cuts=False)
         return self._initial
 
     def __call__(self, run: Run, owned: bool = False) -> Ranked:
@@ -302,7 +302,7 @@ class Ranker:
         # trec_eval 10.0's -c evaluates every query of the qrels on its placeholder
         # document even when the run has none of them (9.0.8 finds nothing to evaluate)
         if self.require_common and not _shares_a_query(run, self.qrels) and not (
-                self.settings.complete and self.settings.trec_version >= 10):
+                self.settings.placeholders):
             raise InputError(run.path, None,
                              f"no query of this run has judgements in {self.qrels.path}",
                              expected="query ids shared by the run and the qrels")
@@ -355,7 +355,7 @@ class Ranker:
     def _no_query(self, run: Run) -> None:
         """-D names a query trec_eval would not evaluate: it finds nothing to average."""
         s = self.settings
-        if s.complete and s.trec_version >= 10:
+        if s.placeholders:
             raise InputError(self.qrels.path, None,
                              f"query {s.query!r} (-D) has no judgements in these qrels",
                              expected="a query of the qrels")
@@ -408,17 +408,16 @@ class Job:
         info = RunInfo(run.path, run.tag)
         ranked = self.ranker(run, owned=read_here)
         del run                 # the ranking keeps what the measures need: free the rest
-        settings = self.ranker.settings
         outputs = self.outputs()
         per_query = {}
         summary = {}
         located = None if self.zscores is None else self.zscores.locate(ranked.qids)
         for out in outputs:
-            values = complete_values(out, out.compute(ranked, ties=settings.ties), ranked)
+            values = complete_values(out, out.compute(ranked), ranked)
             if self.zscores is not None:
                 values = standardized(out, values, ranked, self.zscores, located)
             per_query[out.name] = values
-            summary[out.name] = summarize(out, values, ranked, average=settings.average,
+            summary[out.name] = summarize(out, values, ranked,
                                           zscores=self.zscores is not None)
         return Evaluation(name=info.tag, path=info.path, tag=info.tag, qids=ranked.qids,
                           in_run=ranked.in_run, outputs=outputs, per_query=per_query,

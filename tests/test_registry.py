@@ -345,7 +345,7 @@ def test_proportions_lie_in_the_unit_interval(checked, data, version, level, unr
     for name in use:
         for spec in _range_specs(name):
             for out in outputs(spec, version):
-                v = out.compute(ev.ranked, ties=ties)
+                v = out.compute(ev.ranked)
                 # rounding may leave an extreme value a few ulps outside; NaN is trec_eval's
                 # 0/0 for a query -J leaves without documents
                 assert (np.isnan(v) | ((v >= -1e-12) & (v <= 1 + 1e-12))).all(), \
@@ -399,7 +399,7 @@ def test_tie_average_is_the_mean_over_every_order(checked, q):
         for spec in specs(name):
             for out in outputs(spec):
                 want = float(np.mean(out.compute(every).astype(float)))
-                got = float(out.compute(tied, ties="average")[0])
+                got = float(out.compute(tied)[0])
                 assert got == pytest.approx(want, rel=1e-9, abs=1e-12), (out.name, got, want)
 
 
@@ -470,8 +470,8 @@ def test_every_measure_is_classified_for_ties(checked):
         assert set(REFUSE) - without == set(), "these now have a tie average: drop from REFUSE"
     from smarteval.errors import UsageError
     r = make_ranked([[1, 0, 1]], scores=[[1.0, 1.0, 0.0]], num_docs=10,
-                    target_generality=GENERALITY)
+                    target_generality=GENERALITY, ties="average")
     for name in sorted(without):
         out = outputs(name)[0]
         with pytest.raises(UsageError, match=f"--ties average: {name} has no exact average"):
-            out.compute(r, ties="average")
+            out.compute(r)

@@ -4,6 +4,7 @@ averages and the curves against the slow per-query oracle (hypothesis)."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -522,7 +523,8 @@ def test_micro_is_pooled_counts(c, k):
                 num = sum(n for n, _ in counts)
                 den = sum(d for _, d in counts)
                 values = out.compute(r)
-                got = summarize(out, values, r, average="micro")
+                micro = replace(r, settings=replace(r.settings, average="micro"))
+                got = summarize(out, values, micro)
                 assert got == pytest.approx(num / den if den else 0.0, rel=1e-9, abs=1e-12), \
                     (out.name, counts)
                 for v, (n, d) in zip(values, counts):
@@ -532,10 +534,10 @@ def test_micro_is_pooled_counts(c, k):
 
 def test_micro_refused_without_counts():
     from smarteval.errors import UsageError
-    r = make_ranked([[1, 0]], num_docs=5)
+    r = make_ranked([[1, 0]], num_docs=5, average="micro")
     (out,) = outputs("map")
     with pytest.raises(UsageError, match="map is not a ratio of counts"):
-        summarize(out, out.compute(r), r, average="micro")
+        summarize(out, out.compute(r), r)
 
 
 def test_semi_agrees_with_trec_iprec_where_rounding_agrees():

@@ -114,10 +114,10 @@ class Output:
             r = r.at_level(self.rel_level)
         return r
 
-    def compute(self, ranked, ties: str = "docno") -> np.ndarray:
-        """(Q,) values of every query of ``ranked``; ``ties`` is the settings' policy."""
+    def compute(self, ranked) -> np.ndarray:
+        """(Q,) values of every query of ``ranked``, under its settings' ``--ties`` policy."""
         r = self.view(ranked)
-        func = self.measure.function(ties)
+        func = self.measure.function(ranked.settings.ties)
         values = func(r) if self.measure.params == "none" else func(r, self.param)
         if self.ir and self.measure.average != "reported":    # that one reports none
             values = np.where(np.asarray(ranked.in_run, dtype=bool), values,

@@ -18,7 +18,6 @@ import numpy as np
 from smarteval.aggregate import (
     accumulated,
     averaged_over,
-    check_zscores_average,
     complete_values,
     standardized,
     summarize,
@@ -450,7 +449,8 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
              frozen_depth: int | None = None, require_common: bool = True,
              on_run: Callable[[RunInfo], None] | None = None, jobs: int | None = 1,
              keep_ranked: bool = True, zscores=None) -> list[Evaluation]:
-    """Evaluate each run against ``qrels``; see :func:`smarteval.api.evaluate`.
+    """Evaluate each run against ``qrels``; see :func:`smarteval.api.evaluate`, which
+    refuses what z-scores cannot do first (:func:`~smarteval.aggregate.check_zscores_average`).
 
     ``jobs`` processes evaluate the runs (never more than there are runs); None chooses
     (:func:`default_jobs`).
@@ -458,8 +458,6 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
     settings = settings or Settings()
     runs = check_runs(runs)
     requests = requests_for(measures, settings)
-    if zscores is not None:
-        check_zscores_average(settings.average)
     documents = any(rq.measure.name not in ("num_q", "runid") for rq in requests)
     relevance = read_relevance(qrels, requests, settings)
     plain, subtopics = judgements(relevance)

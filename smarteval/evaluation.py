@@ -24,7 +24,7 @@ from smarteval.aggregate import (
 )
 from smarteval.columns import Qrels, Ranked, Run
 from smarteval.errors import InputError, UsageError
-from smarteval.measures.grammar import Output, Request, parse_measures
+from smarteval.measures.grammar import OWN_MEASURES, Output, Request, parse_measures
 from smarteval.ranking import rank, residual
 from smarteval.read import read_qrels, read_run
 from smarteval.read.source import text_size
@@ -150,11 +150,6 @@ def read_relevance(qrels, requests: Sequence[Request] = (), settings: Settings |
                       "its second field varies within a query", stacklevel=2)
         return read_qrels_diversity(qrels)
     return read_qrels(qrels)
-
-
-#: The -R formats that are read only for measures of their own (trec_eval computes no
-#: other measure from them): the ``rel_info`` of those measures
-OWN_MEASURES = {"prefs": "prefs", "qrels_prefs": "prefs", "qrels_jg": "qrels_jg"}
 
 
 def _read_trec_format(qrels, fmt: str):

@@ -102,8 +102,8 @@ def run_everywhere(formats, sample, results) -> list[tuple[str, str, str]]:
             if fmt not in offered(name):
                 continue
             try:
-                check_written(name, fmt, invoke(name, "-f", fmt,
-                                                *arguments(name, sample, results)))
+                check_written(name, fmt, invoke(name, "-f", fmt, arguments(name, sample, results),
+                                                catch_exceptions=True))
             except AssertionError as exc:
                 failed.append((name, fmt, str(exc).splitlines()[0]))
     return failed
@@ -242,8 +242,8 @@ def test_options_become_settings_once(name, handed, tmp_path, sample):
     # -N 0 is trec_eval's default, N unknown; curve needs N of at least 1
     n, num_docs = ("40", 40) if name == "curve" else ("0", None)
     res = invoke(name, "-l", "2", "-N", n, "-M", "5", "--trec-version", "10", "-J",
-                 *(["-o", tmp_path / "out.png"] if name == "plot" else []), sample.qrels,
-                 *sample.runs[:2])
+                 ["-o", tmp_path / "out.png"] if name == "plot" else [], sample.qrels,
+                 sample.runs[:2], catch_exceptions=True)
     assert isinstance(res.exception, Handed), res.output
     s = handed[name]
     assert (s.rel_level, s.num_docs, s.max_docs, s.trec_version, s.judged_only) == \
@@ -269,7 +269,7 @@ def test_a_new_ranking_option_reaches_every_command_that_ranks(rebuilt, monkeypa
     rebuilt()
     out = tmp_path / "out.png"
     for name in LIBRARY:
-        res = invoke(name, "--min-score", "2.5", *(["-o", out] if name == "plot" else []),
-                     sample.qrels, *sample.runs[:2])
+        res = invoke(name, "--min-score", "2.5", ["-o", out] if name == "plot" else [],
+                     sample.qrels, sample.runs[:2], catch_exceptions=True)
         assert isinstance(res.exception, Handed), (name, res.output)
         assert handed[name].min_score == 2.5, name

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from fixtures import SAMPLE
 
 import smarteval
 from smarteval.cli import main
 from smarteval.render.evaluation import FORMATS as WRITTEN
 from smarteval.render.formats import FORMATS
 
-SAMPLE = Path(__file__).parent.parent / "sample_data"
 RUNS = [str(SAMPLE / f"{n}.run") for n in ("bm25", "bm25_rm3", "dense")]
 
 

@@ -56,11 +56,8 @@ class Interrupted(KeyboardInterrupt):
         self.signum = signum
 
 
-_MAIN_PID = os.getpid()
-
-
-def _on_signal(signum, frame) -> None:
-    if os.getpid() != _MAIN_PID:
+def _on_signal(main_pid: int, signum, frame) -> None:
+    if os.getpid() != main_pid:
         # a worker process of -j: it stops without a word; the main process reports
         os._exit(128 + signum)
     multiprocessing = sys.modules.get("multiprocessing")
@@ -71,12 +68,14 @@ def _on_signal(signum, frame) -> None:
 
 
 def _handle_signals() -> dict:
-    """Ctrl-C and SIGTERM raise :class:`Interrupted` (main thread only); the old handlers."""
-    global _MAIN_PID
+    """Ctrl-C and SIGTERM raise :class:`Interrupted` (main thread only); the old handlers.
+
+    The handler knows this process as the main one: the worker processes of ``-j``,
+    forked with it, stop without a word."""
     if threading.current_thread() is not threading.main_thread():
         return {}
-    _MAIN_PID = os.getpid()
-    return {sig: signal.signal(sig, _on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    handler = functools.partial(_on_signal, os.getpid())
+    return {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:

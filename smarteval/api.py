@@ -33,13 +33,13 @@ from smarteval.errors import UsageError
 from smarteval.evaluation import Evaluation, RunInfo, run_names
 from smarteval.measures.grammar import Request
 from smarteval.read import frames
-from smarteval.read.zscores import ZScores
 from smarteval.settings import Settings, distinct_names
 
 if TYPE_CHECKING:
     import pandas
 
     from smarteval.curves import RunCurves, RunPoints
+    from smarteval.read.zscores import ZScores
     from smarteval.stats.report import Leaderboards, Report
     from smarteval.stats.table import Table
 

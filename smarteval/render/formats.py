@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json as _json
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -79,6 +78,7 @@ def written(fmt: str, *, json: Callable[[], Any], tables: Callable[[], Iterable[
     ``table(fmt)`` the text of a format for people (:attr:`Format.table`).
     """
     if fmt == "json":
+        import json as _json
         obj = json()
         return _json.dumps(obj if json_ready else json_safe(obj), indent=2,
                            allow_nan=False) + "\n"

@@ -10,6 +10,7 @@ the tree cannot drift apart.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -230,7 +231,9 @@ def test_known_back_edges_would_be_caught(module, target):
 # queries or documents in a measure, no module state but the registry, a first line
 # that says the module's job.
 
+@functools.cache
 def parsed(package: Path = PACKAGE) -> dict[str, ast.Module]:
+    """Each module of ``package`` parsed (once: the rules' tests read the same trees)."""
     return {name: ast.parse(path.read_text(encoding="utf-8"), str(path))
             for name, (path, _) in modules(package).items()}
 

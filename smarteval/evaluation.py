@@ -18,14 +18,13 @@ import numpy as np
 from smarteval.aggregate import (
     accumulated,
     averaged_over,
-    check_zscores_average,
     complete_values,
     standardized,
     summarize,
 )
 from smarteval.columns import Qrels, Ranked, Run
 from smarteval.errors import InputError, UsageError
-from smarteval.measures.grammar import Output, Request, parse_measures
+from smarteval.measures.grammar import OWN_MEASURES, Output, Request, parse_measures
 from smarteval.ranking import rank, residual
 from smarteval.ranking.programs import needs_file_order
 from smarteval.read import read_qrels, read_run
@@ -152,11 +151,6 @@ def read_relevance(qrels, requests: Sequence[Request] = (), settings: Settings |
                       "its second field varies within a query", stacklevel=2)
         return read_qrels_diversity(qrels)
     return read_qrels(qrels)
-
-
-#: The -R formats that are read only for measures of their own (trec_eval computes no
-#: other measure from them): the ``rel_info`` of those measures
-OWN_MEASURES = {"prefs": "prefs", "qrels_prefs": "prefs", "qrels_jg": "qrels_jg"}
 
 
 def _read_trec_format(qrels, fmt: str):
@@ -463,7 +457,8 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
              frozen_depth: int | None = None, require_common: bool = True,
              on_run: Callable[[RunInfo], None] | None = None, jobs: int | None = 1,
              keep_ranked: bool = True, zscores=None) -> list[Evaluation]:
-    """Evaluate each run against ``qrels``; see :func:`smarteval.api.evaluate`.
+    """Evaluate each run against ``qrels``; see :func:`smarteval.api.evaluate`, which
+    refuses what z-scores cannot do first (:func:`~smarteval.aggregate.check_zscores_average`).
 
     ``jobs`` processes evaluate the runs (never more than there are runs); None chooses
     (:func:`default_jobs`).
@@ -471,8 +466,6 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
     settings = settings or Settings()
     runs = check_runs(runs)
     requests = requests_for(measures, settings)
-    if zscores is not None:
-        check_zscores_average(settings.average)
     documents = any(rq.measure.name not in ("num_q", "runid") for rq in requests)
     trec_names = any(rq.measure.name not in ("num_q", "runid") and rq.label is None
                      and rq.measure.family == "trec" for rq in requests)

@@ -21,7 +21,6 @@ from smarteval.columns import (
     tied_pairs,
 )
 from smarteval.ranking.checks import check_ranked_queries, score_key
-from smarteval.read.fast import PARALLEL_ROWS, beside
 from smarteval.read.keys import (
     descending_keys,
     docno_hash,
@@ -31,6 +30,7 @@ from smarteval.read.keys import (
     is_varlen,
 )
 from smarteval.settings import Settings
+from smarteval.threads import PARALLEL_ROWS, beside
 
 
 def concat_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

@@ -129,8 +129,7 @@ class Results(list):
         """The text ``smarteval evaluate -f FMT`` prints for these evaluations (``-q``,
         ``-n``, ``--no-header``)."""
         from smarteval.render.evaluation import render
-        return render(list(self), fmt, per_query=per_query, summary=summary,
-                      trec_version=self.settings.trec_version, header=header)
+        return render(list(self), fmt, per_query=per_query, summary=summary, header=header)
 
 
 def _numeric(out) -> bool:
@@ -313,7 +312,7 @@ def evaluate(qrels: Source, runs: Source,
     if settings.complete:
         from smarteval.render.evaluation import complete_notes
         for ev in results:
-            notes.extend(complete_notes(ev, settings))
+            notes.extend(complete_notes(ev))
     from smarteval.render.evaluation import relevance_notes
     notes.extend(relevance_notes(evaluation.judgements(relevance)[0], results, requests,
                                  settings))

@@ -64,6 +64,8 @@ class Evaluation:
     #: of the qrels (even when -D evaluates one); None means len(qids)
     averaged_over: int | None = None
     zscores: str | None = None
+    #: the settings the run was evaluated under (what -c did, which version's output)
+    settings: Settings = field(default_factory=Settings, repr=False, compare=False)
 
     @property
     def added_by_complete(self) -> int:
@@ -417,7 +419,8 @@ class Job:
                           in_run=ranked.in_run, outputs=outputs, per_query=per_query,
                           summary=summary, ranked=ranked if self.keep_ranked else None,
                           run_info=info, averaged_over=averaged_over(ranked),
-                          zscores=None if self.zscores is None else self.zscores.path)
+                          zscores=None if self.zscores is None else self.zscores.path,
+                          settings=self.ranker.settings)
 
 
 def requests_for(measures: Iterable[str] | Sequence[Request], settings: Settings) -> list[Request]:

@@ -58,11 +58,11 @@ def _trec_name(ev, out) -> str:
     return f"Z{out.name:<22}" if ev.label(out) != out.name else f"{out.name:<22}"
 
 
-def render_trec(evaluations, *, per_query: bool = False, summary: bool = True,
-                trec_version: int = 9) -> str:
+def render_trec(evaluations, *, per_query: bool = False, summary: bool = True) -> str:
     """trec_eval's output, byte for byte: ``name<pad 22>\\tqid\\tvalue`` lines.
 
-    Per-query lines come query by query (queries added by -c only under 10.0), then the
+    Per-query lines come query by query (queries added by -c only under 10.0: each
+    evaluation's settings say), then the
     ``all`` lines; several runs give one such block each. Z-scores (``-Z``) print as
     trec_eval prints them: ``Z`` before the padded name, every value with 4 decimals.
     """
@@ -74,7 +74,8 @@ def render_trec(evaluations, *, per_query: bool = False, summary: bool = True,
             q_outputs = [o for o in ev.outputs if o.measure.per_query]
             cols = [(o, _trec_name(ev, o), vals, has_value(o, vals))
                     for o in q_outputs for vals in [ev.per_query[o.name]]]
-            show = ev.in_run if trec_version < 10 else np.ones(len(ev.qids), dtype=bool)
+            show = np.ones(len(ev.qids), dtype=bool) if ev.settings.evaluates_added \
+                else ev.in_run
             for qi in np.flatnonzero(show):
                 qid = ev.qids[qi]
                 for o, name, vals, has in cols:
@@ -238,11 +239,10 @@ def render_table(evaluations, fmt: str) -> str:
 
 
 def render(evaluations: Sequence, fmt: str, *, per_query: bool = False, summary: bool = True,
-           trec_version: int = 9, header: bool = True) -> str:
+           header: bool = True) -> str:
     """The evaluations in one of ``evaluate``'s formats (:data:`FORMATS`)."""
     if fmt == "trec":
-        return render_trec(evaluations, per_query=per_query, summary=summary,
-                           trec_version=trec_version)
+        return render_trec(evaluations, per_query=per_query, summary=summary)
     return written(fmt, header=header, json_ready=True,
                    json=lambda: _json(evaluations, per_query, summary),
                    tables=lambda: [(COLUMNS, _text_rows(evaluations, per_query, summary))],
@@ -260,12 +260,13 @@ def check_options(fmt: str, *, per_query: bool, summary: bool) -> None:
                          f"values are printed by -f {', '.join(data[:-1])} and {data[-1]}")
 
 
-def complete_notes(ev, settings) -> list[str]:
+def complete_notes(ev) -> list[str]:
     """What -c did with the queries of the qrels the run has no results for, in words."""
+    settings = ev.settings
     def queries(n: int) -> str:
         return f"{n} quer{'y' if n == 1 else 'ies'} of the qrels"
 
-    v10 = settings.trec_version >= 10
+    v10 = settings.evaluates_added
     placeholder = ev.added_by_complete if v10 else 0
     zero = ev.num_averaged - (len(ev.qids) if v10 else int(ev.in_run.sum()))
     # the SMART measures score a query without results on its empty ranking

@@ -10,8 +10,8 @@ descending (:data:`~smarteval.ranking.programs.PROGRAMS`). Its measures read the
 1,000 documents (:mod:`smarteval.measures.sample` cuts there).
 
 A docno retrieved twice for one topic is refused, as for trec_eval (sample_eval keeps the
-last line's score and counts both lines in num_ret). ``-M`` and ``-J`` act as they do on
-any ranking; ``-J`` keeps the sampled documents.
+last line's score and counts both lines in num_ret). ``-M`` keeps each topic's first
+documents in sample_eval's order and ``-J`` its sampled ones (sample_eval has neither).
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ from smarteval.ranking.join import (
     _lookup,
     _positions,
     concat_ranges,
+    cut,
     in_byte_order,
     offsets_from_counts,
     rank,
 )
-from smarteval.ranking.prefs import _refuse_repeats
 from smarteval.ranking.programs import ordered_as
 from smarteval.read.plain import repeated_rows
 from smarteval.read.sample import SampleQrels
@@ -60,12 +60,10 @@ def rank_sample(run: Run, sample: SampleQrels, plain, settings: Settings) -> Ran
     with :class:`SampleRanking` attached as ``sample``."""
     run = without_leading_zeros(run)
     # a topic whose pooled documents were none of them sampled is evaluated (trec_eval
-    # refuses a first query judged only below 0): the run's repeats are refused below
-    r = rank(run, plain, settings, documents=False)
-    if len(run.repeated):           # a docno the reader saw twice in a query: among those kept?
-        _refuse_repeats(r, run)
+    # refuses a first query judged only below 0); -M and -J cut sample_eval's order
+    r = rank(run, plain, settings, trec_names=False, cuts=False)
     r = ordered_as(r, "sample_eval")
-    r = replace(r, tie_key=r.score)         # compared as sample_eval compares them
+    r = cut(replace(r, tie_key=r.score))    # compared as sample_eval compares them
     order = numeric_order(r.qids)
     if (order != np.arange(len(order))).any():
         r = queries_in(r, order)

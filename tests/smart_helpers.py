@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import cwl_oracle as C
 import diversity_oracle as D
+import ntcir_oracle as N
 import numpy as np
 import oracle as T
 import prefs_oracle as PO
@@ -380,6 +381,30 @@ ORACLES: dict[str, Oracle] = {
     "inum_rel": Oracle("trec", lambda q, p, c: SO.from_query(q.codes, q.grades)["R"]),
     "sample_num_ret": Oracle("trec", lambda q, p, c: len(q.codes)),
     "int11ptAP": Oracle("trec", lambda q, p, c: SO.from_query(q.codes, q.grades)["int11ptAP"]),
+    # ---- NTCIREVAL's measures (tests/ntcir_oracle.py: pyNTCIREVAL itself), the run's
+    # lines in order; grade=gain pairs and NTCIREVAL's options as variants
+    **{name: Oracle("trec", (lambda m: lambda q, p, c: N.query(q.codes, q.grades, m, p))(name),
+                    variants)
+       for name, variants in (
+           ("ntcir_RR", ("ntcir_RR.j=1",)),
+           ("ntcir_O", ("ntcir_O.L1=1,L2=3,beta=0.5", "ntcir_O.j=1")),
+           ("ntcir_P", ("ntcir_P.L1=2,L3=10,beta=3", "ntcir_P.j=1")),
+           ("ntcir_Pplus", ("ntcir_Pplus.L2=5,beta=0", "ntcir_Pplus.j=1")),
+           ("ntcir_AP", ("ntcir_AP.k=3", "ntcir_AP.k=1,j=1")),
+           ("ntcir_Q", ("ntcir_Q.beta=0.5", "ntcir_Q.L1=1,L2=3,L3=7,k=3", "ntcir_Q.beta=10,j=1")),
+           ("ntcir_NCUguP", ("ntcir_NCUguP.L1=1,L2=4",)),
+           ("ntcir_NCUguBR", ("ntcir_NCUguBR.beta=0.5,L2=3",)),
+           ("ntcir_NCUrbP", ("ntcir_NCUrbP.gamma=0.5",)),
+           ("ntcir_NCUrbBR", ("ntcir_NCUrbBR.gamma=0.8,beta=2",)),
+           ("ntcir_RBP", ("ntcir_RBP.p=0.5", "ntcir_RBP.L1=1,L4=8,k=3")),
+           ("ntcir_ERR", ("ntcir_ERR.k=2", "ntcir_ERR.L1=1,L2=3")),
+           ("ntcir_nDCG", ("ntcir_nDCG.k=3", "ntcir_nDCG.logb=0,k=5",
+                           "ntcir_nDCG.logb=10,L2=3,j=1")),
+           ("ntcir_MSnDCG", ("ntcir_MSnDCG.k=2", "ntcir_MSnDCG.L1=3,L2=1")),
+           ("ntcir_nERR", ("ntcir_nERR.k=3", "ntcir_nERR.L2=0.5")),
+           ("ntcir_Prec", ("ntcir_Prec.k=3",)),
+           ("ntcir_Hit", ("ntcir_Hit.k=1", "ntcir_Hit.k=2,j=1")),
+           ("ntcir_Recall", ("ntcir_Recall.k=2",)))},
     # ---- the SMART measures (tests/smart_oracle.py)
     "norm_recall": smart(lambda q, p, c: S.norm_recall(q.codes, q.grades, c.num_docs,
                                                        c.unranked, c.level)),

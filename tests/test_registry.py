@@ -527,6 +527,11 @@ REFUSE = {
     **{n: "ratios of counts of sampled documents above each rank (sample_eval's estimates)"
        for n in ("xinfAP", "infNDCG", "iP", "inum_rel_ret")},
     **{n: "maxima over ranks of estimated precision" for n in ("iprec_at_rec", "int11ptAP")},
+    **{n: "not provided (NTCIREVAL reads a ranked list, the run's lines in order)" for n in
+       ("ntcir_RR", "ntcir_O", "ntcir_P", "ntcir_Pplus", "ntcir_AP", "ntcir_Q", "ntcir_NCUguP",
+        "ntcir_NCUguBR", "ntcir_NCUrbP", "ntcir_NCUrbBR", "ntcir_RBP", "ntcir_ERR",
+        "ntcir_nDCG", "ntcir_MSnDCG", "ntcir_nERR", "ntcir_Prec", "ntcir_Hit",
+        "ntcir_Recall")},
 }
 
 

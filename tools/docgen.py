@@ -165,11 +165,16 @@ def _facts(m) -> str:
         origin = "as in ir_measures"
     elif m.family == "sample":
         origin = "as in sample_eval (-R sample_qrels)"
+    elif m.family == "ntcir":
+        origin = "as in NTCIREVAL"
     else:
         origin = "SMART"
     facts = [origin, _AVERAGES[m.average]]
     if m.params in _SHAPES:
         facts.append(_SHAPES[m.params].replace("NAME", m.name))
+    if m.keys:
+        facts.append("the pairs may also give " + ", ".join(
+            "a grade as a level (L2=3)" if k == "L" else f"{k}=" for k in m.keys))
     if m.needs_num_docs:
         facts.append("needs -N")
     if m.micro is not None:

@@ -13,7 +13,8 @@ rules, checked against 9.0.8 and 10.0:
   trec_eval refuses it. Numeric parameters (``11pt_avg.1,0.5``, ``utility``) keep their
   order and may repeat. ``NAME.`` with nothing after the dot is refused.
 * ``rbp`` and ``rbp_resid`` (10.0) read ``p=<number>`` among their ``rel=gain`` pairs
-  (``rbp.p=0.95``); the other pairs' names are grades.
+  (``rbp.p=0.95``); the other pairs' names are grades. A measure's entry names the keys
+  its pairs may hold (``Measure.keys``).
 
 The SMART measures that take one set of parameters (``F``, ``E``, ``F_alpha``,
 ``wnorm_recall``, ``jw_avg``: :func:`each_set`) and the C/W/L measures (``INST``,
@@ -229,13 +230,19 @@ NICKNAMES_9 = {
     # what sample_eval.pl prints, in its order (smarteval.measures.sample)
     "sample_eval": ["xinfAP", "infNDCG", "iprec_at_rec", "iP", "inum_rel_ret", "inum_rel",
                     "sample_num_ret"],
+    # what NTCIREVAL prints for a ranked list, its cut-off measures at k=1000
+    # (smarteval.measures.ntcir)
+    "ntcireval": ["ntcir_RR", "ntcir_O", "ntcir_P", "ntcir_Pplus", "ntcir_AP", "ntcir_Q",
+                  "ntcir_NCUguP", "ntcir_NCUguBR", "ntcir_NCUrbP", "ntcir_NCUrbBR", "ntcir_RBP",
+                  "ntcir_ERR", "ntcir_nDCG", "ntcir_MSnDCG", "ntcir_nERR", "ntcir_Prec",
+                  "ntcir_Hit"],
 }
 
 
 #: The measure module of each nickname whose measures, runid and num_q aside, are all of
 #: one family: imported alone when the nickname is asked for, not every family
 NICKNAME_FAMILIES = {"all_prefs": "prefs", "prefs": "prefs", "qrels_jg": "prefs",
-                     "sample_eval": "sample"}
+                     "sample_eval": "sample", "ntcireval": "ntcir"}
 
 
 def nicknames(version: int = 9) -> dict[str, list[str]]:
@@ -369,9 +376,6 @@ RANX_REFUSED: dict[str, str] = {
 
 #: Why an ir_measures name takes no cut-off in smarteval.
 _NO_CUT = {"RBP": "no provider of ir_measures 0.4.3 computes RBP with a cut-off"}
-
-#: The measures whose ``rel=gain`` pairs may also hold ``p=<persistence>`` (trec_eval 10.0).
-READS_P = ("rbp", "rbp_resid")
 
 
 class _Refused(Exception):
@@ -682,10 +686,12 @@ def _read(m: Measure, raw: str) -> tuple:
         pairs: list[tuple[object, float]] = []
         for item in raw.split(","):
             name, value = item.split("=")
+            if "L" in m.keys and name[:1] == "L" and _INTEGER.match(name[1:]):
+                name = name[1:]                 # NTCIREVAL's level L2: grade 2
             if _INTEGER.match(name):
                 pairs.append((int(name), float(value)))
-            elif name == "p" and m.name in READS_P:
-                pairs.append(("p", float(value)))
+            elif name in m.keys and name != "L":
+                pairs.append((name, float(value)))
             else:
                 raise ValueError
         return tuple(pairs)
@@ -744,7 +750,7 @@ def _trec_request(m: Measure, asked: list[_Asked]) -> tuple[Request, list[tuple[
 def each_set(m: Measure) -> bool:
     """Whether every distinct parameter set of ``m`` asked for is its own request: the
     SMART and C/W/L measures that take one set of parameters (not a list of cut-offs)."""
-    return m.family in ("smart", "cwl") and m.params in ("floats", "gains", "int")
+    return m.family in ("smart", "cwl", "ntcir") and m.params in ("floats", "gains", "int")
 
 
 def _set_requests(m: Measure, asked: list[_Asked]) -> list[Request]:

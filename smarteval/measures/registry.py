@@ -42,7 +42,8 @@ GMEAN_FLOOR = 1e-5
 #: The program whose order a family's measures read unless their entry names another
 #: (the "ir" family, ir_measures' names trec_eval lacks, names each measure's provider).
 FAMILY_PROGRAMS = {"trec": "trec_eval", "smart": "smarteval", "ndeval": "ndeval",
-                   "cwl": "cwl_eval", "plugin": "smarteval", "sample": "sample_eval"}
+                   "cwl": "cwl_eval", "plugin": "smarteval", "sample": "sample_eval",
+                   "ntcir": "ntcireval"}
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,10 @@ class Measure:
     #: ``total(ranked, values, n)``, n the number of queries averaged over (sample_eval's
     #: totals over every topic of its qrels, or summed in the order it sums them)
     total: Callable[..., object] | None = None
+    #: the names a ``gains`` measure's pairs may hold besides grades (trec_eval 10.0's rbp:
+    #: ``p``; NTCIREVAL's: ``beta``, ``k``...); ``L`` lets a grade be written as
+    #: NTCIREVAL's level, ``L2=3``
+    keys: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.program:
@@ -157,7 +162,8 @@ REGISTRY: dict[str, Measure] = {}
 #: The measure modules, in the order their measures are listed (trec_eval's first, the
 #: plugins' after all of them). trec_eval's is imported with the package; the others
 #: only when needed (a measure of trec_eval's alone starts without them).
-FAMILIES = ("trec", "prefs", "smart", "extra", "swets", "web", "diversity", "cwl", "sample")
+FAMILIES = ("trec", "prefs", "smart", "extra", "swets", "web", "diversity", "cwl", "sample",
+            "ntcir")
 #: whether every module of FAMILIES was imported
 FAMILIES_LOADED: dict[str, bool] = {"loaded": False}
 
@@ -237,7 +243,7 @@ def measure(name: str, *, params: str = "none", default: Sequence = (), average:
             micro: Callable | None = None, ties: Callable | None = None,
             orders: bool = False, order_free: bool = False, rel_info: str = "qrels",
             quantities: Sequence[str] = (), program: str = "", label: str = "",
-            total: Callable | None = None):
+            total: Callable | None = None, keys: Sequence[str] = ()):
     """Register the decorated function as measure ``name``; the decorator is the registry entry.
 
     The function receives a :class:`~smarteval.columns.Ranked` and, for ``cutoffs`` and
@@ -258,7 +264,7 @@ def measure(name: str, *, params: str = "none", default: Sequence = (), average:
             value=value, per_query=per_query, versions=versions, family=family,
             needs_num_docs=needs_num_docs, micro=micro, ties=ties, orders=orders,
             order_free=order_free, rel_info=rel_info, quantities=tuple(quantities),
-            program=program, label=label, total=total)
+            program=program, label=label, total=total, keys=tuple(keys))
         _keep_family_order(REGISTRY[name])
         return func
 

@@ -724,7 +724,7 @@ def _persistence(pairs: tuple) -> float:
     return p
 
 
-@measure("rbp", params="gains", default=(), versions=(10,))
+@measure("rbp", params="gains", default=(), versions=(10,), keys=("p",))
 def rbp(r: Ranked, pairs: tuple) -> np.ndarray:
     """Rank-biased precision (Moffat & Zobel), persistence p=0.9 (``rbp.p=0.95``).
 
@@ -747,7 +747,7 @@ def rbp(r: Ranked, pairs: tuple) -> np.ndarray:
     return (1.0 - p) * seg_sum(terms, r.offsets)
 
 
-@measure("rbp_resid", params="gains", default=(), versions=(10,))
+@measure("rbp_resid", params="gains", default=(), versions=(10,), keys=("p",))
 def rbp_resid(r: Ranked, pairs: tuple) -> np.ndarray:
     """RBP residual: the weight RBP (p=0.9) leaves to unjudged and unretrieved documents.
 

@@ -87,6 +87,9 @@ PROGRAMS: dict[str, Program] = {
     "cwl_eval": Program("file", "double", "file", "cwl_eval, the command"),
     "sample_eval": Program("score", "double", "docno-desc",
                            "sample_eval.pl, NIST's evaluation of sampled judgements"),
+    "ntcireval": Program("file", "double", "file",
+                         "NTCIREVAL and pyNTCIREVAL: each topic's ranked list as its "
+                         "TRECsplitruns cuts it from a run, the lines in file order"),
     "ranx": Program("score", "double", "docno-desc",
                     "ranx (its own order of equal scores comes from an unstable sort and "
                     "is not reproducible: smarteval puts them docno descending)"),

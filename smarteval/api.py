@@ -32,7 +32,7 @@ from smarteval.columns import Qrels, Run
 from smarteval.errors import UsageError
 from smarteval.evaluation import Evaluation, RunInfo, run_names
 from smarteval.measures.grammar import Request
-from smarteval.read import frames
+from smarteval.read.source import is_in_memory
 from smarteval.settings import Settings, distinct_names
 
 if TYPE_CHECKING:
@@ -193,22 +193,34 @@ def _qrels_source(qrels: Source) -> Source:
     if isinstance(qrels, Run):
         raise UsageError(f"qrels: {qrels.path} was read as a run (Run), not as qrels: read "
                          "it with smarteval.read.read_qrels, or give its path")
-    return evaluation.as_qrels(qrels) if frames.is_in_memory(qrels) else qrels
+    return evaluation.as_qrels(qrels) if is_in_memory(qrels) else qrels
+
+
+def _split_runs(runs: Source) -> list[tuple[str | None, Any]]:
+    """:func:`smarteval.read.frames.split_runs`, which a path or a list of paths (the
+    command line's runs) need not import."""
+    if isinstance(runs, (str, os.PathLike)):
+        return [(None, runs)]
+    if isinstance(runs, (list, tuple)) and all(isinstance(r, (str, os.PathLike)) for r in runs):
+        return [(None, r) for r in runs]
+    from smarteval.read.frames import split_runs
+    return split_runs(runs)
 
 
 def _run_sources(runs: Source, *, eager_names: bool = False,
                  first_tag: str | None = None) -> tuple[list, list[str | None]]:
     """The runs (in-memory ones read, with a tag), and the name a ``{name: run}`` gave each."""
-    entries = frames.split_runs(runs)
+    entries = _split_runs(runs)
     given, names = [], []
     for i, (name, src) in enumerate(entries):
         if isinstance(src, Qrels):
             raise UsageError(f"runs: {src.path} was read as qrels (Qrels), not as a run")
         default = first_tag if (i == 0 and first_tag) else \
             (f"run{i + 1}" if len(entries) > 1 else "run")
-        if frames.is_in_memory(src):
-            src = frames.run_from(src, tag=name, default_tag=default,
-                                  name=f"<run {name}>" if name else None)
+        if is_in_memory(src):
+            from smarteval.read.frames import run_from
+            src = run_from(src, tag=name, default_tag=default,
+                           name=f"<run {name}>" if name else None)
         elif name is not None and eager_names:
             src = replace(evaluation.as_run(src), tag=name)
         given.append(src)
@@ -450,7 +462,7 @@ def compare(qrels: Source, baseline: Source, runs: Source,
         tests = [tests]
     qrels = _qrels_source(qrels)
     (base,), _ = _run_sources([baseline] if not isinstance(baseline, Mapping)
-                              or frames.split_runs(baseline)[0][0] is None
+                              or _split_runs(baseline)[0][0] is None
                               else baseline, eager_names=True, first_tag="baseline")
     given, _ = _run_sources(runs, eager_names=True)
     rep = compare_runs(qrels, base, given, list(measures), settings, tests=list(tests),

@@ -17,8 +17,9 @@ from scipy import stats
 
 import smarteval
 from smarteval.cli import main
-from smarteval.stats.significance import intervals, paired_test, paired_tests, tukey
+from smarteval.stats.significance import intervals, paired_test, paired_tests
 from smarteval.stats.table import build_table, letters
+from smarteval.stats.tukey import tukey_independent
 
 QRELS = "sample_data/qrels.txt"
 RUNS = ["sample_data/bm25.run", "sample_data/bm25_rm3.run", "sample_data/dense.run"]
@@ -117,9 +118,9 @@ def test_baselines_get_a_dagger_each(six_runs):
     assert marks[0][0] == []               # a baseline below the other is not marked
 
 
-def test_tukey_is_scipys(six_runs):
+def test_independent_tukey_is_scipys(six_runs):
     evs, names = fake_runs(six_runs)
-    t = build_table(evs, names, test="tukey")
+    t = build_table(evs, names, test="tukey-independent")
     assert t.correction == "none"
     for m in range(2):
         ref = stats.tukey_hsd(*six_runs[:, m])
@@ -127,12 +128,12 @@ def test_tukey_is_scipys(six_runs):
             assert t.p_value[k, m] == pytest.approx(ref.pvalue[a, b], rel=1e-9)
             assert t.statistic[k, m] == pytest.approx(ref.statistic[a, b], rel=1e-12)
     np.testing.assert_array_equal(t.p_adjusted, t.p_value)
-    held = build_table(evs, names, test="tukey", correction="holm")
+    held = build_table(evs, names, test="tukey-independent", correction="holm")
     np.testing.assert_allclose(held.p_adjusted.ravel(), holm_by_hand(list(t.p_value.ravel())))
 
 
 def test_tukey_without_spread():
-    stat, p = tukey(np.array([[0.5] * 4, [0.5] * 4, [0.7] * 4]))
+    stat, p = tukey_independent(np.array([[0.5] * 4, [0.5] * 4, [0.7] * 4]))
     assert p[0, 1] == 1.0 and p[0, 2] == 0.0
 
 
@@ -349,3 +350,80 @@ def test_usage_errors(args, words):
     assert words in res.output
     assert len(res.output.strip().splitlines()) == 1
     assert "Traceback" not in res.output
+
+
+# --------------------------------------------------------------------------- Tukey, NaN
+
+
+def test_table_tukey_is_blocked(six_runs):
+    from smarteval.stats.anova import two_way
+    from smarteval.stats.tukey import tukey_hsd
+    evs, names = fake_runs(six_runs)
+    t = build_table(evs, names, test="tukey")
+    assert t.correction == "none"
+    a, b = t.pairs[:, 0], t.pairs[:, 1]
+    for m in range(2):
+        scores = np.ascontiguousarray(six_runs[:, m])
+        ref = tukey_hsd(scores)
+        for got, want in ((t.p_value, ref.p), (t.statistic, ref.q), (t.pair_low, ref.ci_low),
+                          (t.effect, ref.es)):
+            np.testing.assert_allclose(got[:, m], want[a, b], rtol=1e-12, atol=1e-300)
+        assert t.critical[m] == pytest.approx(ref.needed(0.05), rel=1e-12)
+        assert t.anovas[m].ss_system == pytest.approx(two_way(scores).ss_system, rel=1e-12)
+        np.testing.assert_array_equal(t.better[:, m] != 0, ref.p[a, b] < 0.05)
+    rows = t.comparisons()
+    assert {"es_e", "ci_low", "ci_high", "n"} <= set(rows[0])
+    assert [r["source"] for r in t.anova_rows()[:4]] == ["system", "topic", "residual", "total"]
+    assert t.anova_rows()[0]["eta2"] == t.anovas[0].eta2
+
+
+def test_table_randomized_tukey(six_runs):
+    from smarteval.stats.tukey import randomized_tukey
+    evs, names = fake_runs(six_runs)
+    t = build_table(evs, names, test="randomized-tukey", samples=2000, seed=3)
+    ref = randomized_tukey(np.ascontiguousarray(six_runs[:, 1]), samples=2000, seed=3)
+    np.testing.assert_array_equal(t.p_value[:, 1], ref.p[t.pairs[:, 0], t.pairs[:, 1]])
+    assert t.exact is False and t.critical[1] == ref.critical(0.05)
+
+
+def test_table_leaves_undefined_values_out():
+    """A NaN per-query value (-J, a query with nothing judged) is never a difference, a win,
+    a mark or a best mean: its query leaves that measure, and a note names it."""
+    rng = np.random.default_rng(2)
+    v = rng.random((3, 2, 8))
+    v[1, 0] = v[0, 0] + 0.3                  # run 1 far ahead on m1
+    v[:, 0, 2] = np.nan                      # query q02 has no m1 value at all
+    v[2, 1, :] = np.nan                      # run 2 has no m2 value anywhere
+    evs, names = fake_runs(v)
+    t = build_table(evs, names, test="t")
+    assert t.queries(0) == 7 and t.queries(1) == 0
+    np.testing.assert_allclose(t.means[:, 0], np.delete(v[:, 0], 2, axis=1).mean(axis=1))
+    assert np.isnan(t.means[:, 1]).all()
+    assert not t.best[:, 1].any() and (t.rank[:, 1] == 0).all()
+    assert t.wins[:, 0].sum(axis=1).tolist() == [7, 7, 7]
+    assert (t.wins[:, 1] == 0).all() and not t.better[:, 1].any()
+    assert t.notes == ["m1: 1 query without a value (NaN) in r0, r1, r2 left out of its "
+                       "means and tests: q02",
+                       "m2: 8 queries without a value (NaN) in r2 left out of its means and "
+                       "tests: q00, q01, q02, q03, q04, q05, q06, q07"]
+
+
+def test_table_nan_mean_is_not_bold():
+    v = np.array([[[0.5, np.nan, 0.2]], [[0.4, 0.3, 0.1]]])
+    evs, names = fake_runs(v, measures=("m1",))
+    t = build_table(evs, names)
+    assert t.best[:, 0].tolist() == [True, False]        # over queries q00 and q02
+    assert t.cells()[0]["n"] == 2
+
+
+@pytest.mark.parametrize("test", ["tukey", "tukey-independent", "randomized-tukey"])
+def test_table_tukey_on_one_query(test):
+    v = np.array([[[0.5]], [[0.4]], [[0.1]]])
+    evs, names = fake_runs(v, measures=("m1",))
+    t = build_table(evs, names, test=test)
+    if test == "randomized-tukey":
+        assert (t.p_value == 1.0).all()
+    else:
+        assert np.isnan(t.p_value).all() and not t.better.any()
+        assert t.notes == [f"m1: {test} needs two queries or more with a value in every run: "
+                           "no test"]

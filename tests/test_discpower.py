@@ -116,3 +116,57 @@ def test_refusals(scores):
         discriminative_power(scores[:1], runs=RUNS[:1], measure="map")
     with pytest.raises(UsageError, match="two queries"):
         discriminative_power(scores[:, :1], runs=RUNS, measure="map")
+
+
+# --------------------------------------------------------------------------- on the command line
+
+QRELS = "sample_data/qrels.txt"
+RUN_FILES = [f"sample_data/{n}.run" for n in ("bm25", "bm25_rm3", "dense")]
+
+
+def cli(*args):
+    from click.testing import CliRunner
+
+    from smarteval.cli import main
+    return CliRunner().invoke(main, ["discpower", *args])
+
+
+def test_command_is_the_library():
+    import json
+
+    import smarteval
+    from smarteval.stats.merit import shared_values
+    res = cli(QRELS, *RUN_FILES, "-m", "map", "-m", "P.10", "-f", "json", "--samples", "3000")
+    assert res.exit_code == 0, res.output
+    obj = json.loads(res.stdout)
+    evs = smarteval.evaluate(QRELS, RUN_FILES, ["map", "P.10"])
+    _, values = shared_values(evs, ["map", "P_10"], "")
+    for m, got in enumerate(obj["measures"]):
+        want = discriminative_power(values[:, m], runs=["bm25", "bm25_rm3", "dense"],
+                                    measure=got["measure"], samples=3000)
+        assert [p["asl"] for p in got["pairs"]] == want.asl.tolist()
+        assert got["needed"] == want.needed and got["significant"] == want.significant
+    text = cli(QRELS, *RUN_FILES, "-m", "map", "--pairs", "-t", "t").stdout
+    assert "paired t-test of each pair, Holm correction over the pairs" in text
+    assert "bm25_rm3  dense" in text
+    tsv = cli(QRELS, *RUN_FILES, "-m", "map", "-f", "tsv").stdout
+    summary, pairs = tsv.split("\n\n")
+    assert summary.splitlines()[0].split("\t")[:3] == ["measure", "test", "correction"]
+    assert len(pairs.splitlines()) == 4
+
+
+@pytest.mark.parametrize("args,message", [
+    (["-t", "sign"], "Invalid value for '-t' / '--test'"),
+    (["--alpha", "0"], "Invalid value for '--alpha'"),
+    (["--samples", "0"], "--samples must be a whole number from 1"),
+    (["--label", "x"], "--label 'x': expected RUN=NAME"),
+])
+def test_command_usage_errors(args, message):
+    res = cli(QRELS, *RUN_FILES, *args)
+    assert res.exit_code == 2 and message in res.output and "Traceback" not in res.output
+
+
+def test_command_needs_two_runs():
+    res = cli(QRELS, RUN_FILES[0])
+    assert res.exit_code == 2
+    assert res.output == "Error: discriminative power needs two runs or more\n"

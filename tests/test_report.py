@@ -297,8 +297,8 @@ def test_data_formats_carry_the_marks():
     tsv = invoke("report", QRELS, *RUNS, "-m", "map", "-f", "tsv").output
     cells, comparisons = tsv.split("\n\n")
     assert comparisons.splitlines()[0].split("\t") == [
-        "measure", "run", "other", "mean_run", "mean_other", "diff", "test", "statistic",
-        "p_value", "p_adjusted", "significant", "better"]
+        "measure", "run", "other", "n", "mean_run", "mean_other", "diff", "ci_low", "ci_high",
+        "es_e", "test", "statistic", "p_value", "p_adjusted", "significant", "better"]
     assert len(comparisons.splitlines()) == 4
     csv_out = invoke("report", QRELS, *RUNS, "-m", "map", "-f", "csv", "--no-header").output
     assert not csv_out.startswith("run,")
@@ -427,3 +427,73 @@ def test_table_tukey_on_one_query(test):
         assert np.isnan(t.p_value).all() and not t.better.any()
         assert t.notes == [f"m1: {test} needs two queries or more with a value in every run: "
                            "no test"]
+
+
+# --------------------------------------------------------------------------- on the command line
+
+UNJUDGED_QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 1\n2 0 d 1\n3 0 e 1\n3 0 f 0\n"
+UNJUDGED_RUNS = {  # query 3 retrieves nothing judged: -J leaves it no value on iprec_at_recall
+    "r1": "1 Q0 a 1 3 r1\n1 Q0 b 2 2 r1\n2 Q0 c 1 3 r1\n2 Q0 x 2 2 r1\n3 Q0 y 1 3 r1\n",
+    "r2": "1 Q0 b 1 3 r2\n1 Q0 a 2 2 r2\n2 Q0 d 1 3 r2\n2 Q0 c 2 2 r2\n3 Q0 y 1 3 r2\n"}
+
+
+@pytest.fixture
+def unjudged(tmp_path):
+    (tmp_path / "qrels").write_text(UNJUDGED_QRELS)
+    for name, text in UNJUDGED_RUNS.items():
+        (tmp_path / name).write_text(text)
+    return [str(tmp_path / n) for n in ("qrels", "r1", "r2")]
+
+
+def test_undefined_values_on_the_command_line(unjudged):
+    """-J with a query whose documents are all unjudged: its NaN is no difference, no mark
+    (compare marked p = 0.0002 * beside an empty difference) and no best mean (report
+    made the empty mean bold)."""
+    res = CliRunner().invoke(
+        main, ["compare", "-J", "-m", "iprec_at_recall.0", "-t", "randomization,sign",
+               *unjudged, "-f", "json"])
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.stdout)["comparisons"]
+    assert [r["n"] for r in rows] == [2, 2] and not any(r["significant"] for r in rows)
+    assert all(r["mean_diff"] == -0.25 for r in rows)
+    assert res.stderr == ("smarteval: r2: iprec_at_recall_0.00: 1 query without a value (NaN) "
+                          "in r1, r2 left out of its means and tests: 3\n")
+    res = invoke("report", "-J", "-m", "iprec_at_recall.0", "-m", "map", *unjudged, "-f",
+                 "json")
+    cells = json.loads(res.stdout)["cells"]
+    iprec = [c for c in cells if c["measure"] == "iprec_at_recall_0.00"]
+    assert [(c["n"], c["mean"], c["best"]) for c in iprec] == [(2, 1.0, True), (2, 0.75, False)]
+    smart = invoke("report", "-J", "-m", "iprec_at_recall.0", *unjudged).output
+    assert "**" not in smart and "(fewer where a run has no value: iprec_at_recall_0.00 2)" \
+        in smart
+
+
+def test_tukey_on_one_shared_query(tmp_path):
+    """Runs sharing one query: a note, no test and no traceback (scipy's "sample size
+    must be greater than one" leaked before)."""
+    (tmp_path / "q").write_text("1 0 a 1\n")
+    for name, doc in (("r1", "a"), ("r2", "b"), ("r3", "a")):
+        (tmp_path / name).write_text(f"1 Q0 {doc} 1 1 {name}\n")
+    for test in ("tukey", "tukey-independent"):
+        res = CliRunner().invoke(main, ["report", "-m", "map", "-t", test, str(tmp_path / "q"),
+                                        *(str(tmp_path / n) for n in ("r1", "r2", "r3"))])
+        assert res.exit_code == 0 and "Traceback" not in res.output
+        assert f"Note: map: {test} needs two queries or more" in res.output
+        assert "^" not in res.output
+
+
+def test_report_anova_and_randomized_tukey_on_the_command_line():
+    res = invoke("report", QRELS, *RUNS, "-m", "map", "-t", "tukey", "--anova", "-f", "json")
+    obj = json.loads(res.output)
+    assert [r["source"] for r in obj["anova"]] == ["system", "topic", "residual", "total"]
+    assert obj["needed"]["map"] > 0
+    assert all(c["ci_low"] < c["diff"] < c["ci_high"] for c in obj["comparisons"])
+    t = smarteval.report(QRELS, RUNS, "map", test="tukey")
+    assert obj["anova"][0]["f"] == pytest.approx(t.table.anovas[0].f_system, rel=1e-12)
+    assert list(t.anova_frame().columns)[:3] == ["measure", "source", "ss"]
+    text = invoke("report", QRELS, *RUNS, "-m", "map", "-t", "randomized-tukey", "--samples",
+                  "500", "--seed", "2").output
+    assert "randomised Tukey HSD over the 3 pairs of each measure, 500 permutations" in text
+    blocked = invoke("report", QRELS, *RUNS, "-m", "map", "-t", "tukey").output
+    assert "Tukey's HSD on the residual variance of the two-way ANOVA, blocked by query" \
+        in blocked

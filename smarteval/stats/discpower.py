@@ -160,3 +160,23 @@ def discpower(evaluations, names: Sequence[str], *, labels=None, test: str = "ra
             result.notes.append(note)
         out.append(result)
     return out
+
+
+def discpower_runs(qrels, runs: Sequence, measures: Sequence[str], settings=None, *,
+                   on_run=None, **options) -> list[Discpower]:
+    """Evaluate ``runs`` against ``qrels`` and measure each measure's discriminative power
+    (``options`` as :func:`discpower` takes them)."""
+    from smarteval.settings import Settings
+    from smarteval.stats.report import check_parameters, evaluate_comparable
+    check_parameters(alpha=options.get("alpha", 0.05), confidence=0.95,
+                     samples=options.get("samples", 10000), seed=options.get("seed", 0),
+                     tolerance=0.0, depth=1, theta=1.0)
+    check_choices(options.get("test", "randomized-tukey"), options.get("correction"))
+    if len(runs) < 2:
+        raise UsageError("discriminative power needs two runs or more")
+    evs, names, skipped = evaluate_comparable(qrels, runs, measures, settings or Settings(),
+                                              "no measure to compare", on_run)
+    results = discpower(evs, names, **options)
+    if skipped:
+        results[0].notes.append("left out (no per-query numbers): " + ", ".join(skipped))
+    return results

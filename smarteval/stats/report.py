@@ -126,6 +126,18 @@ def comparable_requests(measures: Sequence[str], version: int, nothing: str):
     return requests, names, skipped
 
 
+def evaluate_comparable(qrels, runs: Sequence, measures: Sequence[str], settings: Settings,
+                        nothing: str, on_run=None) -> tuple[list, list[str], list[str]]:
+    """Evaluate ``runs`` on the outputs of ``measures`` that can be compared query by
+    query: the evaluations, those output names (each once) and the names left out
+    (``nothing`` starts the message refusing measures with none)."""
+    from smarteval.evaluation import as_qrels, evaluate
+    requests, names, skipped = comparable_requests(measures, settings.trec_version, nothing)
+    evs = evaluate(as_qrels(qrels), list(runs), requests, settings, keep_ranked=False,
+                   on_run=on_run)
+    return evs, list(dict.fromkeys(names)), skipped
+
+
 def measure_names(specs: Iterable[str], version: int) -> list[str]:
     """Output names for -m specs (P.10 -> P_10); names that are not measures stay as given."""
     from smarteval.measures import parse_measures

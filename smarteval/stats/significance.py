@@ -40,15 +40,16 @@ ASSUMES = {
                 "tests (not the mean); differences within --tie-tolerance are dropped",
     "sign": "only that queries are independent: it counts the queries better and worse and "
             "ignores by how much",
-    "randomization": "under the null hypothesis each query's two scores are exchangeable (the "
-                     "sign of each difference is a coin flip); no distribution",
+    "randomization": "that, under the null hypothesis, each query's two scores are "
+                     "exchangeable (the sign of each difference is a coin flip); no "
+                     "distribution",
     "bootstrap": "the queries are a random sample of the queries one cares about; the "
                  "percentile interval is only approximate with few queries",
     "tukey": "each score is the sum of a run effect, a query effect and a normal error of one "
              "variance, independent across queries; no run x query interaction beyond that "
              "error",
-    "randomized-tukey": "under the null hypothesis that no run differs, each query's scores "
-                        "are exchangeable across the runs; no distribution",
+    "randomized-tukey": "that, under the null hypothesis that no run differs, each query's "
+                        "scores are exchangeable across the runs; no distribution",
     "tukey-independent": "the runs are independent samples of normal values with one "
                          "variance: not so when every run answers the same queries, where "
                          "its p-values are not the right ones",

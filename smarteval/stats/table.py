@@ -451,8 +451,7 @@ def table_runs(qrels, runs: Sequence, measures: Sequence[str] = DEFAULT_MEASURES
                settings: Settings | None = None, *, on_run=None, **options) -> Table:
     """Evaluate ``runs`` against ``qrels`` and build their table (``options`` as
     :func:`build_table` takes them)."""
-    from smarteval.evaluation import as_qrels, evaluate
-    from smarteval.stats.report import check_parameters, comparable_requests
+    from smarteval.stats.report import check_parameters, evaluate_comparable
     check_parameters(alpha=options.get("alpha", 0.05),
                      confidence=options.get("confidence", 0.95),
                      samples=options.get("samples", 10000), seed=options.get("seed", 0),
@@ -463,13 +462,9 @@ def table_runs(qrels, runs: Sequence, measures: Sequence[str] = DEFAULT_MEASURES
         if isinstance(options.get("labels"), Mapping):
             break
         parse_label(text)
-    settings = settings or Settings()
-    requests, names, skipped = comparable_requests(measures or DEFAULT_MEASURES,
-                                                   settings.trec_version,
-                                                   "no measure for the table")
-    names = list(dict.fromkeys(names))
-    evs = evaluate(as_qrels(qrels), list(runs), requests, settings, keep_ranked=False,
-                   on_run=on_run)
+    evs, names, skipped = evaluate_comparable(qrels, runs, measures or DEFAULT_MEASURES,
+                                              settings or Settings(),
+                                              "no measure for the table", on_run)
     table = build_table(evs, names, **options)
     if skipped:
         table.notes.append("left out (no number for each query): " + ", ".join(skipped))

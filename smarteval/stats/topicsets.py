@@ -5,8 +5,8 @@ power over m systems, or a confidence interval's width, from a variance estimate
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -97,9 +97,11 @@ class Design:
     systems: int
     topics: int
     reached: float
+    label: str = ""
 
     def row(self) -> dict:
-        return {"method": self.method, "variance": self.variance, "diff": self.diff,
+        return {"label": self.label, "method": self.method, "variance": self.variance,
+                "diff": self.diff,
                 "alpha": self.alpha, "beta": self.beta if self.method != "ci" else math.nan,
                 "systems": self.systems, "topics": self.topics, "reached": self.reached}
 
@@ -136,15 +138,17 @@ def topics_needed(method: str, diff: float, variance: float, *, alpha: float = 0
                   n, reached)
 
 
-def table(method: str, variances: Sequence[float], diffs: Sequence[float], *,
-          alpha: float = 0.05, beta: float = 0.20,
+def table(method: str, variances: Sequence[float] | Mapping[str, float],
+          diffs: Sequence[float], *, alpha: float = 0.05, beta: float = 0.20,
           systems: Sequence[int] = (2,)) -> list[Design]:
     """Topic set sizes over a grid, as Sakai's tables print them: every variance (a row
-    each, e.g. one per measure) x difference (a column each), for each number of
-    systems under anova."""
-    return [topics_needed(method, d, v, alpha=alpha, beta=beta, systems=m)
+    each; a mapping labels them, e.g. by the measure each was estimated on) x difference
+    (a column each), for each number of systems under anova."""
+    labelled = list(variances.items()) if isinstance(variances, Mapping) else \
+        [(f"{v:g}", v) for v in variances]
+    return [replace(topics_needed(method, d, v, alpha=alpha, beta=beta, systems=m), label=name)
             for m in (systems if method == "anova" else (2,))
-            for v in variances for d in diffs]
+            for name, v in labelled for d in diffs]
 
 
 def variance_estimate(scores, kind: str = "residual") -> float:
@@ -159,3 +163,28 @@ def variance_estimate(scores, kind: str = "residual") -> float:
     if kind == "within":
         return within_variance(x)
     raise UsageError(f"unknown variance estimate {kind!r}: expected residual or within")
+
+
+def variances_from_runs(evaluations, names: Sequence[str], kind: str = "residual"
+                        ) -> tuple[dict[str, float], list[str]]:
+    """Each measure's within-system variance (:func:`variance_estimate`) over the runs of
+    ``evaluations``, on the queries they all have a value for; and the notes naming the
+    queries left out."""
+    from smarteval.stats.merit import shared_values, undefined_note
+    from smarteval.stats.table import run_labels
+    if len(evaluations) < 2:
+        raise UsageError("a variance estimate needs two runs or more")
+    runs = run_labels(evaluations, None)
+    qids, values = shared_values(evaluations, names, "the runs share no query: there is "
+                                 "nothing to estimate a variance from")
+    out, notes = {}, []
+    for m, name in enumerate(names):
+        kept = ~np.isnan(values[:, m]).any(axis=0)
+        if not kept.all():
+            notes.append(undefined_note(name, qids[~kept], runs,
+                                        np.isnan(values[:, m][:, ~kept])))
+        if kept.sum() < 2:
+            raise UsageError(f"{name}: a variance estimate needs two queries or more with a "
+                             "value in every run")
+        out[name] = variance_estimate(values[:, m][:, kept], kind)
+    return out, notes

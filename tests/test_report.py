@@ -13,6 +13,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 import smarteval
@@ -497,3 +499,31 @@ def test_report_anova_and_randomized_tukey_on_the_command_line():
     blocked = invoke("report", QRELS, *RUNS, "-m", "map", "-t", "tukey").output
     assert "Tukey's HSD on the residual variance of the two-way ANOVA, blocked by query" \
         in blocked
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_table_properties(data):
+    """Any runs: one query or many, equal runs, NaN values anywhere; every test gives p in
+    [0, 1] or NaN (with a note), a NaN mean is never the best, and nothing raises."""
+    runs = data.draw(st.integers(2, 4))
+    queries = data.draw(st.integers(1, 6))
+    cell = st.one_of(st.sampled_from([0.0, 0.25, 0.5, 1.0]), st.just(np.nan),
+                     st.floats(0, 1, allow_nan=False))
+    v = np.array(data.draw(st.lists(st.lists(cell, min_size=queries, max_size=queries),
+                                    min_size=runs, max_size=runs)))
+    if data.draw(st.booleans()):
+        v[1] = v[0]                                    # two equal runs
+    evs, names = fake_runs(v[:, None, :], measures=("m1",))
+    test = data.draw(st.sampled_from(["t", "wilcoxon", "sign", "randomization", "bootstrap",
+                                      "tukey", "randomized-tukey", "tukey-independent"]))
+    t = build_table(evs, names, test=test, samples=200)
+    p = t.p_value[~np.isnan(t.p_value)]
+    assert np.all((p >= 0) & (p <= 1))
+    assert not t.best[np.isnan(t.means)].any()
+    defined = ~np.isnan(v).any(axis=0)
+    assert t.queries(0) == int(defined.sum())
+    if defined.sum() and (v[:, defined] == v[0, defined]).all():
+        assert not t.better.any()                      # equal runs: nothing is marked
+    if np.isnan(t.p_value).any() and defined.sum() and test in ("tukey", "tukey-independent"):
+        assert any("no test" in n for n in t.notes)

@@ -32,7 +32,7 @@ def accumulated(ranked) -> np.ndarray:
     query without results, which so adds nothing (counts 0) and is only in the divisor.
     """
     settings = ranked.settings
-    if settings.complete and settings.trec_version < 10:
+    if settings.complete and not settings.evaluates_added:
         return np.asarray(ranked.in_run, dtype=bool)
     return np.ones(ranked.num_queries, dtype=bool)
 
@@ -93,13 +93,12 @@ def complete_values(out: Output, values: np.ndarray, ranked) -> np.ndarray:
             or out.measure.average == "reported"):            # no value: none reported
         return values
     if empty_ranking(out):
-        if ranked.settings.trec_version < 10:                # no rows: already empty
+        if not ranked.settings.evaluates_added:              # no rows: already empty
             return values
         values = values.copy()
-        values[missing] = out.compute(without_placeholders(ranked),
-                                      ties=ranked.settings.ties)[missing]
+        values[missing] = out.compute(without_placeholders(ranked))[missing]
         return values
-    if ranked.settings.trec_version >= 10 and not (
+    if ranked.settings.evaluates_added and not (
             out.name in RESET_BY_10 or out.name.startswith("unj")):
         return values
     values = values.copy()
@@ -107,18 +106,17 @@ def complete_values(out: Output, values: np.ndarray, ranked) -> np.ndarray:
     return values
 
 
-def summarize(out: Output, values: np.ndarray, ranked, *, average: str = "macro",
-              zscores: bool = False):
+def summarize(out: Output, values: np.ndarray, ranked, *, zscores: bool = False):
     """The summary value of one output over all evaluated queries.
 
-    ``average`` is ``macro`` (trec_eval's: each query counts once), ``median``, or
-    ``micro`` (pool the counts of every query first; only for measures that are a
-    ratio of counts, whose entry gives a ``micro`` function). A measure averaged over the
-    queries it reports (:func:`has_value`) takes the mean or median of the values it
-    has, NaN when it has none. Under ``-c`` a macro average divides by every query of
-    the qrels (:func:`averaged_over`; a SMART measure adds the value of every one,
-    :func:`complete_values`) and num_rel's summary is trec_eval's recount of the qrels
-    lines with a grade above 0, whatever ``-l``
+    The ranking's ``settings.average`` is ``macro`` (trec_eval's: each query counts once),
+    ``median``, or ``micro`` (pool the counts of every query first; only for measures that
+    are a ratio of counts, whose entry gives a ``micro`` function). A measure averaged over
+    the queries it reports (:func:`has_value`) takes the mean or median of the values it
+    has, NaN when it has none. Under ``-c`` a macro average divides by every query of the
+    qrels (:func:`averaged_over`; a SMART measure adds the value of every one,
+    :func:`complete_values`) and num_rel's summary is trec_eval's recount of the qrels lines
+    with a grade above 0, whatever ``-l``
     (:attr:`~smarteval.columns.Qrels.num_positive_lines`).
 
     With ``zscores``, ``values`` are :func:`standardized` and summarized as trec_eval's
@@ -127,6 +125,7 @@ def summarize(out: Output, values: np.ndarray, ranked, *, average: str = "macro"
     every summary a float; num_q and num_rel's ``-c`` recount stay raw counts.
     """
     m = out.measure
+    average = ranked.settings.average
     n_q = len(values)
     if m.average == "tag":
         return ranked.run_tag

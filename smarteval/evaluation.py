@@ -18,14 +18,13 @@ import numpy as np
 from smarteval.aggregate import (
     accumulated,
     averaged_over,
-    check_zscores_average,
     complete_values,
     standardized,
     summarize,
 )
 from smarteval.columns import Qrels, Ranked, Run
 from smarteval.errors import InputError, UsageError
-from smarteval.measures.grammar import Output, Request, parse_measures
+from smarteval.measures.grammar import OWN_MEASURES, Output, Request, parse_measures
 from smarteval.ranking import rank, residual
 from smarteval.ranking.programs import needs_file_order
 from smarteval.read import read_qrels, read_run
@@ -154,11 +153,6 @@ def read_relevance(qrels, requests: Sequence[Request] = (), settings: Settings |
     return read_qrels(qrels)
 
 
-#: The -R formats that are read only for measures of their own (trec_eval computes no
-#: other measure from them): the ``rel_info`` of those measures
-OWN_MEASURES = {"prefs": "prefs", "qrels_prefs": "prefs", "qrels_jg": "qrels_jg"}
-
-
 def _read_trec_format(qrels, fmt: str):
     """trec_eval's preference judgements or qrels with judgement groups (``-R``)."""
     if isinstance(qrels, (str, os.PathLike)):
@@ -285,12 +279,12 @@ class Ranker:
             return None
         if self._initial is None:
             # the user saw the initial run in one order: trec_eval's, unless random; only
-            # what it retrieved (no -c placeholder, which would leave the feedback run too)
+            # what it retrieved (no -c placeholder, which would leave the feedback run
+            # too), neither -M nor -J cut
             ties = "docno" if self.settings.ties == "average" else self.settings.ties
-            settings = replace(self.settings, ties=ties, max_docs=None, judged_only=False,
-                               complete=False)
+            settings = replace(self.settings, ties=ties, complete=False)
             self._initial = rank(as_run(self.frozen), self.qrels, settings,
-                                 trec_names=self.trec_names)
+                                 trec_names=self.trec_names, cuts=False)
         return self._initial
 
     def __call__(self, run: Run, owned: bool = False) -> Ranked:
@@ -302,7 +296,7 @@ class Ranker:
         # trec_eval 10.0's -c evaluates every query of the qrels on its placeholder
         # document even when the run has none of them (9.0.8 finds nothing to evaluate)
         if self.require_common and not _shares_a_query(run, self.qrels) and not (
-                self.settings.complete and self.settings.trec_version >= 10):
+                self.settings.placeholders):
             raise InputError(run.path, None,
                              f"no query of this run has judgements in {self.qrels.path}",
                              expected="query ids shared by the run and the qrels")
@@ -355,7 +349,7 @@ class Ranker:
     def _no_query(self, run: Run) -> None:
         """-D names a query trec_eval would not evaluate: it finds nothing to average."""
         s = self.settings
-        if s.complete and s.trec_version >= 10:
+        if s.placeholders:
             raise InputError(self.qrels.path, None,
                              f"query {s.query!r} (-D) has no judgements in these qrels",
                              expected="a query of the qrels")
@@ -408,17 +402,16 @@ class Job:
         info = RunInfo(run.path, run.tag)
         ranked = self.ranker(run, owned=read_here)
         del run                 # the ranking keeps what the measures need: free the rest
-        settings = self.ranker.settings
         outputs = self.outputs()
         per_query = {}
         summary = {}
         located = None if self.zscores is None else self.zscores.locate(ranked.qids)
         for out in outputs:
-            values = complete_values(out, out.compute(ranked, ties=settings.ties), ranked)
+            values = complete_values(out, out.compute(ranked), ranked)
             if self.zscores is not None:
                 values = standardized(out, values, ranked, self.zscores, located)
             per_query[out.name] = values
-            summary[out.name] = summarize(out, values, ranked, average=settings.average,
+            summary[out.name] = summarize(out, values, ranked,
                                           zscores=self.zscores is not None)
         return Evaluation(name=info.tag, path=info.path, tag=info.tag, qids=ranked.qids,
                           in_run=ranked.in_run, outputs=outputs, per_query=per_query,
@@ -464,7 +457,8 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
              frozen_depth: int | None = None, require_common: bool = True,
              on_run: Callable[[RunInfo], None] | None = None, jobs: int | None = 1,
              keep_ranked: bool = True, zscores=None) -> list[Evaluation]:
-    """Evaluate each run against ``qrels``; see :func:`smarteval.api.evaluate`.
+    """Evaluate each run against ``qrels``; see :func:`smarteval.api.evaluate`, which
+    refuses what z-scores cannot do first (:func:`~smarteval.aggregate.check_zscores_average`).
 
     ``jobs`` processes evaluate the runs (never more than there are runs); None chooses
     (:func:`default_jobs`).
@@ -472,8 +466,6 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
     settings = settings or Settings()
     runs = check_runs(runs)
     requests = requests_for(measures, settings)
-    if zscores is not None:
-        check_zscores_average(settings.average)
     documents = any(rq.measure.name not in ("num_q", "runid") for rq in requests)
     trec_names = any(rq.measure.name not in ("num_q", "runid") and rq.label is None
                      and rq.measure.family == "trec" for rq in requests)

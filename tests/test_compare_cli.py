@@ -10,18 +10,13 @@ import json
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
+from fixtures import invoke
 from scipy import stats
 
 from smarteval import stats as C
 from smarteval.api import evaluate
 from smarteval.cli import main
 from smarteval.render.compare import COLUMNS
-
-
-def invoke(*args, input=None):
-    return CliRunner().invoke(main, [str(a) for a in args], input=input, catch_exceptions=False)
-
 
 # --------------------------------------------------------------------------- data
 

@@ -9,9 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-
-from smarteval.cli import main
+from fixtures import invoke
 
 QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 a 1\n"
 RUN = "1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n1 Q0 c 3 1 r\n2 Q0 a 1 1 r\n"
@@ -20,7 +18,7 @@ RUN = "1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n1 Q0 c 3 1 r\n2 Q0 a 1 1 r\n"
 def _evaluate(tmp_path, qrels, run, *args, version="9"):
     (tmp_path / "qrels.txt").write_text(qrels)
     (tmp_path / "run.txt").write_text(run)
-    return CliRunner().invoke(main, ["evaluate", "-f", "trec", "--trec-version", version, *args,
+    return invoke(["evaluate", "-f", "trec", "--trec-version", version, *args,
                                      str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt")])
 
 

@@ -124,19 +124,13 @@ QRELS = "sample_data/qrels.txt"
 RUN_FILES = [f"sample_data/{n}.run" for n in ("bm25", "bm25_rm3", "dense")]
 
 
-def cli(*args):
-    from click.testing import CliRunner
-
-    from smarteval.cli import main
-    return CliRunner().invoke(main, ["discpower", *args])
-
-
-def test_command_is_the_library():
+def test_command_is_the_library(cli):
     import json
 
     import smarteval
     from smarteval.stats.merit import shared_values
-    res = cli(QRELS, *RUN_FILES, "-m", "map", "-m", "P.10", "-f", "json", "--samples", "3000")
+    res = cli("discpower", QRELS, RUN_FILES, "-m", "map", "-m", "P.10", "-f", "json",
+              "--samples", "3000")
     assert res.exit_code == 0, res.output
     obj = json.loads(res.stdout)
     evs = smarteval.evaluate(QRELS, RUN_FILES, ["map", "P.10"])
@@ -146,10 +140,10 @@ def test_command_is_the_library():
                                     measure=got["measure"], samples=3000)
         assert [p["asl"] for p in got["pairs"]] == want.asl.tolist()
         assert got["needed"] == want.needed and got["significant"] == want.significant
-    text = cli(QRELS, *RUN_FILES, "-m", "map", "--pairs", "-t", "t").stdout
+    text = cli("discpower", QRELS, RUN_FILES, "-m", "map", "--pairs", "-t", "t").stdout
     assert "paired t-test of each pair, Holm correction over the pairs" in text
     assert "bm25_rm3  dense" in text
-    tsv = cli(QRELS, *RUN_FILES, "-m", "map", "-f", "tsv").stdout
+    tsv = cli("discpower", QRELS, RUN_FILES, "-m", "map", "-f", "tsv").stdout
     summary, pairs = tsv.split("\n\n")
     assert summary.splitlines()[0].split("\t")[:3] == ["measure", "test", "correction"]
     assert len(pairs.splitlines()) == 4
@@ -161,12 +155,12 @@ def test_command_is_the_library():
     (["--samples", "0"], "--samples must be a whole number from 1"),
     (["--label", "x"], "--label 'x': expected RUN=NAME"),
 ])
-def test_command_usage_errors(args, message):
-    res = cli(QRELS, *RUN_FILES, *args)
+def test_command_usage_errors(args, message, cli, sample):
+    res = cli("discpower", sample.qrels, sample.runs, args)
     assert res.exit_code == 2 and message in res.output and "Traceback" not in res.output
 
 
-def test_command_needs_two_runs():
-    res = cli(QRELS, RUN_FILES[0])
+def test_command_needs_two_runs(cli, sample):
+    res = cli("discpower", sample.qrels, sample.runs[0])
     assert res.exit_code == 2
     assert res.output == "Error: discriminative power needs two runs or more\n"

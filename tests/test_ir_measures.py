@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 import pytest
+from fixtures import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -245,7 +246,7 @@ def same(got, want) -> bool:
     return math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=collection(), specs=st.lists(st.sampled_from(ALL_SPELLINGS), min_size=1,
                                          max_size=40, unique=True))
 def test_ir_measures_names_give_ir_measures_values(data, specs):

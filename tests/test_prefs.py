@@ -13,6 +13,7 @@ import numpy as np
 import prefs_oracle as PO
 import pytest
 from click.testing import CliRunner
+from fixtures import examples, invoke
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -81,7 +82,7 @@ def _write(tmp_path, lines, run):
     return p, r
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(prefs_case(), st.sampled_from([None, 0, 2, 4]), st.sampled_from([9, 10]))
 def test_prefs_equal_the_oracle(tmp_path_factory, case, max_docs, version):
     lines, run = case
@@ -148,7 +149,7 @@ def _cli(tmp_path, fmt, text, run="1 Q0 a 1 1 t\n", extra=()):
     q.write_bytes(text.encode())
     r = tmp_path / "run"
     r.write_text(run)
-    return CliRunner().invoke(main, ["evaluate", "-f", "trec", "-R", fmt, *extra, str(q),
+    return invoke(["evaluate", "-f", "trec", "-R", fmt, *extra, str(q),
                                      str(r)])
 
 

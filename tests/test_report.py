@@ -12,23 +12,18 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
+from fixtures import examples, invoke
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
 import smarteval
-from smarteval.cli import main
 from smarteval.stats.significance import intervals, paired_test, paired_tests
 from smarteval.stats.table import build_table, letters
 from smarteval.stats.tukey import tukey_independent
 
 QRELS = "sample_data/qrels.txt"
 RUNS = ["sample_data/bm25.run", "sample_data/bm25_rm3.run", "sample_data/dense.run"]
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 def fake_runs(values: np.ndarray, names=None, measures=("m1", "m2")):
@@ -347,7 +342,7 @@ def test_labels_and_more_than_26_runs():
     (["--label", "bm25=x", "--label", "dense=x"], "several runs are labelled"),
 ])
 def test_usage_errors(args, words):
-    res = CliRunner().invoke(main, ["report", QRELS, *RUNS, *args])
+    res = invoke("report", QRELS, RUNS, args, catch_exceptions=True)
     assert res.exit_code == 2
     assert words in res.output
     assert len(res.output.strip().splitlines()) == 1
@@ -451,9 +446,8 @@ def test_undefined_values_on_the_command_line(unjudged):
     """-J with a query whose documents are all unjudged: its NaN is no difference, no mark
     (compare marked p = 0.0002 * beside an empty difference) and no best mean (report
     made the empty mean bold)."""
-    res = CliRunner().invoke(
-        main, ["compare", "-J", "-m", "iprec_at_recall.0", "-t", "randomization,sign",
-               *unjudged, "-f", "json"])
+    res = invoke("compare", "-J", "-m", "iprec_at_recall.0", "-t", "randomization,sign",
+                 unjudged, "-f", "json")
     assert res.exit_code == 0, res.output
     rows = json.loads(res.stdout)["comparisons"]
     assert [r["n"] for r in rows] == [2, 2] and not any(r["significant"] for r in rows)
@@ -477,8 +471,8 @@ def test_tukey_on_one_shared_query(tmp_path):
     for name, doc in (("r1", "a"), ("r2", "b"), ("r3", "a")):
         (tmp_path / name).write_text(f"1 Q0 {doc} 1 1 {name}\n")
     for test in ("tukey", "tukey-independent"):
-        res = CliRunner().invoke(main, ["report", "-m", "map", "-t", test, str(tmp_path / "q"),
-                                        *(str(tmp_path / n) for n in ("r1", "r2", "r3"))])
+        res = invoke("report", "-m", "map", "-t", test, tmp_path / "q",
+                     [tmp_path / n for n in ("r1", "r2", "r3")])
         assert res.exit_code == 0 and "Traceback" not in res.output
         assert f"Note: map: {test} needs two queries or more" in res.output
         assert "^" not in res.output
@@ -501,7 +495,7 @@ def test_report_anova_and_randomized_tukey_on_the_command_line():
         in blocked
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(data=st.data())
 def test_table_properties(data):
     """Any runs: one query or many, equal runs, NaN values anywhere; every test gives p in

@@ -118,37 +118,29 @@ def test_refusals():
 
 # --------------------------------------------------------------------------- on the command line
 
-def cli(*args):
-    from click.testing import CliRunner
-
-    from smarteval.cli import main
-    return CliRunner().invoke(main, ["topics", *args])
-
-
-def test_command_tables():
-    res = cli("--diff", "0.05,0.1", "--variance", "0.02", "--variance", "0.05")
+def test_command_tables(cli):
+    res = cli("topics", "--diff", "0.05,0.1", "--variance", "0.02", "--variance", "0.05")
     assert res.exit_code == 0, res.output
     lines = res.output.splitlines()
     assert lines[0].startswith("Topics needed (Sakai 2016), paired t-test, α = 0.05, β = 0.2")
     want = [[topics_needed("t", d, v).topics for d in (0.05, 0.1)] for v in (0.02, 0.05)]
     assert [ln.split()[1:] for ln in lines[-2:]] == [[str(n) for n in row] for row in want]
-    anova = cli("-d", "anova", "--systems", "2,10", "--diff", "0.1", "--variance", "0.05",
-                "-f", "csv").output.splitlines()
+    anova = cli("topics", "-d", "anova", "--systems", "2,10", "--diff", "0.1", "--variance",
+                "0.05", "-f", "csv").output.splitlines()
     assert anova[0] == "label,method,variance,diff,alpha,beta,systems,topics,reached"
     assert [row.split(",")[6] for row in anova[1:]] == ["2", "10"]
 
 
-def test_command_estimates_the_variance():
+def test_command_estimates_the_variance(cli, sample):
     import smarteval
     from smarteval.stats.merit import shared_values
-    runs = [f"sample_data/{n}.run" for n in ("bm25", "bm25_rm3", "dense")]
-    res = cli("sample_data/qrels.txt", *runs, "-m", "map", "--diff", "0.05", "-f", "json",
+    runs = [sample.runs[i] for i in (0, 2, 1)]      # bm25, bm25_rm3, dense
+    res = cli("topics", sample.qrels, runs, "-m", "map", "--diff", "0.05", "-f", "json",
               "--estimate", "within")
     assert res.exit_code == 0, res.output
     import json
     (row,) = json.loads(res.output)
-    _, values = shared_values(smarteval.evaluate("sample_data/qrels.txt", runs, "map"),
-                              ["map"], "")
+    _, values = shared_values(smarteval.evaluate(sample.qrels, runs, "map"), ["map"], "")
     assert row["label"] == "map" and row["variance"] == within_variance(values[:, 0])
     assert row["topics"] == topics_needed("t", 0.05, row["variance"]).topics
 
@@ -162,6 +154,6 @@ def test_command_estimates_the_variance():
      "Error: estimating a variance needs QRELS and two or more RUNS"),
     (["--diff", "-0.1", "--variance", "0.1"], "Error: the difference must be a positive"),
 ])
-def test_command_usage_errors(args, message):
-    res = cli(*args)
+def test_command_usage_errors(args, message, cli):
+    res = cli("topics", args)
     assert res.exit_code == 2 and res.output.startswith(message), res.output

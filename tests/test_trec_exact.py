@@ -12,7 +12,8 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from fixtures import examples
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle import rank_query_keys
 from smart_helpers import ORACLES, Context, Query, close, expected, outputs
@@ -449,37 +450,54 @@ run_st = st.dictionaries(
                     min_size=1, max_size=9), min_size=1, max_size=3)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(qrels=qrels_st, run=run_st, level=st.integers(-2, 1), judged=st.booleans(),
-       max_docs=st.one_of(st.none(), st.integers(0, 4)), version=st.sampled_from([9, 10]))
-def test_measures_at_low_levels_and_odd_gains_match_oracle(qrels, run, level, judged,
-                                                          max_docs, version):
-    shared = sorted(set(qrels) & set(run))
-    # a query judged only -1 (num_rel 0: map and binG inf under -l -1), but not the first
-    # evaluated one, which trec_eval cannot evaluate
-    if not shared or max(qrels[shared[0]].values()) < 0:
-        return
+#: trec_eval's own measures with a trec_eval oracle, and the gain variants above
+LOW_LEVEL_SPECS = [n for n, m in all_measures().items()
+                   if m.family == "trec" and n in ORACLES and ORACLES[n].source == "trec"]
+
+
+def _first_judged(case) -> bool:
+    """A query shared by run and qrels, the first of them judged at 0 or more: a query
+    judged only -1 (num_rel 0: map and binG inf under -l -1) may come later, but trec_eval
+    cannot evaluate it first."""
+    shared = sorted(set(case[0]) & set(case[1]))
+    return bool(shared) and max(case[0][shared[0]].values()) >= 0
+
+
+def _ranked_low(case):
+    """One example ranked at its (low) level, and each query as the oracle sees it."""
+    qrels, run, level, judged, max_docs, version = case
     qtext = "".join(f"{q} 0 {d} {g}\n" for q, ds in qrels.items() for d, g in ds.items())
     rtext = "".join(f"{q} Q0 {d} 0 {s!r} t\n" for q, ds in run.items() for d, s in ds.items())
-    names = [n for n, m in all_measures().items()          # trec_eval's own measures
-             if m.family == "trec" and n in ORACLES and ORACLES[n].source == "trec"
-             and version in m.versions]
-    specs = names + GAIN_SPECS + (GAIN_SPECS_10 if version == 10 else [])
     _, ranked = evaluate(qtext, rtext, ["num_ret"], version, rel_level=level,
                          judged_only=judged, max_docs=max_docs)
-    ctx = Context(level=level, v10=version == 10, tag="t")
     queries = []
     for qid in ranked.qids:
         codes, keys = rank_query_keys(run[qid], qrels[qid], max_docs=max_docs,
                                       judged_only=judged, float32=version == 9)
         queries.append(Query(codes, list(qrels[qid].values()), keys))
-    for spec in specs:
-        for out in outputs(spec, version):
+    return ranked, queries
+
+
+@pytest.mark.parametrize("name", LOW_LEVEL_SPECS + GAIN_SPECS + GAIN_SPECS_10)
+def test_measures_at_low_levels_and_odd_gains_match_oracle(name, shared):
+    test = "test_measures_at_low_levels_and_odd_gains_match_oracle"
+    cases = shared.cases(test, st.tuples(
+        qrels_st, run_st, st.integers(-2, 1), st.booleans(),
+        st.one_of(st.none(), st.integers(0, 4)), st.sampled_from([9, 10]))
+        .filter(_first_judged), 80)
+    for i, case in enumerate(cases):
+        level, version = case[2], case[5]
+        if name in GAIN_SPECS_10 and version != 10 or \
+                name in all_measures() and version not in all_measures()[name].versions:
+            continue
+        ranked, queries = shared.value((test, i), _ranked_low, case)
+        ctx = Context(level=level, v10=version == 10, tag="t")
+        for out in outputs(name, version):
             got = out.compute(ranked)
             for qid, q, g in zip(ranked.qids, queries, got):
                 want = expected(out, q, ctx)
-                assert close(g, want, ORACLES[out.measure.name].rtol), (out.name, qid, g, want,
-                                                                         q)
+                assert close(g, want, ORACLES[out.measure.name].rtol), \
+                    (out.name, qid, g, want, q, case)
 
 
 def test_gain_measures_past_a_fractional_ideal_ranking(tmp_path):
@@ -506,7 +524,7 @@ def test_gain_measures_past_a_fractional_ideal_ranking(tmp_path):
 
 
 @given(st.integers(1, 200), st.integers(0, 2**32 - 1), st.sampled_from([0.02, 0.5, 0.95]))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_marked_before_counts_both_ways(n, seed, density):
     """Counts of marked rows before given rows (from each one's query start) are the
     brute-force counts, whether the marked rows are few (binary search) or many (prefix)."""

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 
 import pytest
+from fixtures import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,7 +27,7 @@ from smarteval.read.plain import read_qrels, read_run
 ir_measures = pytest.importorskip("ir_measures")
 logging.getLogger("ir_measures").setLevel(logging.ERROR)
 
-SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[
+SETTINGS = settings(max_examples=examples(25), deadline=None, suppress_health_check=[
     HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
 #: gdeval reads numeric topics only
@@ -124,7 +125,7 @@ def test_gdeval_per_query(gdeval, data, k, version, complete):
 
 
 @needs_perl
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(8), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=collection(), k=st.sampled_from([2, 10]))
 def test_gdeval_through_ir_measures(data, k):
     """ir_measures' own numbers: gdeval's five decimals, averaged over the qrels' queries."""

@@ -9,18 +9,16 @@ from smarteval.cli.options import (
     input_path,
     note,
     output_options,
-    repeated_notes,
     reports_errors,
     reuse_freed_memory,
-    settings_from,
+    takes_settings,
     trec_options,
 )
 from smarteval.output import write_text
-from smarteval.render.formats import choices, is_table
+from smarteval.render.discpower import FORMATS
+from smarteval.render.formats import is_table
 from smarteval.stats.discpower import DISCPOWER_TESTS
 from smarteval.stats.significance import CORRECTIONS
-
-FORMATS = choices(trec=False)
 
 
 @click.command("discpower", context_settings=CONTEXT)
@@ -54,13 +52,12 @@ FORMATS = choices(trec=False)
                    "always have them).")
 @click.option("--digits", type=click.IntRange(0, 15), default=4, show_default=True, metavar="N",
               help="Decimal places of the differences.")
-@output_options(FORMATS, format_help="Output format: smart (plain text), markdown, latex, tsv, "
-                                      "csv or json (the measures, then every pair).",
+@output_options(FORMATS, format_more="tsv, csv and json give the measures, then every pair.",
                 header_help="Leave out the header lines of tsv and csv output.")
 @reports_errors
-def discpower(qrels, runs, measures, complete, rel_level, max_docs, judged_only, num_docs,
-              trec_version, test, correction, alpha, samples, seed, labels, pairs, digits,
-              fmt, output, no_header):
+@takes_settings
+def discpower(qrels, runs, measures, settings, test, correction, alpha, samples, seed, labels,
+              pairs, digits, fmt, output, no_header):
     """Discriminative power (Sakai, SIGIR 2006): how many pairs of RUNS each measure (-m)
     tells apart.
 
@@ -74,15 +71,13 @@ def discpower(qrels, runs, measures, complete, rel_level, max_docs, judged_only,
     correction). plot -k asl draws the ASLs, sorted, one line per measure.
     """
     from smarteval.api import discpower as measure_discpower
+    from smarteval.api import repeated_notes
     from smarteval.progress import Progress
     from smarteval.stats.table import DEFAULT_MEASURES, parse_label
 
     for text in labels:
         parse_label(text)                       # a malformed --label, before any work
     reuse_freed_memory([qrels, *runs])
-    settings = settings_from(complete=complete, rel_level=rel_level, max_docs=max_docs,
-                             judged_only=judged_only, num_docs=num_docs,
-                             trec_version=trec_version)
     for text in repeated_notes(runs):
         note(f"smarteval: {text}")
     with Progress(list(runs), "smarteval") as bar:

@@ -10,15 +10,13 @@ from smarteval.cli.options import (
     note,
     output_options,
     reports_errors,
-    settings_from,
+    takes_settings,
     trec_options,
 )
 from smarteval.errors import UsageError
 from smarteval.output import write_text
-from smarteval.render.formats import choices
+from smarteval.render.topicsets import FORMATS
 from smarteval.stats.topicsets import METHODS
-
-FORMATS = choices(trec=False)
 
 
 def _numbers(text: str, option: str, kind=float) -> list:
@@ -62,14 +60,14 @@ def _numbers(text: str, option: str, kind=float) -> list:
 @click.option("--beta", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=0.20, show_default=True,
               help="t, anova: the chance of missing the difference (the power is 1 - beta).")
-@output_options(FORMATS, format_help="Output format: smart (Sakai's tables: a variance a row, "
-                                      "a difference a column), markdown, latex, tsv, csv or "
-                                      "json (one row per design).",
+@output_options(FORMATS, format_more="smart, markdown and latex give Sakai's tables (a "
+                                     "variance a row, a difference a column); tsv, csv and "
+                                     "json one row per design.",
                 header_help="Leave out the header line of tsv and csv output.")
 @reports_errors
-def topics(inputs, design, diffs, variances, measures, complete, rel_level, max_docs,
-           judged_only, num_docs, trec_version, estimate, systems, alpha, beta, fmt, output,
-           no_header):
+@takes_settings
+def topics(inputs, design, diffs, variances, measures, settings, estimate, systems, alpha, beta,
+           fmt, output, no_header):
     """Topic set size design (Sakai, Information Retrieval Journal 2016): the number of
     topics a test collection needs, from a variance estimate.
 
@@ -100,9 +98,6 @@ def topics(inputs, design, diffs, variances, measures, complete, rel_level, max_
         raise UsageError("give --variance, or QRELS and two or more RUNS to estimate it from")
     if inputs and len(inputs) < 3:
         raise UsageError("estimating a variance needs QRELS and two or more RUNS")
-    settings = settings_from(complete=complete, rel_level=rel_level, max_docs=max_docs,
-                             judged_only=judged_only, num_docs=num_docs,
-                             trec_version=trec_version)
     result = design_topics(differences, given, method=design, systems=sizes, alpha=alpha,
                            beta=beta, qrels=inputs[0] if inputs else None,
                            runs=list(inputs[1:]) if inputs else None,

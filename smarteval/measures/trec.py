@@ -58,7 +58,7 @@ def relative_count(r: Ranked, fraction: float, rounds_in_10: bool = True) -> np.
     for the interpolated-precision measures and keeps 9's rule for Rprec_mult.
     """
     x = fraction * r.num_rel.astype(np.float64)
-    if rounds_in_10 and r.settings.trec_version >= 10:
+    if rounds_in_10 and r.settings.rounds_to_nearest:
         return np.floor(x + 0.5).astype(np.int64)
     return (x + 0.9).astype(np.int64)
 
@@ -83,7 +83,7 @@ def evaluated(r: Ranked) -> np.ndarray:
     Every query except, under trec_eval 9, those ``-c`` adds without results: 9.0.8 never
     evaluates them (they count 0). 10.0 evaluates them on a placeholder ranking.
     """
-    if r.settings.trec_version >= 10:
+    if r.settings.evaluates_added:
         return np.ones(r.num_queries, dtype=bool)
     return np.asarray(r.in_run, dtype=bool)
 

@@ -36,7 +36,7 @@ def check_ranked_queries(run: Run, qrels: Qrels, settings: Settings, qids: np.nd
     trec_eval measure is asked) refuses a first query judged only below 0.
     """
     ranked = run_q >= 0
-    if settings.complete and settings.trec_version >= 10:
+    if settings.placeholders:
         ranked = ranked | (qrels_q >= 0)
     where = np.flatnonzero(ranked)
     if len(where) == 0:
@@ -149,7 +149,7 @@ def _positions_in_query(run: Run, settings: Settings, qcode: np.ndarray,
 def score_key(scores: np.ndarray, settings: Settings) -> np.ndarray:
     """Scores as trec_eval compares them: 32-bit floats under 9.0.8, doubles under 10.0
     (ties among equal keys go by docno descending, :func:`~smarteval.read.keys.descending_keys`)."""
-    if settings.trec_version >= 10:
+    if not settings.float32_scores:
         return scores
     with np.errstate(over="ignore"):       # beyond float32: inf, as C's (float) cast
         return scores.astype(np.float32)

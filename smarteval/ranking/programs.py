@@ -118,7 +118,7 @@ def ordered_as(r: Ranked, program: str) -> Ranked:
     if p.by == "score" and p.ties == "docno-desc" and p.precision == "trec":
         return r                                       # trec_eval's own order: the ranking's
     base32 = r.tie_key is not None and r.tie_key.dtype == np.float32
-    want32 = p.precision == "float32" or (p.precision == "trec" and s.trec_version < 10)
+    want32 = p.precision == "float32" or (p.precision == "trec" and s.float32_scores)
     by_file = p.by == "file" and s.ties == "docno"
     ties = p.ties if s.ties == "docno" else s.ties     # or "random", "average"
     if not by_file and want32 == base32 and ties in ("docno-desc", "random", "average"):

@@ -3,14 +3,16 @@ achieved significance level as data (TSV, CSV, JSON)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from smarteval.render.compare import p_text
-from smarteval.render.formats import delimited, fixed, full, json_safe, tabulate_table
+from smarteval.render.formats import Rows, fixed, full, tabulate_table, writable, written
 from smarteval.stats.discpower import DISCPOWER_TESTS, Discpower
 from smarteval.stats.significance import CORRECTION_NAMES
 
+#: The formats of ``discpower``: not trec_eval's (it has no such output), not HTML (a
+#: caption and two tables, not one self-contained table).
+FORMATS = writable(but=("trec", "html"))
 #: The columns of the summary (one row a measure) and of the pairs (one row a pair).
 SUMMARY_COLUMNS = ("measure", "test", "correction", "alpha", "queries", "pairs", "significant",
                    "share", "needed")
@@ -37,20 +39,29 @@ def describe(results: Sequence[Discpower]) -> str:
 
 def render_discpower(results: Sequence[Discpower], fmt: str, *, pairs: bool = False,
                      digits: int = 4, header: bool = True) -> str:
-    """The results in one of discpower's formats; ``pairs`` adds every pair's ASL to the
-    readable formats (the data formats always have them)."""
-    if fmt == "json":
-        obj = {"caption": describe(results),
-               "measures": [{**r.summary(), "exact": r.exact, "samples": r.samples,
-                             "pairs": r.rows(), "notes": r.notes} for r in results]}
-        return json.dumps(json_safe(obj), indent=2, allow_nan=False) + "\n"
+    """The results in one of discpower's formats (:data:`FORMATS`); ``pairs`` adds every
+    pair's ASL to the readable formats (the data formats always have them)."""
+    return written(fmt, header=header, json=lambda: _json(results),
+                   tables=lambda: _tables(results),
+                   table=lambda f: _table(results, f, pairs, digits))
+
+
+def _json(results: Sequence[Discpower]) -> dict:
+    return {"caption": describe(results),
+            "measures": [{**r.summary(), "exact": r.exact, "samples": r.samples,
+                          "pairs": r.rows(), "notes": r.notes} for r in results]}
+
+
+def _tables(results: Sequence[Discpower]) -> list[Rows]:
+    """The measures, then every pair, at full precision."""
     summaries = [r.summary() for r in results]
     rows = [row for r in results for row in r.rows()]
-    if fmt in ("tsv", "csv"):
-        return "\n".join(delimited(cols, ([full(x[c]) for c in cols] for x in table), fmt,
-                                   header)
-                         for cols, table in ((SUMMARY_COLUMNS, summaries),
-                                             (PAIR_COLUMNS, rows)))
+    return [(cols, [[full(x[c]) for c in cols] for x in table])
+            for cols, table in ((SUMMARY_COLUMNS, summaries), (PAIR_COLUMNS, rows))]
+
+
+def _table(results: Sequence[Discpower], fmt: str, pairs: bool, digits: int) -> str:
+    summaries = [r.summary() for r in results]
     out = [describe(results), "",
            tabulate_table([[s["measure"], str(s["queries"]),
                             f"{s['significant']} of {s['pairs']}",
@@ -59,6 +70,7 @@ def render_discpower(results: Sequence[Discpower], fmt: str, *, pairs: bool = Fa
                           ["measure", "queries", "significant", "share", "needed"], fmt,
                           ("left", "right", "right", "right", "right"))]
     if pairs:
+        rows = [row for r in results for row in r.rows()]
         out += ["", "Achieved significance level of every pair (diff: run - other)", "",
                 tabulate_table([[r["measure"], r["run"], r["other"], fixed(r["diff"], digits),
                                  p_text(r["asl"]) + (" *" if r["significant"] else "")]

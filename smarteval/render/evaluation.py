@@ -34,7 +34,11 @@ import numpy as np
 
 from smarteval.aggregate import has_value
 from smarteval.columns import distinct
-from smarteval.render.formats import FORMATS, delimited, fixed, tabulate_table
+from smarteval.errors import UsageError
+from smarteval.render.formats import delimited, fixed, is_table, tabulate_table, writable, written
+
+#: The formats of ``evaluate``: every one but HTML.
+FORMATS = writable(but=("html",))
 
 
 def _trec_value(kind: str, name: str, value, z: bool = False) -> str:
@@ -96,7 +100,7 @@ def _full(value):
     return value
 
 
-def _json(value):
+def _json_value(value):
     """A value for JSON, which has neither NaN nor infinities: null for them."""
     value = _full(value)
     return None if isinstance(value, float) and not math.isfinite(value) else value
@@ -123,13 +127,20 @@ def _rows(evaluations, per_query: bool, summary: bool):
                     yield ev.name, "all", ev.label(o), _full(v)
 
 
+#: The columns of ``-f tsv``/``csv``.
+COLUMNS = ("run", "query", "measure", "value")
+
+
+def _text_rows(evaluations, per_query: bool, summary: bool):
+    return ([run, qid, name, _text(value)]
+            for run, qid, name, value in _rows(evaluations, per_query, summary))
+
+
 def render_delimited(evaluations, *, delimiter: str, per_query: bool = False,
                      summary: bool = True, header: bool = True) -> str:
     """TSV or CSV: ``run, query, measure, value``; summary rows have query ``all``
     (z-scores: the measure named ``Zmap``, as trec_eval's ``-Z`` names it)."""
-    rows = ([run, qid, name, _text(value)]
-            for run, qid, name, value in _rows(evaluations, per_query, summary))
-    return delimited(["run", "query", "measure", "value"], rows,
+    return delimited(COLUMNS, _text_rows(evaluations, per_query, summary),
                      "tsv" if delimiter == "\t" else "csv", header)
 
 
@@ -141,28 +152,32 @@ def _text(value) -> str:
     return str(value)
 
 
-def render_json(evaluations, *, per_query: bool = False, summary: bool = True) -> str:
-    """A JSON array, one object per run: its name, file, summary and per-query values.
-
-    Z-scores (``-Z``) are keyed ``Zmap``, as trec_eval names them, and the run's object
-    names the z-score file (``"zscores"``).
-    """
+def _json(evaluations, per_query: bool, summary: bool) -> list[dict]:
     out = []
     for ev in evaluations:
         obj = {"run": ev.name, "file": ev.path, "tag": ev.tag}
         if ev.zscores is not None:
             obj["zscores"] = ev.zscores
         if summary:
-            obj["summary"] = {ev.label(o): _json(ev.summary[o.name]) for o in ev.outputs
+            obj["summary"] = {ev.label(o): _json_value(ev.summary[o.name]) for o in ev.outputs
                               if ev.summary[o.name] is not None}
         if per_query:
             cols = _per_query_columns(ev)
             obj["queries"] = {
-                qid: {label: _json(vals[qi]) for label, vals, has in cols if has[qi]}
+                qid: {label: _json_value(vals[qi]) for label, vals, has in cols if has[qi]}
                 for qi, qid in enumerate(ev.qids.tolist())}
         out.append(obj)
-    import json
-    return json.dumps(out, indent=2, allow_nan=False) + "\n"
+    return out
+
+
+def render_json(evaluations, *, per_query: bool = False, summary: bool = True) -> str:
+    """A JSON array, one object per run: its name, file, summary and per-query values.
+
+    Z-scores (``-Z``) are keyed ``Zmap``, as trec_eval names them, and the run's object
+    names the z-score file (``"zscores"``).
+    """
+    return written("json", json=lambda: _json(evaluations, per_query, summary),
+                   tables=list, table=str, json_ready=True)
 
 
 # --------------------------------------------------------------------------- SMART table
@@ -224,20 +239,25 @@ def render_table(evaluations, fmt: str) -> str:
 
 def render(evaluations: Sequence, fmt: str, *, per_query: bool = False, summary: bool = True,
            trec_version: int = 9, header: bool = True) -> str:
+    """The evaluations in one of ``evaluate``'s formats (:data:`FORMATS`)."""
     if fmt == "trec":
         return render_trec(evaluations, per_query=per_query, summary=summary,
                            trec_version=trec_version)
-    if fmt == "tsv":
-        return render_delimited(evaluations, delimiter="\t", per_query=per_query,
-                                summary=summary, header=header)
-    if fmt == "csv":
-        return render_delimited(evaluations, delimiter=",", per_query=per_query,
-                                summary=summary, header=header)
-    if fmt == "json":
-        return render_json(evaluations, per_query=per_query, summary=summary)
-    if FORMATS[fmt].table:
-        return render_table(evaluations, fmt)
-    raise ValueError(fmt)
+    return written(fmt, header=header, json_ready=True,
+                   json=lambda: _json(evaluations, per_query, summary),
+                   tables=lambda: [(COLUMNS, _text_rows(evaluations, per_query, summary))],
+                   table=lambda f: render_table(evaluations, f))
+
+
+def check_options(fmt: str, *, per_query: bool, summary: bool) -> None:
+    """Refuse what a format cannot show (before any work, on the command line): the tables
+    show the averages only."""
+    if is_table(fmt) and (per_query or not summary):
+        flags = " and ".join(f for f, given in (("-q/--per-query", per_query),
+                                                 ("-n/--no-summary", not summary)) if given)
+        data = [n for n in FORMATS if not is_table(n)]
+        raise UsageError(f"{flags}: the {fmt} table prints the averages only; per-query "
+                         f"values are printed by -f {', '.join(data[:-1])} and {data[-1]}")
 
 
 def complete_notes(ev, settings) -> list[str]:

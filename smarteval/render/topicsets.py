@@ -3,11 +3,14 @@ readable formats, one row per design as data (TSV, CSV, JSON)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
-from smarteval.render.formats import delimited, full, json_safe, tabulate_table
+from smarteval.render.formats import Rows, full, tabulate_table, writable, written
 from smarteval.stats.topicsets import Design
+
+#: The formats of ``topics``: not trec_eval's (it has no such output), not HTML (a caption
+#: above each table, not one self-contained table).
+FORMATS = writable(but=("trec", "html"))
 
 #: The columns of ``-f tsv``/``csv``: one row per design.
 COLUMNS = ("label", "method", "variance", "diff", "alpha", "beta", "systems", "topics",
@@ -34,13 +37,18 @@ def caption(designs: Sequence[Design], systems: int) -> str:
 
 
 def render_topics(designs: Sequence[Design], fmt: str, *, header: bool = True) -> str:
-    """The designs in one of topics' formats."""
-    if fmt == "json":
-        return json.dumps(json_safe([d.row() for d in designs]), indent=2,
-                          allow_nan=False) + "\n"
-    if fmt in ("tsv", "csv"):
-        return delimited(COLUMNS, ([full(d.row()[c]) for c in COLUMNS] for d in designs), fmt,
-                         header)
+    """The designs in one of topics' formats (:data:`FORMATS`)."""
+    return written(fmt, header=header, json=lambda: [d.row() for d in designs],
+                   tables=lambda: _tables(designs), table=lambda f: _sakai(designs, f))
+
+
+def _tables(designs: Sequence[Design]) -> list[Rows]:
+    """One row per design, at full precision."""
+    return [(COLUMNS, [[full(d.row()[c]) for c in COLUMNS] for d in designs])]
+
+
+def _sakai(designs: Sequence[Design], fmt: str) -> str:
+    """Sakai's tables: one per number of systems, a variance a row, a difference a column."""
     out = []
     for m in dict.fromkeys(d.systems for d in designs):
         group = [d for d in designs if d.systems == m]

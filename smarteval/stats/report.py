@@ -371,7 +371,7 @@ def leaderboards(systems: Sequence[tuple[str, dict[str, float], str]],
     if len(systems) < 2:
         raise UsageError("correlate needs the results of at least two runs")
     if measures:
-        names = measure_names(measures, int(trec_version))
+        names = measure_names(measures, trec_version)
         for run, vals, path in systems:
             missing = [n for n in names if n not in vals]
             if missing:

@@ -413,13 +413,12 @@ def _phase_measures(ctx):
     # as smarteval.evaluation.Job.evaluate computes them
     from smarteval.aggregate import complete_values, summarize
     from smarteval.measures import parse_measures
-    from smarteval.settings import Settings
-    settings, r = Settings(), ctx["ranked"]
+    r = ctx["ranked"]                   # ties and averaging: its settings'
     outputs = [o for rq in parse_measures(["official"], 9) for o in rq.outputs()]
     per_query, summary = {}, {}
     for out in outputs:
-        per_query[out.name] = complete_values(out, out.compute(r, ties=settings.ties), r)
-        summary[out.name] = summarize(out, per_query[out.name], r, average=settings.average)
+        per_query[out.name] = complete_values(out, out.compute(r), r)
+        summary[out.name] = summarize(out, per_query[out.name], r)
     ctx["outputs"], ctx["per_query"], ctx["summary"] = outputs, per_query, summary
 
 

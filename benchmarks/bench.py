@@ -15,6 +15,8 @@ script is counted), and the ratio of each tool to smarteval::
                                                         # --graded/--diversity, --memory (CI)
     python benchmarks/bench.py --memory                 # peak RSS on odd inputs, bounded?
     python benchmarks/bench.py --report                 # the table of a paper, 30 runs
+    python benchmarks/bench.py --stats                  # compare -t randomization at 7M,
+                                                        # randomised Tukey at 30 runs
     python benchmarks/bench.py --graded --sizes 7M      # official vs + ERR@10, exp nDCG@10
     python benchmarks/bench.py --diversity              # diversity measures beside ndeval
     /venv/bin/python benchmarks/bench.py --installed    # the smarteval pip installed in
@@ -411,13 +413,12 @@ def _phase_measures(ctx):
     # as smarteval.evaluation.Job.evaluate computes them
     from smarteval.aggregate import complete_values, summarize
     from smarteval.measures import parse_measures
-    from smarteval.settings import Settings
-    settings, r = Settings(), ctx["ranked"]
+    r = ctx["ranked"]                   # ties and averaging: its settings'
     outputs = [o for rq in parse_measures(["official"], 9) for o in rq.outputs()]
     per_query, summary = {}, {}
     for out in outputs:
-        per_query[out.name] = complete_values(out, out.compute(r, ties=settings.ties), r)
-        summary[out.name] = summarize(out, per_query[out.name], r, average=settings.average)
+        per_query[out.name] = complete_values(out, out.compute(r), r)
+        summary[out.name] = summarize(out, per_query[out.name], r)
     ctx["outputs"], ctx["per_query"], ctx["summary"] = outputs, per_query, summary
 
 
@@ -722,6 +723,109 @@ def report_bench(repeat: int) -> str:
 
 
 # ---------------------------------------------------------------------------
+# The statistics' cost (--stats): the paired randomization test on the 7M run, the
+# randomised Tukey HSD on 30 runs
+# ---------------------------------------------------------------------------
+
+def perturbed(run: str) -> str:
+    """A copy of ``run`` beside it whose scores are moved by seeded noise (uniform in
+    [-1, 1]) and whose tag is ``perturbed``: a second run of the same queries, as a user
+    comparing two systems has. Written once; the same every time."""
+    import numpy as np
+    out = run[:-len(".run")] + ".perturbed.run"
+    if os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(run):
+        return out
+    rng = np.random.default_rng(7)
+    tmp = out + ".tmp"
+    with open(run, "rb") as f, open(tmp, "wb") as g:
+        while True:
+            lines = f.readlines(1 << 24)
+            if not lines:
+                break
+            noise = rng.uniform(-1, 1, len(lines))
+            for line, e in zip(lines, noise):
+                q, z, doc, rank, score, _ = line.split()
+                g.write(b"%s %s %s %s %.4f perturbed\n" % (q, z, doc, rank, float(score) + e))
+    os.replace(tmp, out)
+    return out
+
+
+def tukey_worker(runs: str, topics: str, samples: str) -> None:
+    """In one process: seconds of the randomised Tukey HSD (and of the blocked one) of a
+    seeded runs x topics matrix, printed as JSON."""
+    import numpy as np
+
+    from smarteval.stats.tukey import randomized_tukey, tukey_hsd
+    x = np.random.default_rng(0).random((int(runs), int(topics))).round(4)
+    x += np.linspace(0, 0.1, int(runs))[:, None]
+    tukey_hsd(x[:3, :3])                            # scipy's import, once
+    out = {}
+    for name, call in (("randomized", lambda: randomized_tukey(x, samples=int(samples))),
+                       ("blocked", lambda: tukey_hsd(x))):
+        t = time.perf_counter()
+        call()
+        out[name] = time.perf_counter() - t
+    print(json.dumps(out))
+
+
+def stats_bench(data_dir: str, repeat: int) -> str:
+    """``compare -t randomization`` on the 7M-line run and a perturbed copy (6,980 queries),
+    beside ``compare -t t`` (the evaluation's own peak) and ``report -t randomization`` on
+    the same pair, interleaved; and the randomised Tukey HSD of 30 runs x 50 topics x
+    10,000 permutations, in one process and as ``report -t randomized-tukey`` (5 measures)."""
+    lines = []
+    run = os.path.join(data_dir, "msmarco-7M.run")
+    qrels = os.path.join(data_dir, "msmarco-7M.qrels")
+    if os.path.exists(run):
+        other = perturbed(run)
+        base = _py() + ["-m", "smarteval"]
+        cmds = {"compare -t t": base + ["compare", "-t", "t", qrels, run, other],
+                "compare -t randomization": base + ["compare", "-t", "randomization", qrels,
+                                                    run, other],
+                "report -m map -t randomization": base + ["report", "-m", "map", "-t",
+                                                          "randomization", qrels, run, other]}
+        res = interleaved(cmds, repeat)
+        floor = res["compare -t t"].get("rss_mib")
+        lines += ["| msmarco-7M, two runs (6,980 queries) | wall | user CPU | RSS | RSS above "
+                  "compare -t t |", "|---|---|---|---|---|"]
+        for label, r in res.items():
+            lines.append(f"| {label} | " + (" | ".join(
+                [f"{r['wall']:.2f} s", f"{r['user']:.2f} s", f"{r['rss_mib']:.0f} MiB",
+                 f"{r['rss_mib'] - floor:+.0f} MiB" if floor else ""])
+                if "error" not in r else f"failed: {r['error'][:60]} | | |") + " |")
+        lines.append("")
+    else:
+        lines += [f"(no {run}: python benchmarks/generate.py --size 7M)", ""]
+    inproc = [json.loads(subprocess.run(
+        _py() + [__file__, "--tukey-worker", "30", "50", "10000"], check=True,
+        capture_output=True, text=True, cwd=_cwd(), env=_env()).stdout.strip().splitlines()[-1])
+        for _ in range(repeat)]
+    tmp = tempfile.mkdtemp(prefix="smarteval_tukey_")
+    try:
+        files = _report_data(tmp)
+        measures = REPORT_ARGS[:REPORT_ARGS.index("-t")]
+        whole = {label: [run_once(_py() + ["-m", "smarteval", "report", *files, *measures,
+                                           "-t", test, "--samples", "10000"])
+                         for _ in range(repeat)]
+                 for label, test in (("report -t randomized-tukey", "randomized-tukey"),
+                                     ("report -t tukey", "tukey"))}
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    med = statistics.median
+    lines += ["| 30 runs x 50 topics | time | RSS |", "|---|---|---|",
+              f"| randomised Tukey HSD, 10,000 permutations, one measure (in process) | "
+              f"{med(r['randomized'] for r in inproc):.2f} s | |",
+              f"| Tukey's HSD blocked by topic, one measure (in process) | "
+              f"{med(r['blocked'] for r in inproc):.3f} s | |"]
+    for label, rs in whole.items():
+        bad = [r for r in rs if r["rc"]]
+        lines.append(f"| {label}, 5 measures (whole process) | " + (
+            f"failed: {bad[0]['error'][:60]} |" if bad else
+            f"{med(r['wall'] for r in rs):.2f} s | {max(r['rss_mib'] for r in rs):.0f} MiB |"))
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
 # Graded measures on the msmarco runs (--graded); diversity beside ndeval (--diversity)
 # ---------------------------------------------------------------------------
 
@@ -883,6 +987,10 @@ def main(argv=None) -> int:
     ap.add_argument("--report", action="store_true",
                     help="time smarteval report on 30 generated runs x 5 measures x 50 "
                          "queries, every pair, randomization with 10,000 samples")
+    ap.add_argument("--stats", action="store_true",
+                    help="compare -t randomization on the 7M run and a perturbed copy (time "
+                         "and memory beside compare -t t and report), and the randomised "
+                         "Tukey HSD of 30 runs x 50 topics x 10,000 permutations")
     ap.add_argument("--graded", action="store_true",
                     help=f"time -m official against official + {' + '.join(GRADED_MEASURES)} "
                          "on the msmarco runs of --sizes")
@@ -898,6 +1006,7 @@ def main(argv=None) -> int:
     ap.add_argument("--frames-worker", nargs=4, help=argparse.SUPPRESS)
     ap.add_argument("--report-worker", nargs="+", help=argparse.SUPPRESS)
     ap.add_argument("--diversity-worker", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument("--tukey-worker", nargs=3, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     global INSTALLED
     INSTALLED = a.installed
@@ -917,6 +1026,13 @@ def main(argv=None) -> int:
         return 0
     if a.diversity_worker:
         diversity_worker(*a.diversity_worker)
+        return 0
+    if a.tukey_worker:
+        tukey_worker(*a.tukey_worker)
+        return 0
+    if a.stats:
+        print(_machine())
+        print(stats_bench(a.data, max(1, a.repeat)))
         return 0
     if (a.graded or a.diversity) and not a.smoke:
         print(_machine())

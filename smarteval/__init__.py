@@ -12,10 +12,12 @@ if TYPE_CHECKING:       # what type checkers see; at run time each name comes on
         compare,
         correlate,
         curve,
+        discpower,
         evaluate,
         ir_measure,
         iter_calc,
         report,
+        topics,
     )
     from smarteval.errors import InputError, SmartevalError, UsageError
     from smarteval.evaluation import Evaluation
@@ -32,6 +34,8 @@ __all__ = [
     "curve",
     "correlate",
     "report",
+    "discpower",
+    "topics",
     "calc_aggregate",
     "iter_calc",
     "ir_measure",
@@ -51,6 +55,7 @@ __all__ = [
 _HOMES = {
     "evaluate": "smarteval.api", "compare": "smarteval.api", "curve": "smarteval.api",
     "correlate": "smarteval.api", "report": "smarteval.api", "calc_aggregate": "smarteval.api",
+    "discpower": "smarteval.api", "topics": "smarteval.api",
     "iter_calc": "smarteval.api", "ir_measure": "smarteval.api",
     "RelevanceEvaluator": "smarteval.api",
     "Results": "smarteval.api", "Evaluation": "smarteval.evaluation",

@@ -32,7 +32,7 @@ from smarteval.columns import Qrels, Run
 from smarteval.errors import UsageError
 from smarteval.evaluation import Evaluation, RunInfo, run_names
 from smarteval.measures.grammar import Request
-from smarteval.read import frames
+from smarteval.read.source import is_in_memory
 from smarteval.settings import Settings, distinct_names
 
 if TYPE_CHECKING:
@@ -40,12 +40,15 @@ if TYPE_CHECKING:
 
     from smarteval.curves import RunCurves, RunPoints
     from smarteval.read.zscores import ZScores
+    from smarteval.stats.discpower import Discpower
     from smarteval.stats.report import Leaderboards, Report
     from smarteval.stats.table import Table
+    from smarteval.stats.topicsets import Design
 
-__all__ = ["Comparison", "Correlation", "Curves", "Evaluation", "Metric", "RelevanceEvaluator",
-           "ReportTable", "Results", "calc_aggregate", "compare", "correlate", "curve",
-           "evaluate", "ir_measure", "iter_calc", "report", "run_names"]
+__all__ = ["Comparison", "Correlation", "Curves", "DiscriminativePower", "Evaluation", "Metric",
+           "RelevanceEvaluator", "ReportTable", "Results", "TopicSets", "calc_aggregate",
+           "compare", "correlate", "curve", "discpower", "evaluate", "ir_measure", "iter_calc",
+           "report", "run_names", "topics"]
 
 _SETTING_NAMES = {f.name for f in fields(Settings)}
 
@@ -193,22 +196,34 @@ def _qrels_source(qrels: Source) -> Source:
     if isinstance(qrels, Run):
         raise UsageError(f"qrels: {qrels.path} was read as a run (Run), not as qrels: read "
                          "it with smarteval.read.read_qrels, or give its path")
-    return evaluation.as_qrels(qrels) if frames.is_in_memory(qrels) else qrels
+    return evaluation.as_qrels(qrels) if is_in_memory(qrels) else qrels
+
+
+def _split_runs(runs: Source) -> list[tuple[str | None, Any]]:
+    """:func:`smarteval.read.frames.split_runs`, which a path or a list of paths (the
+    command line's runs) need not import."""
+    if isinstance(runs, (str, os.PathLike)):
+        return [(None, runs)]
+    if isinstance(runs, (list, tuple)) and all(isinstance(r, (str, os.PathLike)) for r in runs):
+        return [(None, r) for r in runs]
+    from smarteval.read.frames import split_runs
+    return split_runs(runs)
 
 
 def _run_sources(runs: Source, *, eager_names: bool = False,
                  first_tag: str | None = None) -> tuple[list, list[str | None]]:
     """The runs (in-memory ones read, with a tag), and the name a ``{name: run}`` gave each."""
-    entries = frames.split_runs(runs)
+    entries = _split_runs(runs)
     given, names = [], []
     for i, (name, src) in enumerate(entries):
         if isinstance(src, Qrels):
             raise UsageError(f"runs: {src.path} was read as qrels (Qrels), not as a run")
         default = first_tag if (i == 0 and first_tag) else \
             (f"run{i + 1}" if len(entries) > 1 else "run")
-        if frames.is_in_memory(src):
-            src = frames.run_from(src, tag=name, default_tag=default,
-                                  name=f"<run {name}>" if name else None)
+        if is_in_memory(src):
+            from smarteval.read.frames import run_from
+            src = run_from(src, tag=name, default_tag=default,
+                           name=f"<run {name}>" if name else None)
         elif name is not None and eager_names:
             src = replace(evaluation.as_run(src), tag=name)
         given.append(src)
@@ -450,7 +465,7 @@ def compare(qrels: Source, baseline: Source, runs: Source,
         tests = [tests]
     qrels = _qrels_source(qrels)
     (base,), _ = _run_sources([baseline] if not isinstance(baseline, Mapping)
-                              or frames.split_runs(baseline)[0][0] is None
+                              or _split_runs(baseline)[0][0] is None
                               else baseline, eager_names=True, first_tag="baseline")
     given, _ = _run_sources(runs, eager_names=True)
     rep = compare_runs(qrels, base, given, list(measures), settings, tests=list(tests),
@@ -470,12 +485,12 @@ class ReportTable:
 
     def render(self, fmt: str = "smart", *, second: bool = False, wins: bool = False,
                deltas: bool = False, digits: int = 4, header: bool = True,
-               standalone: bool = False) -> str:
+               standalone: bool = False, anova: bool = False) -> str:
         """The text ``smarteval report -f FMT`` prints (``--second``, ``--wins``,
-        ``--deltas``, ``--digits``, ``--no-header``, ``--standalone``)."""
+        ``--deltas``, ``--digits``, ``--no-header``, ``--standalone``, ``--anova``)."""
         from smarteval.render.table import render_table
         return render_table(self.table, fmt, second=second, wins=wins, deltas=deltas,
-                            digits=digits, header=header, standalone=standalone)
+                            digits=digits, header=header, standalone=standalone, anova=anova)
 
     def to_frame(self) -> pandas.DataFrame:
         """Runs x measures: each run's mean (index: the run labels); the marks, intervals
@@ -497,8 +512,14 @@ class ReportTable:
         return self._frame(self.table.cells(), "CELL_COLUMNS")
 
     def comparisons_frame(self) -> pandas.DataFrame:
-        """One row per comparison: the pair, raw and adjusted p, which run is better."""
+        """One row per comparison: the pair, the difference (with Tukey's simultaneous
+        interval), Sakai's ES_E, raw and adjusted p, which run is better."""
         return self._frame(self.table.comparisons(), "COMPARISON_COLUMNS")
+
+    def anova_frame(self) -> pandas.DataFrame:
+        """Each measure's two-way ANOVA without replication (runs x queries): sums of
+        squares, df, mean squares, F, p and the runs' effect size, one row per source."""
+        return self._frame(self.table.anova_rows(), "ANOVA_COLUMNS")
 
     def wins_frame(self) -> pandas.DataFrame:
         """Keen's Fig. 35 counts: one row per pair and measure."""
@@ -543,10 +564,11 @@ def report(qrels: Source, runs: Source, measures: str | Sequence[str] | None = N
     Inputs take every form :func:`evaluate` takes (a ``{name: run}`` dict names the runs);
     ``measures`` default to map, P.10 and ndcg_cut.10; ``labels`` maps a run's path or
     tag to its name in the table (or lists ``RUN=NAME`` strings); ``baselines`` are
-    labels, tags or paths. ``test`` is one of compare's tests or ``tukey`` (every pair
-    only); ``correction`` (``holm``, ``bonferroni``, ``bh``, ``none``; None: holm, and
-    nothing beyond Tukey's own adjustment for tukey) applies over every comparison of
-    the table.
+    labels, tags or paths. ``test`` is one of compare's tests or, every pair only,
+    ``tukey`` (Tukey's HSD blocked by query), ``randomized-tukey`` or
+    ``tukey-independent``; ``correction`` (``holm``, ``bonferroni``, ``bh``, ``none``;
+    None: holm, and nothing beyond Tukey's own adjustment for the Tukey tests) applies
+    over every comparison of the table.
 
     >>> t = report("sample_data/qrels.txt", ["sample_data/bm25.run",
     ...            "sample_data/dense.run"], "map")
@@ -567,6 +589,140 @@ def report(qrels: Source, runs: Source, measures: str | Sequence[str] | None = N
         qrels, given, list(measures), settings, on_run=on_run, baselines=list(baselines),
         labels=labels, test=test, correction=correction, alpha=alpha, confidence=confidence,
         interval=interval, samples=samples, seed=seed, tolerance=tie_tolerance))
+
+
+# --------------------------------------------------------------------------- discriminative power
+
+@dataclass
+class DiscriminativePower:
+    """Each measure's discriminative power (:class:`~smarteval.stats.discpower.Discpower`),
+    as data and as text."""
+
+    results: list[Discpower]
+
+    def render(self, fmt: str = "smart", *, pairs: bool = False, digits: int = 4,
+               header: bool = True) -> str:
+        """The text ``smarteval discpower -f FMT`` prints (``--pairs``, ``--digits``,
+        ``--no-header``)."""
+        from smarteval.render.discpower import render_discpower
+        return render_discpower(self.results, fmt, pairs=pairs, digits=digits, header=header)
+
+    def frame(self) -> pandas.DataFrame:
+        """One row per measure: pairs, significant pairs, their share, the difference needed."""
+        from smarteval.render.discpower import SUMMARY_COLUMNS
+        return _pandas().DataFrame([r.summary() for r in self.results],
+                                   columns=list(SUMMARY_COLUMNS))
+
+    def pairs_frame(self) -> pandas.DataFrame:
+        """One row per (measure, pair): the difference of means and its ASL."""
+        from smarteval.render.discpower import PAIR_COLUMNS
+        return _pandas().DataFrame([row for r in self.results for row in r.rows()],
+                                   columns=list(PAIR_COLUMNS))
+
+    @property
+    def notes(self) -> list[str]:
+        return [n for r in self.results for n in r.notes]
+
+
+def discpower(qrels: Source, runs: Source, measures: str | Sequence[str] | None = None, *,
+              test: str = "randomized-tukey", correction: str | None = None,
+              alpha: float = 0.05, samples: int = 10000, seed: int | None = 0,
+              labels: Mapping[str, str] | Sequence[str] | None = None,
+              settings: Settings | None = None, on_run: Callable[[RunInfo], None] | None = None,
+              **options: Any) -> DiscriminativePower:
+    """The discriminative power of each measure over every pair of ``runs`` (Sakai, SIGIR
+    2006), as ``smarteval discpower`` gives it: each pair's achieved significance level
+    under ``test`` (``randomized-tukey``, ``tukey``, ``randomization`` or ``t``, the
+    paired ones corrected by ``correction``), the share of pairs below ``alpha``, and the
+    estimated difference a pair needs. ``measures`` default to map, P.10 and ndcg_cut.10.
+
+    >>> d = discpower("sample_data/qrels.txt", ["sample_data/bm25.run",
+    ...               "sample_data/dense.run"], "map", test="tukey")
+    >>> d.results[0].significant, len(d.results[0].asl)
+    (1, 1)
+    """
+    from smarteval.stats.discpower import discpower_runs
+    from smarteval.stats.table import DEFAULT_MEASURES
+    settings = _check_options(options, settings, "discpower")
+    if measures is None:
+        measures = DEFAULT_MEASURES
+    if isinstance(measures, str):
+        measures = [measures]
+    qrels = _qrels_source(qrels)
+    given, _ = _run_sources(runs, eager_names=True)
+    return DiscriminativePower(discpower_runs(
+        qrels, given, list(measures), settings, on_run=on_run, labels=labels, test=test,
+        correction=correction, alpha=alpha, samples=samples, seed=seed))
+
+
+# --------------------------------------------------------------------------- topic set sizes
+
+@dataclass
+class TopicSets:
+    """Topic set sizes (:class:`~smarteval.stats.topicsets.Design`, one per cell of
+    Sakai's tables), as data and as text."""
+
+    designs: list[Design]
+    notes: list[str]
+
+    def render(self, fmt: str = "smart", *, header: bool = True) -> str:
+        """The text ``smarteval topics -f FMT`` prints."""
+        from smarteval.render.topicsets import render_topics
+        return render_topics(self.designs, fmt, header=header)
+
+    def frame(self) -> pandas.DataFrame:
+        """One row per design: the variance (and its measure), difference, alpha, beta,
+        systems, the topics needed and the power (or width) they reach."""
+        from smarteval.render.topicsets import COLUMNS
+        return _pandas().DataFrame([d.row() for d in self.designs], columns=list(COLUMNS))
+
+
+def topics(diffs: float | Sequence[float], variances: float | Sequence[float] | None = None,
+           *, method: str = "t", systems: int | Sequence[int] = 2, alpha: float = 0.05,
+           beta: float = 0.20, qrels: Source | None = None, runs: Source | None = None,
+           measures: str | Sequence[str] | None = None, estimate: str = "residual",
+           settings: Settings | None = None, on_run: Callable[[RunInfo], None] | None = None,
+           **options: Any) -> TopicSets:
+    """Topic set size design (Sakai, Information Retrieval Journal 2016), as ``smarteval
+    topics`` gives it: the topics ``method`` needs (``t``: a paired t-test's power 1 -
+    ``beta`` against a difference; ``anova``: one-way ANOVA's over ``systems`` systems
+    against a range; ``ci``: a confidence interval's expected width at most the
+    difference), for each difference of ``diffs`` and each within-system variance: those
+    of ``variances``, or each measure's estimate over ``runs`` (``estimate``: residual,
+    V_E of the two-way ANOVA without replication; within, one-way ANOVA's).
+
+    >>> t = topics([0.05, 0.1], 0.05)
+    >>> [d.topics for d in t.designs]
+    [316, 81]
+    """
+    from smarteval.stats.topicsets import table, variances_from_runs
+    settings = _check_options(options, settings, "topics")
+    diffs = [diffs] if isinstance(diffs, (int, float)) else list(diffs)
+    sizes = [systems] if isinstance(systems, int) else list(systems)
+    notes: list[str] = []
+    if runs is not None:
+        if variances is not None:
+            raise UsageError("give variances or runs to estimate them from, not both")
+        if qrels is None:
+            raise UsageError("runs need their qrels to estimate a variance")
+        from smarteval.stats.report import evaluate_comparable
+        from smarteval.stats.table import DEFAULT_MEASURES
+        if measures is None:
+            measures = DEFAULT_MEASURES
+        if isinstance(measures, str):
+            measures = [measures]
+        given, _ = _run_sources(runs, eager_names=True)
+        evs, names, _ = evaluate_comparable(_qrels_source(qrels), given, list(measures),
+                                            settings, "no measure to estimate a variance of",
+                                            on_run)
+        found, notes = variances_from_runs(evs, names, estimate)
+        return TopicSets(table(method, found, diffs, alpha=alpha, beta=beta, systems=sizes),
+                         notes)
+    if variances is None:
+        raise UsageError("give a variance, or runs to estimate it from")
+    given_v = [variances] if isinstance(variances, (int, float)) else list(variances)
+    return TopicSets(table(method, given_v, diffs, alpha=alpha, beta=beta, systems=sizes),
+                     notes)
 
 
 # --------------------------------------------------------------------------- curves

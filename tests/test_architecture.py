@@ -311,6 +311,10 @@ MODULE_STATE = {
     ("smarteval.measures.plugins", "_loading"):
         "the plugin being imported: its module's @measure decorators, called by the "
         "import, learn from it whose measures they register",
+    ("smarteval.stats.tukey", "studentized_range_ppf"):
+        "a cache of scipy's studentized range quantile (0.1 to 0.2 s a call), which every "
+        "measure of a table or of discpower over the same runs and queries asks again, "
+        "deep inside tukey_hsd; a pure function of its arguments",
 }
 #: Methods that change a list, dict or set.
 _MUTATORS = {"append", "extend", "insert", "pop", "popitem", "remove", "clear", "update",

@@ -473,3 +473,43 @@ def test_t_is_scipys_to_the_bit():
         ci = single.confidence_interval(0.9)
         assert C.paired_test("t", base[1], run[1], confidence=0.9).ci_low == \
             pytest.approx(ci.low, rel=1e-12)
+
+
+# --------------------------------------------------------------------------- effect sizes, blocks
+
+
+@pytest.mark.parametrize("n", [2, 3, 12, 25])
+def test_hedges_g_av_is_pingouins(n):
+    import pingouin
+    rng = np.random.default_rng(n)
+    base = rng.uniform(0, 1, n)
+    run = np.clip(base + rng.normal(0.05, 0.2, n), 0, 1)
+    r = C.paired_test("t", base, run)
+    want = pingouin.compute_effsize(run, base, paired=True, eftype="hedges")
+    assert r.g_av == pytest.approx(want, rel=1e-12)
+    assert r.effect == pytest.approx(
+        pingouin.compute_effsize(run, base, paired=True, eftype="cohen_dz"), rel=1e-12)
+    x = np.array([.25, .5, .75])
+    assert C.paired_test("t", x, x).g_av == 0.0
+    assert math.isnan(C.paired_test("t", x[:1], x[:1] + .1).g_av)
+
+
+def test_random_signs_are_drawn_in_bounded_blocks():
+    """However many queries, a block of sign assignments holds at most _BLOCK values (the
+    memory a randomization test needs does not grow with queries x samples)."""
+    from smarteval.stats.significance import _BLOCK, sample_weights
+    blocks = list(sample_weights("signs", 200_000, 60, seed=1))
+    assert sum(w.shape[1] for w in blocks) == 60
+    assert max(w.size for w in blocks) <= _BLOCK
+    assert len(blocks) == 3                          # 20 samples of 200,000 queries a block
+    assert all(set(np.unique(w * 200_000)) <= {-1.0, 1.0} for w in blocks)
+
+
+def test_compare_randomization_is_reports():
+    """compare's randomization test (one pair) draws the assignments report's does."""
+    rng = np.random.default_rng(3)
+    base = rng.uniform(0, 1, 40)
+    run = np.clip(base + rng.normal(0.03, 0.1, 40), 0, 1)
+    one = C.paired_test("randomization", base, run, samples=3000, seed=4)
+    _, p, exact = paired_tests("randomization", base[None], run[None], samples=3000, seed=4)
+    assert one.p_value == p[0] and one.exact is exact is False

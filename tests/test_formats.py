@@ -33,7 +33,8 @@ from smarteval.settings import Settings
 #: they are built from (as an edit of the source would), and again afterwards.
 RENDERERS = ["smarteval.render.evaluation", "smarteval.render.compare",
              "smarteval.render.table", "smarteval.render.curves", "smarteval.render.correlate",
-             "smarteval.render.measures"]
+             "smarteval.render.measures", "smarteval.render.discpower",
+             "smarteval.render.topicsets"]
 COMMANDS = [LazyGroup.lazy[name] for name in sorted(LazyGroup.lazy)]
 
 
@@ -70,6 +71,8 @@ def arguments(name: str, sample, results) -> list:
         "curve": [sample.qrels, *sample.runs[:2]],
         "correlate": results,
         "measures": [],
+        "discpower": ["-m", "map", "-m", "P.10", "--samples", "200", sample.qrels, *sample.runs],
+        "topics": ["-m", "map", "--diff", "0.05,0.1", sample.qrels, *sample.runs],
     }[name]
 
 
@@ -112,7 +115,8 @@ def run_everywhere(formats, sample, results) -> list[tuple[str, str, str]]:
 # =========================================================================== every format
 
 def test_every_command_that_prints_is_run_here(sample, results):
-    assert set(PRINTING) == {"evaluate", "compare", "report", "curve", "correlate", "measures"}
+    assert set(PRINTING) == {"evaluate", "compare", "report", "curve", "correlate", "measures",
+                             "discpower", "topics"}
     for name in PRINTING:
         arguments(name, sample, results)
 
@@ -198,7 +202,13 @@ def test_a_renderer_declares_only_formats_of_the_registry():
 #: Where each command that ranks runs hands its settings to the library, and how.
 LIBRARY = {"evaluate": (smarteval.api, "evaluate"), "compare": (smarteval.api, "compare"),
            "report": (smarteval.api, "report"), "curve": (smarteval.api, "curve"),
-           "plot": (smarteval.plot.build, "picture")}
+           "plot": (smarteval.plot.build, "picture"), "discpower": (smarteval.api, "discpower"),
+           "topics": (smarteval.api, "topics")}
+
+
+def needed(name: str, tmp_path) -> list:
+    """What a command needs besides QRELS and RUNS to reach the library."""
+    return {"plot": ["-o", tmp_path / "out.png"], "topics": ["--diff", "0.1"]}.get(name, [])
 
 
 class Handed(Exception):
@@ -242,8 +252,7 @@ def test_options_become_settings_once(name, handed, tmp_path, sample):
     # -N 0 is trec_eval's default, N unknown; curve needs N of at least 1
     n, num_docs = ("40", 40) if name == "curve" else ("0", None)
     res = invoke(name, "-l", "2", "-N", n, "-M", "5", "--trec-version", "10", "-J",
-                 ["-o", tmp_path / "out.png"] if name == "plot" else [], sample.qrels,
-                 sample.runs[:2], catch_exceptions=True)
+                 needed(name, tmp_path), sample.qrels, sample.runs[:2], catch_exceptions=True)
     assert isinstance(res.exception, Handed), res.output
     s = handed[name]
     assert (s.rel_level, s.num_docs, s.max_docs, s.trec_version, s.judged_only) == \
@@ -267,9 +276,8 @@ def test_a_new_ranking_option_reaches_every_command_that_ranks(rebuilt, monkeypa
     monkeypatch.setattr(cli_options, "Settings", WithMinScore)
     monkeypatch.setattr(cli_options, "evaluation_flags", evaluation_flags)
     rebuilt()
-    out = tmp_path / "out.png"
     for name in LIBRARY:
-        res = invoke(name, "--min-score", "2.5", ["-o", out] if name == "plot" else [],
+        res = invoke(name, "--min-score", "2.5", needed(name, tmp_path),
                      sample.qrels, sample.runs[:2], catch_exceptions=True)
         assert isinstance(res.exception, Handed), (name, res.output)
         assert handed[name].min_score == 2.5, name

@@ -94,10 +94,19 @@ def test_every_measure_nickname_and_alias_is_defined():
 
 @pytest.mark.parametrize("heading", [
     "NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "MEASURES", "OUTPUT FORMATS",
-    "EXIT STATUS", "ENVIRONMENT", "SHELL COMPLETION", "FILES", "EXAMPLES",
+    "STATISTICAL TESTS", "EXIT STATUS", "ENVIRONMENT", "SHELL COMPLETION", "FILES", "EXAMPLES",
     "DIFFERENCES FROM TREC_EVAL", "SEE ALSO"])
 def test_the_page_has_its_sections(heading):
     assert re.search(rf"^\.SH \"?{re.escape(heading)}\"?$", SOURCE, re.M)
+
+
+def test_every_test_says_what_it_assumes():
+    from smarteval.stats.significance import ALL_PAIRS_TESTS, ASSUMES, TESTS
+    tests = section(PLAIN, ".SH STATISTICAL TESTS")
+    for name in (*TESTS, *ALL_PAIRS_TESTS):
+        entry = re.search(rf"^\.TP\n{re.escape(name)}\n(.*)$", tests, re.M)
+        assert entry, name
+        assert " ".join(f"Assumes {ASSUMES[name]}.".split()) in entry.group(1), name
 
 
 def test_exit_statuses_and_completion_are_documented():

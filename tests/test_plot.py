@@ -39,6 +39,7 @@ KINDS = {
     "first-rel": [*RUNS],
     "characteristic": [*RUNS, "--best", "-N", "4000"],
     "fallout": [*RUNS, "--best", "-N", "4000", "--average", "micro"],
+    "asl": [*RUNS, "-m", "map", "-m", "P.10", "--samples", "2000"],
 }
 
 

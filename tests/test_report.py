@@ -12,12 +12,15 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from fixtures import invoke
+from fixtures import examples, invoke
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 import smarteval
-from smarteval.stats.significance import intervals, paired_test, paired_tests, tukey
+from smarteval.stats.significance import intervals, paired_test, paired_tests
 from smarteval.stats.table import build_table, letters
+from smarteval.stats.tukey import tukey_independent
 
 QRELS = "sample_data/qrels.txt"
 RUNS = ["sample_data/bm25.run", "sample_data/bm25_rm3.run", "sample_data/dense.run"]
@@ -112,9 +115,9 @@ def test_baselines_get_a_dagger_each(six_runs):
     assert marks[0][0] == []               # a baseline below the other is not marked
 
 
-def test_tukey_is_scipys(six_runs):
+def test_independent_tukey_is_scipys(six_runs):
     evs, names = fake_runs(six_runs)
-    t = build_table(evs, names, test="tukey")
+    t = build_table(evs, names, test="tukey-independent")
     assert t.correction == "none"
     for m in range(2):
         ref = stats.tukey_hsd(*six_runs[:, m])
@@ -122,12 +125,12 @@ def test_tukey_is_scipys(six_runs):
             assert t.p_value[k, m] == pytest.approx(ref.pvalue[a, b], rel=1e-9)
             assert t.statistic[k, m] == pytest.approx(ref.statistic[a, b], rel=1e-12)
     np.testing.assert_array_equal(t.p_adjusted, t.p_value)
-    held = build_table(evs, names, test="tukey", correction="holm")
+    held = build_table(evs, names, test="tukey-independent", correction="holm")
     np.testing.assert_allclose(held.p_adjusted.ravel(), holm_by_hand(list(t.p_value.ravel())))
 
 
 def test_tukey_without_spread():
-    stat, p = tukey(np.array([[0.5] * 4, [0.5] * 4, [0.7] * 4]))
+    stat, p = tukey_independent(np.array([[0.5] * 4, [0.5] * 4, [0.7] * 4]))
     assert p[0, 1] == 1.0 and p[0, 2] == 0.0
 
 
@@ -291,8 +294,8 @@ def test_data_formats_carry_the_marks():
     tsv = invoke("report", QRELS, *RUNS, "-m", "map", "-f", "tsv").output
     cells, comparisons = tsv.split("\n\n")
     assert comparisons.splitlines()[0].split("\t") == [
-        "measure", "run", "other", "mean_run", "mean_other", "diff", "test", "statistic",
-        "p_value", "p_adjusted", "significant", "better"]
+        "measure", "run", "other", "n", "mean_run", "mean_other", "diff", "ci_low", "ci_high",
+        "es_e", "test", "statistic", "p_value", "p_adjusted", "significant", "better"]
     assert len(comparisons.splitlines()) == 4
     csv_out = invoke("report", QRELS, *RUNS, "-m", "map", "-f", "csv", "--no-header").output
     assert not csv_out.startswith("run,")
@@ -344,3 +347,177 @@ def test_usage_errors(args, words):
     assert words in res.output
     assert len(res.output.strip().splitlines()) == 1
     assert "Traceback" not in res.output
+
+
+# --------------------------------------------------------------------------- Tukey, NaN
+
+
+def test_table_tukey_is_blocked(six_runs):
+    from smarteval.stats.anova import two_way
+    from smarteval.stats.tukey import tukey_hsd
+    evs, names = fake_runs(six_runs)
+    t = build_table(evs, names, test="tukey")
+    assert t.correction == "none"
+    a, b = t.pairs[:, 0], t.pairs[:, 1]
+    for m in range(2):
+        scores = np.ascontiguousarray(six_runs[:, m])
+        ref = tukey_hsd(scores)
+        for got, want in ((t.p_value, ref.p), (t.statistic, ref.q), (t.pair_low, ref.ci_low),
+                          (t.effect, ref.es)):
+            np.testing.assert_allclose(got[:, m], want[a, b], rtol=1e-12, atol=1e-300)
+        assert t.critical[m] == pytest.approx(ref.needed(0.05), rel=1e-12)
+        assert t.anovas[m].ss_system == pytest.approx(two_way(scores).ss_system, rel=1e-12)
+        np.testing.assert_array_equal(t.better[:, m] != 0, ref.p[a, b] < 0.05)
+    rows = t.comparisons()
+    assert {"es_e", "ci_low", "ci_high", "n"} <= set(rows[0])
+    assert [r["source"] for r in t.anova_rows()[:4]] == ["system", "topic", "residual", "total"]
+    assert t.anova_rows()[0]["eta2"] == t.anovas[0].eta2
+
+
+def test_table_randomized_tukey(six_runs):
+    from smarteval.stats.tukey import randomized_tukey
+    evs, names = fake_runs(six_runs)
+    t = build_table(evs, names, test="randomized-tukey", samples=2000, seed=3)
+    ref = randomized_tukey(np.ascontiguousarray(six_runs[:, 1]), samples=2000, seed=3)
+    np.testing.assert_array_equal(t.p_value[:, 1], ref.p[t.pairs[:, 0], t.pairs[:, 1]])
+    assert t.exact is False and t.critical[1] == ref.critical(0.05)
+
+
+def test_table_leaves_undefined_values_out():
+    """A NaN per-query value (-J, a query with nothing judged) is never a difference, a win,
+    a mark or a best mean: its query leaves that measure, and a note names it."""
+    rng = np.random.default_rng(2)
+    v = rng.random((3, 2, 8))
+    v[1, 0] = v[0, 0] + 0.3                  # run 1 far ahead on m1
+    v[:, 0, 2] = np.nan                      # query q02 has no m1 value at all
+    v[2, 1, :] = np.nan                      # run 2 has no m2 value anywhere
+    evs, names = fake_runs(v)
+    t = build_table(evs, names, test="t")
+    assert t.queries(0) == 7 and t.queries(1) == 0
+    np.testing.assert_allclose(t.means[:, 0], np.delete(v[:, 0], 2, axis=1).mean(axis=1))
+    assert np.isnan(t.means[:, 1]).all()
+    assert not t.best[:, 1].any() and (t.rank[:, 1] == 0).all()
+    assert t.wins[:, 0].sum(axis=1).tolist() == [7, 7, 7]
+    assert (t.wins[:, 1] == 0).all() and not t.better[:, 1].any()
+    assert t.notes == ["m1: 1 query without a value (NaN) in r0, r1, r2 left out of its "
+                       "means and tests: q02",
+                       "m2: 8 queries without a value (NaN) in r2 left out of its means and "
+                       "tests: q00, q01, q02, q03, q04, q05, q06, q07"]
+
+
+def test_table_nan_mean_is_not_bold():
+    v = np.array([[[0.5, np.nan, 0.2]], [[0.4, 0.3, 0.1]]])
+    evs, names = fake_runs(v, measures=("m1",))
+    t = build_table(evs, names)
+    assert t.best[:, 0].tolist() == [True, False]        # over queries q00 and q02
+    assert t.cells()[0]["n"] == 2
+
+
+@pytest.mark.parametrize("test", ["tukey", "tukey-independent", "randomized-tukey"])
+def test_table_tukey_on_one_query(test):
+    v = np.array([[[0.5]], [[0.4]], [[0.1]]])
+    evs, names = fake_runs(v, measures=("m1",))
+    t = build_table(evs, names, test=test)
+    if test == "randomized-tukey":
+        assert (t.p_value == 1.0).all()
+    else:
+        assert np.isnan(t.p_value).all() and not t.better.any()
+        assert t.notes == [f"m1: {test} needs two queries or more with a value in every run: "
+                           "no test"]
+
+
+# --------------------------------------------------------------------------- on the command line
+
+UNJUDGED_QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 1\n2 0 d 1\n3 0 e 1\n3 0 f 0\n"
+UNJUDGED_RUNS = {  # query 3 retrieves nothing judged: -J leaves it no value on iprec_at_recall
+    "r1": "1 Q0 a 1 3 r1\n1 Q0 b 2 2 r1\n2 Q0 c 1 3 r1\n2 Q0 x 2 2 r1\n3 Q0 y 1 3 r1\n",
+    "r2": "1 Q0 b 1 3 r2\n1 Q0 a 2 2 r2\n2 Q0 d 1 3 r2\n2 Q0 c 2 2 r2\n3 Q0 y 1 3 r2\n"}
+
+
+@pytest.fixture
+def unjudged(tmp_path):
+    (tmp_path / "qrels").write_text(UNJUDGED_QRELS)
+    for name, text in UNJUDGED_RUNS.items():
+        (tmp_path / name).write_text(text)
+    return [str(tmp_path / n) for n in ("qrels", "r1", "r2")]
+
+
+def test_undefined_values_on_the_command_line(unjudged):
+    """-J with a query whose documents are all unjudged: its NaN is no difference, no mark
+    (compare marked p = 0.0002 * beside an empty difference) and no best mean (report
+    made the empty mean bold)."""
+    res = invoke("compare", "-J", "-m", "iprec_at_recall.0", "-t", "randomization,sign",
+                 unjudged, "-f", "json")
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.stdout)["comparisons"]
+    assert [r["n"] for r in rows] == [2, 2] and not any(r["significant"] for r in rows)
+    assert all(r["mean_diff"] == -0.25 for r in rows)
+    assert res.stderr == ("smarteval: r2: iprec_at_recall_0.00: 1 query without a value (NaN) "
+                          "in r1, r2 left out of its means and tests: 3\n")
+    res = invoke("report", "-J", "-m", "iprec_at_recall.0", "-m", "map", *unjudged, "-f",
+                 "json")
+    cells = json.loads(res.stdout)["cells"]
+    iprec = [c for c in cells if c["measure"] == "iprec_at_recall_0.00"]
+    assert [(c["n"], c["mean"], c["best"]) for c in iprec] == [(2, 1.0, True), (2, 0.75, False)]
+    smart = invoke("report", "-J", "-m", "iprec_at_recall.0", *unjudged).output
+    assert "**" not in smart and "(fewer where a run has no value: iprec_at_recall_0.00 2)" \
+        in smart
+
+
+def test_tukey_on_one_shared_query(tmp_path):
+    """Runs sharing one query: a note, no test and no traceback (scipy's "sample size
+    must be greater than one" leaked before)."""
+    (tmp_path / "q").write_text("1 0 a 1\n")
+    for name, doc in (("r1", "a"), ("r2", "b"), ("r3", "a")):
+        (tmp_path / name).write_text(f"1 Q0 {doc} 1 1 {name}\n")
+    for test in ("tukey", "tukey-independent"):
+        res = invoke("report", "-m", "map", "-t", test, tmp_path / "q",
+                     [tmp_path / n for n in ("r1", "r2", "r3")])
+        assert res.exit_code == 0 and "Traceback" not in res.output
+        assert f"Note: map: {test} needs two queries or more" in res.output
+        assert "^" not in res.output
+
+
+def test_report_anova_and_randomized_tukey_on_the_command_line():
+    res = invoke("report", QRELS, *RUNS, "-m", "map", "-t", "tukey", "--anova", "-f", "json")
+    obj = json.loads(res.output)
+    assert [r["source"] for r in obj["anova"]] == ["system", "topic", "residual", "total"]
+    assert obj["needed"]["map"] > 0
+    assert all(c["ci_low"] < c["diff"] < c["ci_high"] for c in obj["comparisons"])
+    t = smarteval.report(QRELS, RUNS, "map", test="tukey")
+    assert obj["anova"][0]["f"] == pytest.approx(t.table.anovas[0].f_system, rel=1e-12)
+    assert list(t.anova_frame().columns)[:3] == ["measure", "source", "ss"]
+    text = invoke("report", QRELS, *RUNS, "-m", "map", "-t", "randomized-tukey", "--samples",
+                  "500", "--seed", "2").output
+    assert "randomised Tukey HSD over the 3 pairs of each measure, 500 permutations" in text
+    blocked = invoke("report", QRELS, *RUNS, "-m", "map", "-t", "tukey").output
+    assert "Tukey's HSD on the residual variance of the two-way ANOVA, blocked by query" \
+        in blocked
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(data=st.data())
+def test_table_properties(data):
+    """Any runs: one query or many, equal runs, NaN values anywhere; every test gives p in
+    [0, 1] or NaN (with a note), a NaN mean is never the best, and nothing raises."""
+    runs = data.draw(st.integers(2, 4))
+    queries = data.draw(st.integers(1, 6))
+    cell = st.one_of(st.sampled_from([0.0, 0.25, 0.5, 1.0]), st.just(np.nan),
+                     st.floats(0, 1, allow_nan=False))
+    v = np.array(data.draw(st.lists(st.lists(cell, min_size=queries, max_size=queries),
+                                    min_size=runs, max_size=runs)))
+    if data.draw(st.booleans()):
+        v[1] = v[0]                                    # two equal runs
+    evs, names = fake_runs(v[:, None, :], measures=("m1",))
+    test = data.draw(st.sampled_from(["t", "wilcoxon", "sign", "randomization", "bootstrap",
+                                      "tukey", "randomized-tukey", "tukey-independent"]))
+    t = build_table(evs, names, test=test, samples=200)
+    p = t.p_value[~np.isnan(t.p_value)]
+    assert np.all((p >= 0) & (p <= 1))
+    assert not t.best[np.isnan(t.means)].any()
+    defined = ~np.isnan(v).any(axis=0)
+    assert t.queries(0) == int(defined.sum())
+    if defined.sum() and (v[:, defined] == v[0, defined]).all():
+        assert not t.better.any()                      # equal runs: nothing is marked
+    if np.isnan(t.p_value).any() and defined.sum() and test in ("tukey", "tukey-independent"):
+        assert any("no test" in n for n in t.notes)

@@ -224,6 +224,18 @@ def measures_block() -> list[str]:
     return out
 
 
+def tests_block() -> list[str]:
+    """Each significance test: what it is and what it assumes (stats.significance)."""
+    from smarteval.stats.significance import ALL_PAIRS_TESTS, ASSUMES, TEST_HELP
+    out = []
+    for name, what in {**TEST_HELP, **ALL_PAIRS_TESTS}.items():
+        scope = "every pair of runs at once (report)" if name in ALL_PAIRS_TESTS else \
+            "paired, one run against another (compare, report)"
+        out += [".TP", f"\\fB{roff(name)}\\fR",
+                roff(f"{what[0].upper()}{what[1:]}; {scope}. Assumes {ASSUMES[name]}.")]
+    return out
+
+
 def version_line() -> str:
     """The .TH line: the version from smarteval.__version__, the date from CHANGELOG.md."""
     from smarteval import __version__
@@ -242,7 +254,7 @@ def generated_man(text: str) -> str:
     """The man page ``text`` with its .TH line and generated blocks rewritten."""
     from smarteval.cli import main
     blocks = {"synopsis": synopsis_block(main), "commands": commands_block(main),
-              "measures": measures_block()}
+              "measures": measures_block(), "tests": tests_block()}
     seen = set()
 
     def fill(mt: re.Match) -> str:

@@ -27,7 +27,8 @@ class LazyGroup(click.Group):
     lazy = {"evaluate": "smarteval.cli.evaluate", "measures": "smarteval.cli.measures",
             "curve": "smarteval.cli.curve", "compare": "smarteval.cli.compare",
             "correlate": "smarteval.cli.correlate", "plot": "smarteval.cli.plot",
-            "report": "smarteval.cli.report"}
+            "report": "smarteval.cli.report", "discpower": "smarteval.cli.discpower",
+            "topics": "smarteval.cli.topics"}
 
     def list_commands(self, ctx):
         return sorted(set(super().list_commands(ctx)) | set(self.lazy))
@@ -49,4 +50,6 @@ def main():
     smarteval evaluate QRELS RUN...    per-query and averaged measures
     smarteval measures                 list every measure
     smarteval report QRELS RUN...      the table of a paper, with significance marks
+    smarteval discpower QRELS RUN...   how many pairs of runs each measure tells apart
+    smarteval topics --diff D ...      how many topics a test collection needs
     """

@@ -22,6 +22,7 @@ from smarteval.cli.options import (
 )
 from smarteval.curves import METHOD_HELP
 from smarteval.plot import KINDS
+from smarteval.stats.discpower import DISCPOWER_TESTS
 
 _KIND_HELP = ("What to draw: pr (precision against recall, one line per run), pr-queries "
               "(every query's curve behind the mean and the median), oc (Swets' operating "
@@ -30,7 +31,8 @@ _KIND_HELP = ("What to draw: pr (precision against recall, one line per run), pr
               "the rank of the first relevant document), characteristic (Giuliano & Jones' "
               "performance characteristic: relevance points found against documents examined, "
               "Keen Fig. 26a), fallout (fallout against recall by document cut-offs, Keen Fig. "
-              "28b; needs -N).")
+              "28b; needs -N), asl (Sakai's ASL curves: every pair of runs' achieved "
+              "significance level, sorted, one line per measure; see smarteval discpower).")
 
 @click.command("plot", context_settings=CONTEXT)
 @click.argument("qrels", type=input_path())
@@ -41,7 +43,8 @@ _KIND_HELP = ("What to draw: pr (precision against recall, one line per run), pr
               metavar="FILE", help="Image to write: FILE.png, FILE.svg or FILE.pdf (the "
                                    "suffix names the format; written atomically).")
 @trec_options(measure_help="diff: the measure compared, one output (map, P.10, ndcg_cut.10, "
-                           "nDCG@10). Default: map.")
+                           "nDCG@10). Default: map. asl: the measures, a line each; default map, "
+                           "P.10 and ndcg_cut.10.")
 @curve_options(
     order=("method", "average", "step", "left", "levels"), method_default="semi",
     method_help="pr, pr-queries: the curve method, one of smarteval curve's (the default "
@@ -82,6 +85,14 @@ _KIND_HELP = ("What to draw: pr (precision against recall, one line per run), pr
                    "past the last and those with nothing relevant retrieved get a bar each.")
 @click.option("--tolerance", type=click.FloatRange(min=0), default=0.0, show_default=True,
               help="diff: differences at most this large count as equal.")
+@click.option("--test", type=click.Choice(list(DISCPOWER_TESTS)), default="randomized-tukey",
+              show_default=True, help="asl: the test of every pair (as smarteval discpower).")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.05, show_default=True, help="asl: the significance level marked.")
+@click.option("--samples", type=click.IntRange(1, 1_000_000), default=10000,
+              show_default=True, metavar="N",
+              help="asl: permutations (randomized-tukey) or sign assignments (randomization); "
+                   "--seed seeds them (default 0).")
 @unranked_option(help="Ranks given to relevant documents the run did not retrieve, when -N "
                       "is given (curves, measures that need them).")
 @ties_option(("docno", "random"), help="Order of documents with equal scores: trec_eval's "
@@ -116,6 +127,7 @@ def plot(ctx, qrels, runs, output, dpi, settings, **options):
     smarteval plot qrels.txt a.run b.run -k fallout -N 1400 --average micro -o fig28b.png
     smarteval plot qrels.txt a.run --method adjusted -N 82 --target-generality 23.16 -o a.png
     smarteval plot qrels.txt a.run --method pseudo --cutoffs-from boolean.run -o part7.png
+    smarteval plot qrels.txt a.run b.run c.run -k asl -m map -m nDCG@10 -o asl.png
     """
     import os
 
@@ -128,6 +140,8 @@ def plot(ctx, qrels, runs, output, dpi, settings, **options):
     opts = PlotOptions(**options)
     # --seed without --ties random, --target-generality without --method adjusted
     notes = unused_notes(settings, method=opts.method if opts.kind == "pr" else None)
+    if opts.kind == "asl":                      # --seed seeds the permutations as well
+        notes = [n for n in notes if not n.startswith("--seed")]
     if opts.kind == "pr" and opts.examined is not None and opts.method not in EXAMINED_METHODS:
         flag = "--examined" if opts.examined else "--no-examined"
         notes.append(f"{flag} has no effect: only the cut-off methods "

@@ -51,6 +51,10 @@ from smarteval.stats.table import INTERVALS
                    "Fig. 35 counts).")
 @click.option("--deltas", is_flag=True,
               help="Add each run's per-query differences from each --baseline.")
+@click.option("--anova", is_flag=True,
+              help="Add each measure's two-way ANOVA without replication (runs x queries): "
+                   "sums of squares, df, mean squares, F and p of the runs and the queries, "
+                   "and the size of the runs' effect (eta- and omega-squared).")
 @click.option("--standalone", is_flag=True,
               help="-f latex: a whole document (article class, booktabs) that pdflatex "
                    "compiles as it is; -f html: a whole page. Without it: the table alone, "
@@ -60,14 +64,14 @@ from smarteval.stats.table import INTERVALS
                    "run's tag.")
 @click.option("--digits", type=click.IntRange(0, 15), default=4, show_default=True, metavar="N",
               help="Decimal places of the means and intervals.")
-@output_options(FORMATS, format_more="tsv, csv and json give the marks as data: every pair, "
-                                     "raw and adjusted p.",
+@output_options(FORMATS, format_more="tsv, csv and json give the marks as data: every pair's "
+                                     "difference, interval, effect size, raw and adjusted p.",
                 header_help="Leave out the header lines of tsv and csv output.")
 @reports_errors
 @takes_settings
 def report(qrels, runs, measures, settings, baselines, test, correction, alpha, confidence,
-           samples, seed, tie_tolerance, interval, second, wins, deltas, standalone, labels,
-           digits, fmt, output, no_header):
+           samples, seed, tie_tolerance, interval, second, wins, deltas, anova, standalone,
+           labels, digits, fmt, output, no_header):
     """The table of a paper: each RUN's mean on each measure (-m), the best of each column
     in bold, and a mark where a run is significantly better than another.
 
@@ -76,8 +80,17 @@ def report(qrels, runs, measures, settings, baselines, test, correction, alpha, 
     symbol for each baseline the run beats. The p-values of every comparison in the
     table (pairs x measures) are corrected together (--correction), and the caption says
     which test, correction, alpha and number of queries. Only the queries every run has
-    are averaged and compared (-c: every query of the qrels). Higher values count as
-    better on every measure.
+    are averaged and compared (-c: every query of the qrels); a query without a value
+    (NaN: -J with nothing judged) leaves that measure, and a note names it. Higher values
+    count as better on every measure.
+
+    -t tukey is Tukey's HSD blocked by query: the studentized range on the residual
+    variance of the two-way ANOVA without replication (runs x queries), the test IR papers
+    use; randomized-tukey permutes each query's scores across the runs instead
+    (--samples, --seed); tukey-independent treats the runs as independent groups, which
+    they are not. -f tsv, csv and json give every pair's difference, Tukey's simultaneous
+    interval, Sakai's effect size ES_E (the difference over the root of the residual
+    variance) and raw and adjusted p.
     """
     from smarteval.api import repeated_notes
     from smarteval.api import report as make_report
@@ -100,7 +113,7 @@ def report(qrels, runs, measures, settings, baselines, test, correction, alpha, 
                              interval=interval, samples=samples, seed=seed,
                              tie_tolerance=tie_tolerance, on_run=finished)
     write_text(result.render(fmt, second=second, wins=wins, deltas=deltas, digits=digits,
-                             header=not no_header, standalone=standalone), output)
+                             header=not no_header, standalone=standalone, anova=anova), output)
     if not is_table(fmt):
         for n in result.notes:
             note(f"smarteval: {n}")

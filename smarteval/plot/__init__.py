@@ -14,4 +14,4 @@ numpy's users or matplotlib.
 from __future__ import annotations
 
 #: What ``smarteval plot --kind`` draws.
-KINDS = ("pr", "pr-queries", "oc", "diff", "first-rel", "characteristic", "fallout")
+KINDS = ("pr", "pr-queries", "oc", "diff", "first-rel", "characteristic", "fallout", "asl")

@@ -29,7 +29,10 @@ if TYPE_CHECKING:
 
 #: Options that mean something for some kinds only: option -> (its flags, those kinds).
 KIND_OPTIONS = {
-    "measures": ("-m/--measure", ("diff",)),
+    "measures": ("-m/--measure", ("diff", "asl")),
+    "test": ("--test", ("asl",)),
+    "alpha": ("--alpha", ("asl",)),
+    "samples": ("--samples", ("asl",)),
     "tolerance": ("--tolerance", ("diff",)),
     "method": ("--method", ("pr", "pr-queries")),
     "step": ("--step", ("pr", "pr-queries")),
@@ -51,7 +54,11 @@ class PlotOptions:
     """What to draw and how: ``smarteval plot``'s options, by their parameter names."""
 
     kind: str = "pr"
-    measures: Sequence[str] = ()            # diff: the one measure compared (default map)
+    measures: Sequence[str] = ()            # diff: the one measure compared (default map);
+    #                                         asl: the measures (default map, P.10, ndcg_cut.10)
+    test: str = "randomized-tukey"          # asl: discriminative power's test
+    alpha: float = 0.05                     # asl
+    samples: int = 10000                    # asl: permutations or sign assignments
     method: str = "semi"                    # pr, pr-queries: as smarteval curve
     average: str = "macro"                  # pr, oc, characteristic, fallout
     step: str | None = None
@@ -176,6 +183,10 @@ def drawn(qrels, runs, settings: Settings | None = None, options: PlotOptions | 
         return auto if opts.title is None else opts.title
 
     qrels = as_qrels(qrels)
+    if opts.kind == "asl":
+        a = D.asl_data(qrels, runs, opts.measures, settings, test=opts.test, alpha=opts.alpha,
+                       samples=opts.samples, seed=settings.seed, on_run=on_run)
+        return Drawn(draw.asl_figure(a.results, title=titled(a.title), **kw), qrels, ())
     if opts.kind == "diff":
         d = D.diff_data(qrels, runs, opts.measures, settings, opts.tolerance, on_run=on_run)
         return Drawn(draw.diff_figure(d.mag, d.name_a, d.name_b, d.measure, equal=d.equal,

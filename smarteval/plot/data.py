@@ -402,3 +402,32 @@ def diff_data(qrels, runs: Sequence, measures: Sequence[str] = (),
                    for rq in requests)
     return DiffData(mag=mag, name_a=a.name, name_b=b.name, measure=name, equal=equal,
                     title=title, qids=(a.qids, b.qids) if at_level else ())
+
+
+# --------------------------------------------------------------------------- ASL curves
+
+@dataclass(frozen=True, eq=False)
+class AslData:
+    """Sakai's ASL curves: each measure's achieved significance levels over every pair of
+    runs, sorted (:class:`smarteval.stats.discpower.Discpower`)."""
+
+    results: list
+    title: str
+
+
+def asl_data(qrels, runs: Sequence, measures: Sequence[str] = (),
+             settings: Settings | None = None, *, test: str = "randomized-tukey",
+             alpha: float = 0.05, samples: int = 10000, seed: int | None = 0,
+             on_run: Callable[[RunInfo], None] | None = None) -> AslData:
+    """Evaluate the runs and measure each measure's discriminative power (default map,
+    P.10 and ndcg_cut.10)."""
+    from smarteval.render.discpower import describe
+    from smarteval.stats.discpower import discpower_runs
+    from smarteval.stats.table import DEFAULT_MEASURES
+    results = discpower_runs(qrels, list(runs), list(measures) or list(DEFAULT_MEASURES),
+                             settings, on_run=on_run, test=test, alpha=alpha,
+                             samples=samples, seed=0 if seed is None else seed)
+    pairs = len(results[0].asl)
+    how = describe(results).split(" each measure tells apart, ")[1].split("; needed")[0]
+    return AslData(results=results,
+                   title=f"ASL curves of {pairs} pair{'s' if pairs != 1 else ''} of runs: {how}")

@@ -690,3 +690,33 @@ def first_rel_figure(counts: np.ndarray, labels: Sequence[str], names: Sequence[
         _legend(ax, loc="upper right")
         _title(fig, ax, title)
     return fig
+
+
+def asl_figure(results: Sequence, *, title: str | None = None,
+               size: tuple[float, float] = (5.0, 3.6)):
+    """Sakai's ASL curves: each measure's achieved significance levels over the pairs of
+    runs, sorted, one line per measure, with alpha marked; the further a curve stays below
+    alpha, the more pairs the measure tells apart."""
+    fig = _new_figure(size)
+    with _style():
+        ax = fig.add_subplot()
+        for i, r in enumerate(results):
+            asl = r.curve()
+            x = np.arange(1, len(asl) + 1)
+            ax.plot(x, asl, label=f"{r.measure} ({r.significant} of {len(asl)} below "
+                                  f"\u03b1)", markersize=3 if len(asl) <= 60 else 0,
+                    **_look(i))
+        if results:
+            alpha = results[0].alpha
+            ax.axhline(alpha, color="0.4", linewidth=0.8, linestyle=":")
+            ax.annotate(f"\u03b1 = {alpha:g}", (1, alpha), xytext=(2, 2),
+                        textcoords="offset points", fontsize=7, color="0.3")
+        from matplotlib.ticker import MaxNLocator
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlim(left=0.5)
+        ax.set_ylim(0, 1)
+        ax.set_xlabel("Pairs of runs, by ASL")
+        ax.set_ylabel("Achieved significance level")
+        _legend(ax, loc="upper left")
+        _title(fig, ax, title)
+    return fig

@@ -12,9 +12,10 @@ from smarteval.stats.significance import CORRECTION_NAMES
 FORMATS = writable(but=("trec", "html"))
 
 #: The columns of ``-f tsv``/``csv``: one row per (run, measure, test).
+#: ``effect`` is Cohen's d_z, ``g_av`` Hedges' g_av.
 COLUMNS = ("baseline", "run", "measure", "n", "better", "worse", "equal", "mean_diff",
-           "ci_low", "ci_high", "effect", "test", "statistic", "p_value", "p_adjusted",
-           "significant")
+           "ci_low", "ci_high", "effect", "g_av", "test", "statistic", "p_value",
+           "p_adjusted", "significant")
 
 
 def render_report(rep: Report, fmt: str, *, show_magnitudes: bool = False,
@@ -37,8 +38,8 @@ def _render_table(rep: Report, fmt: str, show_magnitudes: bool) -> str:
         rows = [[r["run"], r["measure"], str(r["n"]), fixed(r["mean_baseline"]),
                  fixed(r["mean_run"]), fixed(r["mean_diff"]),
                  f"[{fixed(r['ci_low'])}, {fixed(r['ci_high'])}]", fixed(r["effect"], 2),
-                 r["test"], fixed(r["statistic"], 3), _p(r["p_value"]),
-                 _p(r["p_adjusted"]) + (" *" if r["significant"] else "")]
+                 r["test"], fixed(r["statistic"], 3), p_text(r["p_value"]),
+                 p_text(r["p_adjusted"]) + (" *" if r["significant"] else "")]
                 for r in rep.rows]
         out.append(tabulate_table(rows, ["run", "measure", "n", "baseline", "run", "diff", "CI",
                                          "effect", "test", "statistic", "p", "p adjusted"], fmt,
@@ -109,7 +110,8 @@ def _render_table(rep: Report, fmt: str, show_magnitudes: bool) -> str:
     return "\n".join(out) + "\n"
 
 
-def _p(v) -> str:
+def p_text(v) -> str:
+    """A p-value to four places, or in scientific notation below 1e-4; empty if undefined."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return ""
     return f"{v:.4f}" if v >= 1e-4 else f"{v:.1e}"

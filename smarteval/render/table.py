@@ -7,6 +7,7 @@ import html
 import re
 
 from smarteval.errors import UsageError
+from smarteval.render.compare import p_text
 from smarteval.render.formats import Rows, fixed, full, tabulate_table, writable, written
 from smarteval.stats.significance import ALL_PAIRS_TESTS, CORRECTION_NAMES, TEST_HELP
 from smarteval.stats.table import Table
@@ -14,8 +15,11 @@ from smarteval.stats.table import Table
 #: The columns of each data table of ``-f tsv``/``csv`` (and the keys of ``-f json``).
 CELL_COLUMNS = ("run", "measure", "n", "mean", "ci_low", "ci_high", "rank", "best", "second",
                 "marks", "better_than")
-COMPARISON_COLUMNS = ("measure", "run", "other", "mean_run", "mean_other", "diff", "test",
-                      "statistic", "p_value", "p_adjusted", "significant", "better")
+COMPARISON_COLUMNS = ("measure", "run", "other", "n", "mean_run", "mean_other", "diff",
+                      "ci_low", "ci_high", "es_e", "test", "statistic", "p_value", "p_adjusted",
+                      "significant", "better")
+ANOVA_COLUMNS = ("measure", "source", "ss", "df", "ms", "f", "p", "eta2", "partial_eta2",
+                 "omega2", "partial_omega2")
 WIN_COLUMNS = ("run", "other", "measure", "better", "equal", "worse")
 DELTA_COLUMNS = ("baseline", "run", "measure", "query", "delta")
 #: The formats of ``report``: every one but trec_eval's (it has no such output).
@@ -24,21 +28,24 @@ FORMATS = writable(but=("trec",))
 
 def render_table(t: Table, fmt: str, *, second: bool = False, wins: bool = False,
                  deltas: bool = False, digits: int = 4, header: bool = True,
-                 standalone: bool = False) -> str:
+                 standalone: bool = False, anova: bool = False) -> str:
     """The table in one of report's formats; ``second`` underlines each column's second
     best, ``wins`` adds the win/tie/loss counts, ``deltas`` the per-query differences from
-    each baseline; ``standalone`` makes LaTeX or HTML a whole document."""
+    each baseline, ``anova`` each measure's two-way ANOVA without replication; ``standalone``
+    makes LaTeX or HTML a whole document."""
     check_options(fmt, deltas=deltas, standalone=standalone, baselines=len(t.baselines))
-    return written(fmt, header=header, json=lambda: _json(t, second, wins, deltas),
-                   tables=lambda: _tables(t, wins, deltas),
+    return written(fmt, header=header, json=lambda: _json(t, second, wins, deltas, anova),
+                   tables=lambda: _tables(t, wins, deltas, anova),
                    table=lambda f: _styled(t, STYLES[f], second, wins, deltas, digits,
-                                           standalone))
+                                           standalone, anova))
 
 
 def _styled(t: Table, style: Style, second: bool, wins: bool, deltas: bool, digits: int,
-            standalone: bool) -> str:
+            standalone: bool, anova: bool) -> str:
     """The table and its companions in a format for people, as ``style`` writes them."""
     out = [style.table(t, _main(t, style, second, digits), caption(t, style, second))]
+    if anova and any(a is not None for a in t.anovas):
+        out.append(style.table(t, _anova(t, style, digits), _anova_caption(t, style)))
     if wins and len(t.pairs):
         out.append(style.table(t, _wins(t, style), _wins_caption(t, style)))
     if deltas and t.baselines:
@@ -241,6 +248,23 @@ def _wins_caption(t: Table, s: Style) -> str:
                   f"is against, of {len(t.qids)} (Keen's Fig. 35)")
 
 
+def _anova(t: Table, s: Style, digits: int):
+    headers = [s.text(h) for h in ("measure", "source", "SS", "df", "MS", "F", "p",
+                                   "\u03b7\u00b2", "\u03c9\u00b2")]
+    body = [[s.text(r["measure"]) if r["source"] == "system" else "", s.text(r["source"]),
+             fixed(r["ss"], digits), str(r["df"]), fixed(r["ms"], digits), fixed(r["f"], 3),
+             p_text(r["p"]), fixed(r["eta2"], 3), fixed(r["omega2"], 3)]
+            for r in t.anova_rows()]
+    return headers, body, ["left", "left"] + ["right"] * 7
+
+
+def _anova_caption(t: Table, s: Style) -> str:
+    return s.text("Two-way ANOVA without replication of each measure, system (run) x topic "
+                  "(query); "
+                  "\u03b7\u00b2 and \u03c9\u00b2: the size of the runs' effect (eta- and "
+                  "omega-squared; partial ones in -f tsv, csv, json)")
+
+
 def _deltas(t: Table, b: int, s: Style, digits: int):
     others = [r for r in range(len(t.runs)) if r != b]
     headers = [s.text("query")] + [s.text(f"{t.runs[r]} {m}") for r in others
@@ -257,7 +281,15 @@ def test_words(t: Table) -> str:
     """The test, its correction, the family and alpha, in words."""
     if t.test in ALL_PAIRS_TESTS:
         pairs = len(t.runs) * (len(t.runs) - 1) // 2
-        how = f"Tukey's HSD over the {pairs} pairs of each measure"
+        over = f"over the {pairs} pair{'s' if pairs != 1 else ''} of each measure"
+        how = {"tukey": f"Tukey's HSD on the residual variance of the two-way ANOVA, "
+                        f"blocked by query, {over}",
+               "randomized-tukey": f"randomised Tukey HSD {over}, "
+                                   + ("every permutation of each query's scores" if t.exact
+                                      else f"{t.samples} permutations of each query's "
+                                           "scores"),
+               "tukey-independent": f"Tukey's HSD over the runs as independent groups, "
+                                    f"which ignores the pairing by query, {over}"}[t.test]
         if t.correction != "none":
             how += (f", then {CORRECTION_NAMES[t.correction]} correction over all "
                     f"{t.family} comparisons")
@@ -278,6 +310,9 @@ def caption(t: Table, s: Style = STYLES["smart"], second: bool = False) -> str:
     alpha and number of queries."""
     n = len(t.qids)
     parts = [s.text(f"Mean over {n} quer{'y' if n == 1 else 'ies'}")]
+    fewer = [f"{m} {t.queries(i)}" for i, m in enumerate(t.measures) if t.queries(i) < n]
+    if fewer:
+        parts.append(s.text(" (fewer where a run has no value: " + ", ".join(fewer) + ")"))
     if t.interval == "t":
         parts.append(s.text(f" \u00b1 half the {t.confidence:.0%} t confidence interval"))
     elif t.interval == "bootstrap":
@@ -301,10 +336,12 @@ def caption(t: Table, s: Style = STYLES["smart"], second: bool = False) -> str:
 
 # --------------------------------------------------------------------------- data
 
-def _tables(t: Table, wins: bool, deltas: bool) -> list[Rows]:
+def _tables(t: Table, wins: bool, deltas: bool, anova: bool) -> list[Rows]:
     tables: list[tuple[tuple[str, ...], list[dict]]] = [
         (CELL_COLUMNS, [{**c, "better_than": ";".join(c["better_than"])} for c in t.cells()]),
         (COMPARISON_COLUMNS, t.comparisons())]
+    if anova:
+        tables.append((ANOVA_COLUMNS, t.anova_rows()))
     if wins:
         tables.append((WIN_COLUMNS, t.win_counts()))
     if deltas:
@@ -312,7 +349,7 @@ def _tables(t: Table, wins: bool, deltas: bool) -> list[Rows]:
     return [(cols, [[full(r[c]) for c in cols] for r in rows]) for cols, rows in tables]
 
 
-def _json(t: Table, second: bool, wins: bool, deltas: bool) -> dict:
+def _json(t: Table, second: bool, wins: bool, deltas: bool, anova: bool) -> dict:
     obj: dict = {
         "runs": [{"run": r, "path": p, **({"letter": t.symbols[i]} if t.all_pairs else {})}
                  for i, (r, p) in enumerate(zip(t.runs, t.paths, strict=True))],
@@ -323,6 +360,10 @@ def _json(t: Table, second: bool, wins: bool, deltas: bool) -> dict:
                       for i, b in enumerate(t.baselines)],
         "caption": caption(t, Plain(), second),
         "cells": t.cells(), "comparisons": t.comparisons()}
+    if t.test in ("tukey", "randomized-tukey"):
+        obj["needed"] = {m: float(c) for m, c in zip(t.measures, t.critical, strict=True)}
+    if anova:
+        obj["anova"] = t.anova_rows()
     if wins:
         obj["wins"] = t.win_counts()
     if deltas:

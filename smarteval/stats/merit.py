@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,6 +41,18 @@ def shared_values(evaluations, names, nothing: str) -> tuple[np.ndarray, np.ndar
         for j, name in enumerate(names):
             values[i, j] = np.asarray(ev.per_query[name], dtype=np.float64)[rows]
     return ids, values
+
+
+def undefined_note(name: str, qids, runs: Sequence[str], missing: np.ndarray,
+                   shown: int = 10) -> str:
+    """The note naming the queries left out of ``name`` for lack of a value; ``missing``
+    (runs, those queries) tells which runs have none."""
+    qids = [str(q) for q in qids]
+    listed = ", ".join(qids[:shown]) + (f" and {len(qids) - shown} more"
+                                        if len(qids) > shown else "")
+    who = [runs[int(r)] for r in np.flatnonzero(missing.any(axis=1))]
+    return (f"{name}: {len(qids)} quer{'y' if len(qids) == 1 else 'ies'} without a value "
+            f"(NaN) in {', '.join(who)} left out of its means and tests: {listed}")
 
 
 # --------------------------------------------------------------------------- Keen's merit

@@ -22,7 +22,14 @@ from smarteval.stats.correlation import (
     leaderboard_correlation,
     rank_correlation,
 )
-from smarteval.stats.merit import Magnitudes, align, magnitudes, merit, shared_values
+from smarteval.stats.merit import (
+    Magnitudes,
+    align,
+    magnitudes,
+    merit,
+    shared_values,
+    undefined_note,
+)
 from smarteval.stats.selection import CAVEAT, select_best
 from smarteval.stats.significance import TESTS, adjust, paired_test
 
@@ -117,6 +124,18 @@ def comparable_requests(measures: Sequence[str], version: int, nothing: str):
     if not names:
         raise UsageError(f"{nothing}: " + ", ".join(skipped) + " have no number for each query")
     return requests, names, skipped
+
+
+def evaluate_comparable(qrels, runs: Sequence, measures: Sequence[str], settings: Settings,
+                        nothing: str, on_run=None) -> tuple[list, list[str], list[str]]:
+    """Evaluate ``runs`` on the outputs of ``measures`` that can be compared query by
+    query: the evaluations, those output names (each once) and the names left out
+    (``nothing`` starts the message refusing measures with none)."""
+    from smarteval.evaluation import as_qrels, evaluate
+    requests, names, skipped = comparable_requests(measures, settings.trec_version, nothing)
+    evs = evaluate(as_qrels(qrels), list(runs), requests, settings, keep_ranked=False,
+                   on_run=on_run)
+    return evs, list(dict.fromkeys(names)), skipped
 
 
 def measure_names(specs: Iterable[str], version: int) -> list[str]:
@@ -222,14 +241,25 @@ def build_report(evaluations, names: list[str], *, tests: list[str], correction:
                 f" and {left_r} only in {ev.name}"
                 + ("" if complete else " (-c scores a query missing from a run as 0)"))
         for name in names:
-            pairs.append((ev.name, name, base.per_query[name][bi], ev.per_query[name][ri], ids))
+            b = np.asarray(base.per_query[name], dtype=np.float64)[bi]
+            r = np.asarray(ev.per_query[name], dtype=np.float64)[ri]
+            defined = ~(np.isnan(b) | np.isnan(r))
+            if not defined.all():
+                # a NaN is no value: it is never a difference, a win or a test's datum
+                rep.notes.append(f"{ev.name}: " + undefined_note(
+                    name, ids[~defined], [base.name, ev.name],
+                    np.isnan(np.vstack([b, r])[:, ~defined])))
+                b, r = b[defined], r[defined]
+            pairs.append((ev.name, name, b, r, ids[defined]))
 
     for run, name, b, r, ids in pairs:
         counts = merit(b, r, tolerance)
         rep.merit.append({"baseline": base.name, "run": run, "measure": name, "n": counts.n,
                           "better": counts.better, "worse": counts.worse,
-                          "equal": counts.equal, "mean_baseline": float(np.mean(b)),
-                          "mean_run": float(np.mean(r)), "percentages": counts.percentages()})
+                          "equal": counts.equal,
+                          "mean_baseline": float(np.mean(b)) if len(b) else math.nan,
+                          "mean_run": float(np.mean(r)) if len(r) else math.nan,
+                          "percentages": counts.percentages()})
         mg = magnitudes(b, r, ids, tolerance)
         rep.mags.append(mg)
         rep.magnitudes.append({
@@ -248,7 +278,8 @@ def build_report(evaluations, names: list[str], *, tests: list[str], correction:
                 "better": merit_row["better"], "worse": merit_row["worse"],
                 "equal": merit_row["equal"],
                 "mean_diff": res.mean_diff, "ci_low": res.ci_low, "ci_high": res.ci_high,
-                "effect": res.effect, "test": test, "statistic": res.statistic,
+                "effect": res.effect, "g_av": res.g_av, "test": test,
+                "statistic": res.statistic,
                 "p_value": res.p_value, "p_adjusted": float(padj),
                 "significant": bool(padj < alpha) if not math.isnan(padj) else False,
                 "mean_baseline": merit_row["mean_baseline"], "mean_run": merit_row["mean_run"],

@@ -23,8 +23,37 @@ TEST_HELP = {
 }
 TESTS = tuple(TEST_HELP)
 #: Tests of every pair of runs at once, which compare no pair on its own.
-ALL_PAIRS_TESTS = {"tukey": "Tukey's HSD, scipy.stats.tukey_hsd over the runs as independent "
-                            "groups"}
+ALL_PAIRS_TESTS = {
+    "tukey": "Tukey's HSD blocked by query: the studentized range on the residual variance of "
+             "the two-way ANOVA without replication (runs x queries)",
+    "randomized-tukey": "randomised Tukey HSD: each query's scores permuted across the runs "
+                        "--samples times (Carterette 2012, Sakai's Discpower)",
+    "tukey-independent": "Tukey's HSD over the runs as independent groups "
+                         "(scipy.stats.tukey_hsd), which ignores that the runs answer the "
+                         "same queries",
+}
+#: What each test assumes of the per-query values (the man page's list).
+ASSUMES = {
+    "t": "the per-query differences are independent draws from a normal distribution (or "
+         "enough queries for their mean to be nearly normal)",
+    "wilcoxon": "the differences are independent and symmetric about their median, which it "
+                "tests (not the mean); differences within --tie-tolerance are dropped",
+    "sign": "only that queries are independent: it counts the queries better and worse and "
+            "ignores by how much",
+    "randomization": "that, under the null hypothesis, each query's two scores are "
+                     "exchangeable (the sign of each difference is a coin flip); no "
+                     "distribution",
+    "bootstrap": "the queries are a random sample of the queries one cares about; the "
+                 "percentile interval is only approximate with few queries",
+    "tukey": "each score is the sum of a run effect, a query effect and a normal error of one "
+             "variance, independent across queries; no run x query interaction beyond that "
+             "error",
+    "randomized-tukey": "that, under the null hypothesis that no run differs, each query's "
+                        "scores are exchangeable across the runs; no distribution",
+    "tukey-independent": "the runs are independent samples of normal values with one "
+                         "variance: not so when every run answers the same queries, where "
+                         "its p-values are not the right ones",
+}
 #: The corrections for multiple comparisons, with their names in words.
 CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg",
                     "none": "no"}
@@ -38,8 +67,9 @@ class TestResult:
     """One paired test of a run against the baseline on one measure.
 
     ``ci_low``/``ci_high`` bound the mean difference: Student's t interval, except for
-    the bootstrap, whose row carries its percentile interval. ``exact`` tells whether a
-    randomization test enumerated every sign assignment.
+    the bootstrap, whose row carries its percentile interval. ``effect`` is Cohen's d_z,
+    ``g_av`` Hedges' g_av (:func:`hedges_g_av`). ``exact`` tells whether a randomization
+    test enumerated every sign assignment.
     """
 
     test: str
@@ -51,6 +81,7 @@ class TestResult:
     statistic: float
     p_value: float
     exact: bool | None = None
+    g_av: float = math.nan
 
 
 def effect_size(d: np.ndarray) -> float:
@@ -65,6 +96,26 @@ def effect_size(d: np.ndarray) -> float:
     if s == 0.0 or s < 1e-12 * max(abs(m), 1e-300):
         return 0.0 if m == 0.0 else math.copysign(math.inf, m)
     return m / s
+
+
+def hedges_g_av(base: np.ndarray, run: np.ndarray) -> float:
+    """Hedges' g_av of run against base: Cumming's d_av, the mean difference over the root
+    mean of the two variances, times Hedges' correction 1 - 3 / (4 (2n) - 9) (Lakens 2013,
+    pingouin's ``compute_effsize(paired=True, eftype="hedges")``).
+
+    No spread in either run: 0 when the means are equal, otherwise +-inf; fewer than two
+    queries: nan.
+    """
+    b = np.asarray(base, dtype=np.float64)
+    r = np.asarray(run, dtype=np.float64)
+    n = len(b)
+    if n < 2:
+        return math.nan
+    m = float(np.mean(r) - np.mean(b))
+    s = math.sqrt((float(np.var(r, ddof=1)) + float(np.var(b, ddof=1))) / 2)
+    if s == 0.0 or s < 1e-12 * max(abs(m), 1e-300):
+        return 0.0 if m == 0.0 else math.copysign(math.inf, m)
+    return m / s * (1 - 3 / (4 * (2 * n) - 9))
 
 
 def t_interval(d: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
@@ -89,9 +140,11 @@ def paired_test(test: str, base: np.ndarray, run: np.ndarray, *, tolerance: floa
                    tolerance counted as zero and dropped (statistic: the smaller rank sum)
     sign           scipy.stats.binomtest of the queries better among those not equal
                    (statistic: the number better)
-    randomization  scipy.stats.permutation_test flipping each query's pair (Fisher's
-                   paired randomization, statistic: the mean difference); exact when
-                   2^n <= samples, otherwise ``samples`` random assignments
+    randomization  Fisher's paired randomization, flipping the sign of each query's
+                   difference (statistic: the mean difference); exact when 2^n <= samples,
+                   otherwise ``samples`` random assignments drawn in blocks
+                   (:func:`paired_tests`: scipy.stats.permutation_test's p-value, in
+                   bounded memory)
     bootstrap      scipy.stats.bootstrap of the mean difference, percentile interval at
                    ``confidence``; its p-value is twice the smaller share of bootstrap
                    means on either side of 0 (the test the interval inverts)
@@ -105,6 +158,7 @@ def paired_test(test: str, base: np.ndarray, run: np.ndarray, *, tolerance: floa
     mean = float(np.mean(d)) if n else math.nan
     lo, hi = t_interval(d, confidence)
     eff = effect_size(d)
+    g_av = hedges_g_av(base, run)
     exact = None
     if n == 0:
         return TestResult(test, 0, math.nan, math.nan, math.nan, math.nan, math.nan, math.nan)
@@ -140,12 +194,10 @@ def paired_test(test: str, base: np.ndarray, run: np.ndarray, *, tolerance: floa
                 # one query: both sign assignments reach the observed |mean|
                 p, exact = 1.0, True
             else:
-                r = stats.permutation_test(
-                    (np.asarray(run, float), np.asarray(base, float)), _mean_diff,
-                    permutation_type="samples", vectorized=True, n_resamples=samples,
-                    **_rng(stats.permutation_test, seed))
-                p = float(r.pvalue)
-                exact = 2 ** n <= samples
+                _, ps, exact = paired_tests("randomization", np.asarray(base, float)[None],
+                                            np.asarray(run, float)[None], samples=samples,
+                                            seed=seed)
+                p = float(ps[0])
         else:  # bootstrap
             stat = mean
             if n < 2:
@@ -157,17 +209,13 @@ def paired_test(test: str, base: np.ndarray, run: np.ndarray, *, tolerance: floa
             else:
                 r = stats.bootstrap((d,), np.mean, n_resamples=samples, confidence_level=confidence,
                                     method="percentile", vectorized=True,
-                                    **_rng(stats.bootstrap, seed))
+                                    batch=max(1, _BLOCK // n), **_rng(stats.bootstrap, seed))
                 lo, hi = float(r.confidence_interval.low), float(r.confidence_interval.high)
                 dist = np.asarray(r.bootstrap_distribution)
                 below = np.count_nonzero(dist <= 0.0)
                 above = np.count_nonzero(dist >= 0.0)
                 p = min(1.0, 2.0 * (min(below, above) + 1) / (len(dist) + 1))
-    return TestResult(test, n, mean, lo, hi, eff, stat, p, exact)
-
-
-def _mean_diff(x, y, axis=-1):
-    return np.mean(x - y, axis=axis)
+    return TestResult(test, n, mean, lo, hi, eff, stat, p, exact, g_av)
 
 
 def _rng(func, seed: int | None) -> dict:
@@ -285,7 +333,8 @@ def paired_tests(test: str, base: np.ndarray, run: np.ndarray, *, tolerance: flo
     raise UsageError(f"unknown test {test!r}: expected one of {', '.join(TESTS)}")
 
 
-#: Rows times samples held at once (32 MiB of doubles), and samples drawn at once.
+#: Rows times samples held at once (32 MiB of doubles), and at most as many samples drawn
+#: at once (fewer for many queries, so that a block of weights stays within _BLOCK values).
 _BLOCK = 4_000_000
 _SAMPLES_AT_ONCE = 16_384
 
@@ -301,8 +350,9 @@ def sample_weights(kind: str, n: int, samples: int, seed: int | None = 0):
     The same arguments give the same blocks (drawn from ``seed``).
     """
     rng = np.random.default_rng(seed)
-    for start in range(0, samples, _SAMPLES_AT_ONCE):
-        b = min(_SAMPLES_AT_ONCE, samples - start)
+    at_once = max(1, min(_SAMPLES_AT_ONCE, _BLOCK // max(n, 1)))
+    for start in range(0, samples, at_once):
+        b = min(at_once, samples - start)
         if kind == "every sign":
             w = 1.0 - 2.0 * ((np.arange(start, start + b)[:, None] >> np.arange(n)) & 1)
         elif kind == "signs":
@@ -327,6 +377,29 @@ def _counts(d: np.ndarray, kind: str, samples: int, seed: int | None, upper: np.
             below[rows] += np.count_nonzero(null <= upper[rows, None], axis=1)
             above[rows] += np.count_nonzero(null >= lower[rows, None], axis=1)
     return below, above
+
+
+def critical_differences(test: str, d: np.ndarray, level: float, *, samples: int = 10000,
+                         seed: int | None = 0) -> np.ndarray:
+    """For each row of differences ``d`` (pairs, queries), the |mean difference| a pair
+    needs to be significant at two-sided ``level``: t(1 - level/2; n-1) s_d / sqrt(n) for
+    the t-test, the 1 - level quantile of the |mean| of the sign-flipped differences (the
+    assignments :func:`paired_tests` draws) for randomization."""
+    k, n = d.shape
+    if test not in ("t", "randomization"):
+        raise UsageError(f"no critical difference for test {test!r}")
+    if test == "t":
+        from scipy import stats
+        return float(stats.t.ppf(1 - level / 2, n - 1)) * d.std(axis=1, ddof=1) / math.sqrt(n)
+    exact = 2 ** n <= samples
+    kind, total = ("every sign", 2 ** n) if exact else ("signs", samples)
+    out = np.empty(k)
+    step = max(1, _BLOCK // total)
+    for start in range(0, k, step):             # the same assignments for every block
+        rows = slice(start, start + step)
+        null = np.abs(np.hstack([d[rows] @ w for w in sample_weights(kind, n, total, seed)]))
+        out[rows] = np.quantile(null, 1 - level, axis=1, method="higher")
+    return out
 
 
 def intervals(values: np.ndarray, method: str, confidence: float = 0.95, *,
@@ -360,18 +433,3 @@ def intervals(values: np.ndarray, method: str, confidence: float = 0.95, *,
         return lo, hi
     raise UsageError(f"unknown interval {method!r}: expected t or bootstrap")
 
-
-def tukey(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Tukey's HSD over the rows of ``groups`` (runs, queries) as independent groups
-    (scipy.stats.tukey_hsd): the differences of means ``mean_i - mean_j`` and their
-    p-values, adjusted for every pair, shape (runs, runs). No spread within the groups:
-    p is 1 where the means are equal and 0 where they differ."""
-    from scipy import stats
-    g = np.asarray(groups, dtype=np.float64)
-    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
-        warnings.simplefilter("ignore", RuntimeWarning)
-        r = stats.tukey_hsd(*g)
-    stat, p = np.array(r.statistic, dtype=float), np.array(r.pvalue, dtype=float)
-    undefined = np.isnan(p)
-    p[undefined] = np.where(stat[undefined] == 0, 1.0, 0.0)
-    return stat, p

@@ -12,7 +12,7 @@ import numpy as np
 
 from smarteval.errors import UsageError
 from smarteval.settings import Settings
-from smarteval.stats.merit import shared_values
+from smarteval.stats.merit import shared_values, undefined_note
 from smarteval.stats.significance import (
     ALL_PAIRS_TESTS,
     CORRECTIONS,
@@ -20,7 +20,6 @@ from smarteval.stats.significance import (
     adjust,
     intervals,
     paired_tests,
-    tukey,
 )
 
 #: The ways a mean's interval is given (``--ci``).
@@ -55,13 +54,20 @@ class Table:
     """The table and what stands behind each mark.
 
     ``values[r, m]`` holds run r's per-query values of measure m on the queries ``qids``
-    every run has; ``means``, ``ci_low``, ``ci_high`` and ``rank`` (1 is best, equal means
-    share the better place) are (runs, measures). ``pairs[k] = (a, b)``: comparison k
-    tests run a against run b (every pair a < b, or each run against each baseline b);
-    ``diff``, ``statistic``, ``p_value``, ``p_adjusted`` and ``better`` are (pairs,
-    measures), ``better`` +1 where a is significantly better than b, -1 where b is better
-    than a, 0 neither. ``wins[k, m]`` counts the queries where a is better, equal, worse.
-    ``symbols`` are the run letters (every pair) or the baseline marks.
+    every run has; ``kept[m]`` the queries where every run has a value of m (NaN values,
+    such as ``-J`` gives a query with nothing judged, leave their query out of m's means
+    and tests). ``means``, ``ci_low``, ``ci_high`` and ``rank`` (1 is best, equal means
+    share the better place, 0 for a mean that is undefined) are (runs, measures).
+    ``pairs[k] = (a, b)``: comparison k tests run a against run b (every pair a < b, or
+    each run against each baseline b); ``diff``, ``statistic``, ``p_value``,
+    ``p_adjusted``, ``better``, ``effect`` (Sakai's ES_E, diff / sqrt(V_E)) and, for
+    Tukey's HSD, ``pair_low``/``pair_high`` (the simultaneous interval of the difference)
+    are (pairs, measures), ``better`` +1 where a is significantly better than b, -1 where
+    b is better than a, 0 neither. ``wins[k, m]`` counts the queries where a is better,
+    equal, worse. ``anovas[m]``: measure m's two-way ANOVA without replication (None for
+    one run); ``critical[m]``: under tukey and randomized-tukey, the difference of means a
+    pair must exceed to be significant at alpha. ``symbols`` are the run letters (every
+    pair) or the baseline marks.
     """
 
     runs: list[str]
@@ -91,6 +97,17 @@ class Table:
     tolerance: float = 0.0
     exact: bool | None = None
     notes: list[str] = field(default_factory=list)
+    kept: np.ndarray = field(default_factory=lambda: np.ones((0, 0), dtype=bool))
+    effect: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    pair_low: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    pair_high: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    anovas: list = field(default_factory=list)
+    critical: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    def queries(self, m: int) -> int:
+        """The number of queries measure m's means and tests are over (those with a value
+        in every run)."""
+        return int(self.kept[m].sum())
 
     @property
     def all_pairs(self) -> bool:
@@ -136,7 +153,7 @@ class Table:
         """One row per (run, measure): mean, interval, place and marks."""
         marks, second = self.marks(), self.second
         named = self.runs if self.all_pairs else [self.runs[b] for b in self.baselines]
-        return [{"run": run, "measure": name, "n": len(self.qids),
+        return [{"run": run, "measure": name, "n": self.queries(m),
                  "mean": float(self.means[r, m]), "ci_low": float(self.ci_low[r, m]),
                  "ci_high": float(self.ci_high[r, m]), "rank": int(self.rank[r, m]),
                  "best": bool(self.rank[r, m] == 1), "second": bool(second[r, m]),
@@ -145,7 +162,8 @@ class Table:
                 for r, run in enumerate(self.runs) for m, name in enumerate(self.measures)]
 
     def comparisons(self) -> list[dict]:
-        """One row per comparison: the pair, the difference of the means, the test's
+        """One row per comparison: the pair, its number of queries, the difference of the
+        means with (Tukey's HSD) its simultaneous interval, Sakai's ES_E, the test's
         statistic, raw and adjusted p, and which run (if any) is significantly better."""
         rows = []
         for m, name in enumerate(self.measures):
@@ -153,12 +171,30 @@ class Table:
                 better = {1: self.runs[a], -1: self.runs[b]}.get(int(self.better[k, m]), "")
                 rows.append({
                     "measure": name, "run": self.runs[a], "other": self.runs[b],
-                    "mean_run": float(self.means[a, m]), "mean_other": float(self.means[b, m]),
-                    "diff": float(self.diff[k, m]), "test": self.test,
+                    "n": self.queries(m), "mean_run": float(self.means[a, m]),
+                    "mean_other": float(self.means[b, m]), "diff": float(self.diff[k, m]),
+                    "ci_low": float(self.pair_low[k, m]), "ci_high": float(self.pair_high[k, m]),
+                    "es_e": float(self.effect[k, m]), "test": self.test,
                     "statistic": float(self.statistic[k, m]),
                     "p_value": float(self.p_value[k, m]),
                     "p_adjusted": float(self.p_adjusted[k, m]),
                     "significant": bool(self.better[k, m] != 0), "better": better})
+        return rows
+
+    def anova_rows(self) -> list[dict]:
+        """Each measure's two-way ANOVA without replication (runs x queries): one row per
+        source (system, topic, residual, total) with its sum of squares, df, mean square,
+        F and p; the system row also gives the effect's size (eta-squared, partial
+        eta-squared, omega-squared, partial omega-squared)."""
+        rows = []
+        for name, a in zip(self.measures, self.anovas, strict=True):
+            if a is None:
+                continue
+            sizes = a.effect_sizes()
+            for row in a.rows():
+                rows.append({"measure": name, **row,
+                             **{k: (v if row["source"] == "system" else math.nan)
+                                for k, v in sizes.items()}})
         return rows
 
     def win_counts(self) -> list[dict]:
@@ -292,15 +328,21 @@ def build_table(evaluations, names: Sequence[str], *, baselines: Sequence[str] =
         left = len(ev.qids) - len(qids)
         if left:
             notes.append(f"{runs[r]}: {left} of its queries left out (not in every run)")
-    means = values.mean(axis=2)
-    flat = values.reshape(-1, len(qids))
-    if interval is None:
-        lo = hi = np.full(means.shape, math.nan)
-    else:
-        lo, hi = (x.reshape(means.shape) for x in
-                  intervals(flat, interval, confidence, samples=samples, seed=seed))
-    # 1 + the number of runs with a higher mean (equal means share the better place)
-    rank = 1 + np.count_nonzero(means[None, :, :] > means[:, None, :], axis=1)
+    kept = ~np.isnan(values).any(axis=0)                      # (measures, queries)
+    for m, name in enumerate(names):
+        if not kept[m].all():
+            notes.append(undefined_note(name, qids[~kept[m]], runs,
+                                        np.isnan(values[:, m][:, ~kept[m]])))
+    counts = kept.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(kept[None], values, 0.0).sum(axis=2) / counts[None, :]
+    lo = np.full(means.shape, math.nan)
+    hi = np.full(means.shape, math.nan)
+    if interval is not None:
+        for m in range(len(names)):
+            lo[:, m], hi[:, m] = intervals(values[:, m][:, kept[m]], interval, confidence,
+                                           samples=samples, seed=seed)
+    rank = places(means)
 
     if base:
         pairs = np.array([(r, b) for b in base for r in range(len(runs)) if r != b],
@@ -310,47 +352,106 @@ def build_table(evaluations, names: Sequence[str], *, baselines: Sequence[str] =
         pairs = np.array([(a, b) for a in range(len(runs)) for b in range(a + 1, len(runs))],
                          dtype=int).reshape(-1, 2)
         symbols = letters(len(runs))
-    a_vals, b_vals = values[pairs[:, 0]], values[pairs[:, 1]]          # (K, M, Q)
     diff = means[pairs[:, 0]] - means[pairs[:, 1]]
-    d = a_vals - b_vals
-    wins = np.stack([np.count_nonzero(d > tolerance, axis=2),
-                     np.count_nonzero(np.abs(d) <= tolerance, axis=2),
-                     np.count_nonzero(d < -tolerance, axis=2)], axis=2)
-    exact = None
+    d = np.where(kept[None], values[pairs[:, 0]] - values[pairs[:, 1]], np.nan)   # (K, M, Q)
+    with np.errstate(invalid="ignore"):
+        wins = np.stack([np.count_nonzero(d > tolerance, axis=2),
+                         np.count_nonzero(np.abs(d) <= tolerance, axis=2),
+                         np.count_nonzero(d < -tolerance, axis=2)], axis=2)
     k, nm = len(pairs), len(names)
-    if test in ALL_PAIRS_TESTS:
-        statistic = np.empty((k, nm))
-        p = np.empty((k, nm))
-        for m in range(nm):
-            st, pv = tukey(values[:, m])
-            statistic[:, m] = st[pairs[:, 0], pairs[:, 1]]
-            p[:, m] = pv[pairs[:, 0], pairs[:, 1]]
-    elif k:
-        st, pv, exact = paired_tests(test, b_vals.reshape(k * nm, -1),
-                                     a_vals.reshape(k * nm, -1), tolerance=tolerance,
-                                     samples=samples, seed=seed)
-        statistic, p = st.reshape(k, nm), pv.reshape(k, nm)
-    else:
-        statistic = p = np.zeros((0, nm))
+    tested = Tested(k, nm)
+    for m, name in enumerate(names):
+        scores = values[:, m][:, kept[m]]                     # (runs, queries with values)
+        tested.measure(m, name, scores, pairs, test, samples=samples, seed=seed,
+                       tolerance=tolerance, alpha=alpha, confidence=confidence, notes=notes)
+    p = tested.p
     p_adj = adjust(p.ravel(), applied).reshape(p.shape)
     significant = np.where(np.isnan(p_adj), False, p_adj < alpha)
-    better = np.where(significant, np.sign(diff), 0).astype(np.int8)
+    better = np.where(significant & ~np.isnan(diff), np.sign(np.nan_to_num(diff)),
+                      0).astype(np.int8)
     if len(runs) < 2:
         notes.append("one run: nothing to compare")
     return Table(runs=runs, paths=[ev.path for ev in evaluations], measures=list(names),
                  qids=qids, values=values, means=means, ci_low=lo, ci_high=hi, rank=rank,
                  baselines=base, test=test, correction=applied, alpha=alpha,
                  confidence=confidence, interval=interval, samples=samples, pairs=pairs,
-                 diff=diff, statistic=statistic, p_value=p, p_adjusted=p_adj, better=better,
-                 wins=wins, symbols=symbols, tolerance=tolerance, exact=exact, notes=notes)
+                 diff=diff, statistic=tested.statistic, p_value=p, p_adjusted=p_adj,
+                 better=better, wins=wins, symbols=symbols, tolerance=tolerance,
+                 exact=tested.exact, notes=notes, kept=kept, effect=tested.effect,
+                 pair_low=tested.low, pair_high=tested.high, anovas=tested.anovas,
+                 critical=tested.critical)
+
+
+def places(means: np.ndarray) -> np.ndarray:
+    """Each run's place in each column of ``means`` (runs, measures): 1 + the number of
+    runs with a higher mean, so equal means share the better place; 0 for an undefined
+    (NaN) mean, which has no place and is never the best."""
+    with np.errstate(invalid="ignore"):
+        higher = np.count_nonzero(means[None, :, :] > means[:, None, :], axis=1)
+    return np.where(np.isnan(means), 0, 1 + higher)
+
+
+class Tested:
+    """The test's numbers for every pair (rows) and measure (columns), filled a measure at a
+    time: statistic, p, Sakai's ES_E, the simultaneous interval of Tukey's HSD, and each
+    measure's ANOVA and the difference a pair needs to be significant (Tukey)."""
+
+    def __init__(self, pairs: int, measures: int):
+        shape = (pairs, measures)
+        self.statistic = np.full(shape, math.nan)
+        self.p = np.full(shape, math.nan)
+        self.effect = np.full(shape, math.nan)
+        self.low = np.full(shape, math.nan)
+        self.high = np.full(shape, math.nan)
+        self.anovas: list = [None] * measures
+        self.critical = np.full(measures, math.nan)
+        self.exact: bool | None = None
+
+    def measure(self, m: int, name: str, scores: np.ndarray, pairs: np.ndarray, test: str,
+                *, samples: int, seed: int | None, tolerance: float, alpha: float,
+                confidence: float, notes: list[str]) -> None:
+        from smarteval.stats.anova import standardized_differences, two_way
+        from smarteval.stats.tukey import randomized_tukey, tukey_hsd, tukey_independent
+        runs, n = scores.shape
+        a, b = pairs[:, 0], pairs[:, 1]
+        if n == 0:
+            return
+        if runs > 1:
+            self.anovas[m] = two_way(scores)
+            self.effect[:, m] = standardized_differences(
+                scores, self.anovas[m].ms_residual)[a, b]
+        if not len(pairs):
+            return
+        if test in ("tukey", "tukey-independent") and n < 2:
+            notes.append(f"{name}: {test} needs two queries or more with a value in every "
+                         "run: no test")
+            return
+        if test == "tukey":
+            t = tukey_hsd(scores, confidence)
+            self.statistic[:, m], self.p[:, m] = t.q[a, b], t.p[a, b]
+            self.low[:, m], self.high[:, m] = t.ci_low[a, b], t.ci_high[a, b]
+            self.critical[m] = t.needed(alpha)
+        elif test == "randomized-tukey":
+            r = randomized_tukey(scores, samples=samples, seed=seed)
+            self.statistic[:, m], self.p[:, m] = r.diff[a, b], r.p[a, b]
+            self.critical[m] = r.critical(alpha)
+            self.exact = r.exact if self.exact is None else (self.exact and r.exact)
+        elif test == "tukey-independent":
+            st, pv = tukey_independent(scores)
+            self.statistic[:, m], self.p[:, m] = st[a, b], pv[a, b]
+        else:
+            st, pv, exact = paired_tests(test, scores[b], scores[a], tolerance=tolerance,
+                                         samples=samples, seed=seed)
+            self.statistic[:, m], self.p[:, m] = st, pv
+            if exact is not None:
+                self.exact = exact if self.exact is None else (self.exact and exact)
 
 
 def table_runs(qrels, runs: Sequence, measures: Sequence[str] = DEFAULT_MEASURES,
                settings: Settings | None = None, *, on_run=None, **options) -> Table:
     """Evaluate ``runs`` against ``qrels`` and build their table (``options`` as
     :func:`build_table` takes them)."""
-    from smarteval.evaluation import as_qrels, evaluate
-    from smarteval.stats.report import check_parameters, comparable_requests
+    from smarteval.stats.report import check_parameters, evaluate_comparable
     check_parameters(alpha=options.get("alpha", 0.05),
                      confidence=options.get("confidence", 0.95),
                      samples=options.get("samples", 10000), seed=options.get("seed", 0),
@@ -361,13 +462,9 @@ def table_runs(qrels, runs: Sequence, measures: Sequence[str] = DEFAULT_MEASURES
         if isinstance(options.get("labels"), Mapping):
             break
         parse_label(text)
-    settings = settings or Settings()
-    requests, names, skipped = comparable_requests(measures or DEFAULT_MEASURES,
-                                                   settings.trec_version,
-                                                   "no measure for the table")
-    names = list(dict.fromkeys(names))
-    evs = evaluate(as_qrels(qrels), list(runs), requests, settings, keep_ranked=False,
-                   on_run=on_run)
+    evs, names, skipped = evaluate_comparable(qrels, runs, measures or DEFAULT_MEASURES,
+                                              settings or Settings(),
+                                              "no measure for the table", on_run)
     table = build_table(evs, names, **options)
     if skipped:
         table.notes.append("left out (no number for each query): " + ", ".join(skipped))

@@ -1,0 +1,93 @@
+"""``smarteval discpower``: how many pairs of runs each measure tells apart (Sakai 2006)."""
+
+from __future__ import annotations
+
+import click
+
+from smarteval.cli.options import (
+    CONTEXT,
+    input_path,
+    note,
+    output_options,
+    reports_errors,
+    reuse_freed_memory,
+    takes_settings,
+    trec_options,
+)
+from smarteval.output import write_text
+from smarteval.render.discpower import FORMATS
+from smarteval.render.formats import is_table
+from smarteval.stats.discpower import DISCPOWER_TESTS
+from smarteval.stats.significance import CORRECTIONS
+
+
+@click.command("discpower", context_settings=CONTEXT)
+@click.argument("qrels", type=input_path())
+@click.argument("runs", nargs=-1, required=True, type=input_path())
+@trec_options(measure_help="Measure whose discriminative power to give, trec_eval style (map, "
+                           "P.10) or ir_measures style (AP, P@10). Repeatable. Default: map, "
+                           "P.10 and ndcg_cut.10.")
+@click.option("-t", "--test", type=click.Choice(list(DISCPOWER_TESTS)),
+              default="randomized-tukey", show_default=True,
+              help="Test of every pair: " + ", ".join(f"{k} ({v})"
+                                                      for k, v in DISCPOWER_TESTS.items())
+                   + ".")
+@click.option("--correction", type=click.Choice(CORRECTIONS), default=None,
+              help="Correction over the pairs of each measure, for the paired tests. Default: "
+                   "holm (t, randomization); none for the Tukey tests, which adjust for "
+                   "every pair themselves.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.05, show_default=True,
+              help="Significance level: a pair counts when its ASL is below it.")
+@click.option("--samples", type=int, default=10000, show_default=True, metavar="N",
+              help="Permutations of the randomised Tukey HSD (every one when (runs!)^queries "
+                   "<= N), sign assignments of the randomization test (every one when "
+                   "2^queries <= N).")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Seed of the permutations and sign assignments (0 or more).")
+@click.option("--label", "labels", multiple=True, metavar="RUN=NAME",
+              help="Name RUN (its path or tag) NAME; repeatable. Default: the run's tag.")
+@click.option("--pairs", is_flag=True,
+              help="Readable formats: add every pair's difference and ASL (the data formats "
+                   "always have them).")
+@click.option("--digits", type=click.IntRange(0, 15), default=4, show_default=True, metavar="N",
+              help="Decimal places of the differences.")
+@output_options(FORMATS, format_more="tsv, csv and json give the measures, then every pair.",
+                header_help="Leave out the header lines of tsv and csv output.")
+@reports_errors
+@takes_settings
+def discpower(qrels, runs, measures, settings, test, correction, alpha, samples, seed, labels,
+              pairs, digits, fmt, output, no_header):
+    """Discriminative power (Sakai, SIGIR 2006): how many pairs of RUNS each measure (-m)
+    tells apart.
+
+    Every pair of runs is tested (-t) on the queries every run has a value for; each
+    pair's achieved significance level (ASL) is its p-value, adjusted for the pairs of
+    the measure. The table gives, for each measure, the pairs with ASL below --alpha,
+    their share, and the estimated difference of means a pair needs to be significant:
+    for randomized-tukey the range of means the permutations exceed in a share alpha of
+    them, for tukey the honestly significant difference, for the paired tests the largest
+    of the pairs' critical differences at alpha (or alpha over the pairs, with a
+    correction). plot -k asl draws the ASLs, sorted, one line per measure.
+    """
+    from smarteval.api import discpower as measure_discpower
+    from smarteval.api import repeated_notes
+    from smarteval.progress import Progress
+    from smarteval.stats.table import DEFAULT_MEASURES, parse_label
+
+    for text in labels:
+        parse_label(text)                       # a malformed --label, before any work
+    reuse_freed_memory([qrels, *runs])
+    for text in repeated_notes(runs):
+        note(f"smarteval: {text}")
+    with Progress(list(runs), "smarteval") as bar:
+        finished = bar.each_run(list(runs))
+        bar.doing("evaluating")
+        result = measure_discpower(qrels, list(runs), list(measures) or list(DEFAULT_MEASURES),
+                                   settings=settings, test=test, correction=correction,
+                                   alpha=alpha, samples=samples, seed=seed,
+                                   labels=list(labels), on_run=finished)
+    write_text(result.render(fmt, pairs=pairs, digits=digits, header=not no_header), output)
+    if not is_table(fmt) and fmt != "json":
+        for n in result.notes:
+            note(f"smarteval: {n}")

@@ -133,8 +133,8 @@ def summarize(out: Output, values: np.ndarray, ranked, *, zscores: bool = False)
         return float(averaged_over(ranked)) if zscores else averaged_over(ranked)
     if m.average == "none":
         return None
-    if m.total is not None and not zscores:     # sample_eval's own totals
-        return m.total(ranked, np.asarray(values), averaged_over(ranked))
+    if m.total is not None and not zscores and (m.average == "sum" or average == "macro"):
+        return m.total(ranked, np.asarray(values), averaged_over(ranked))  # sample_eval's
     acc = np.ones(n_q, dtype=bool) if empty_ranking(out) else accumulated(ranked)
     if m.average == "sum":
         if (m.name == "num_rel" and out.rel_level is None and ranked.settings.complete

@@ -30,9 +30,11 @@ from smarteval.measures.grammar import (
     Request,
     parse_measures,
     printed_as,
+    unjudged_range,
 )
 from smarteval.ranking import rank, residual
 from smarteval.ranking.programs import needs_file_order
+from smarteval.ranking.unjudged import counted_relevant, unjudged_grade
 from smarteval.read import read_qrels, read_run
 from smarteval.read.source import text_size
 from smarteval.settings import Settings, distinct_names
@@ -339,7 +341,26 @@ class Ranker:
             ranked = replace(ranked, subtopics=self.subtopics)
         if self.cwl:
             ranked = replace(ranked, cwl=self._cwl_inputs(run))
+        if self.settings.unjudged in ("relevant", "range"):
+            self._check_unjudged()
+            if self.settings.unjudged == "relevant":
+                ranked = counted_relevant(ranked, self.unjudged_grade)
         return ranked
+
+    @property
+    def unjudged_grade(self) -> int:
+        """The grade ``--unjudged relevant`` and ``range`` give an unjudged document."""
+        return unjudged_grade(self.qrels, self.settings)
+
+    def _check_unjudged(self) -> None:
+        """Refuse counting unjudged documents relevant where the measures read judgements
+        of their own (subtopics, preferences, strata, fractional gains), which a grade in
+        the ranking does not reach."""
+        if self.subtopics is not None or self.gains is not None:
+            raise UsageError(f"--unjudged {self.settings.unjudged} gives unjudged documents a "
+                             "grade in plain qrels; these measures read judgements of their "
+                             f"own (-R {self.settings.qrels_format}, subtopics or fractional "
+                             "gains): use --unjudged nonrelevant or drop")
 
     @property
     def cwl(self) -> bool:
@@ -413,8 +434,12 @@ class Job:
     zscores: ZScores | None = None
 
     def outputs(self) -> list[Output]:
-        """What each evaluation gives values of, in order."""
-        return [o for rq in self.requests for o in rq.outputs()]
+        """What each evaluation gives values of, in order (under ``--unjudged range`` each
+        number followed by its value with the unjudged documents counted relevant and the
+        judged share of its documents)."""
+        outputs = [o for rq in self.requests for o in rq.outputs()]
+        return unjudged_range(outputs) if self.ranker.settings.unjudged == "range" \
+            else outputs
 
     def evaluate(self, run) -> Evaluation:
         read_here = isinstance(run, (str, os.PathLike))    # a file read here: no one else's
@@ -426,13 +451,18 @@ class Job:
         per_query = {}
         summary = {}
         located = None if self.zscores is None else self.zscores.locate(ranked.qids)
+        counted = None          # --unjudged range: the ranking with them counted relevant
         for out in outputs:
-            values = complete_values(out, out.compute(ranked), ranked)
+            r = ranked
+            if out.unjudged == "relevant":
+                if counted is None:
+                    counted = counted_relevant(ranked, self.ranker.unjudged_grade)
+                r = counted
+            values = complete_values(out, out.compute(r), r)
             if self.zscores is not None:
-                values = standardized(out, values, ranked, self.zscores, located)
+                values = standardized(out, values, r, self.zscores, located)
             per_query[out.name] = values
-            summary[out.name] = summarize(out, values, ranked,
-                                          zscores=self.zscores is not None)
+            summary[out.name] = summarize(out, values, r, zscores=self.zscores is not None)
         return Evaluation(name=info.tag, path=info.path, tag=info.tag, qids=ranked.qids,
                           in_run=ranked.in_run, outputs=outputs, per_query=per_query,
                           summary=summary, ranked=ranked if self.keep_ranked else None,

@@ -16,6 +16,10 @@ TREC_VERSIONS = (9, 10)
 TIES = ("docno", "random", "average")
 #: Ranks given to relevant documents the run did not retrieve (SMART measures that need them).
 UNRANKED = ("expected", "worst")
+#: What a retrieved document without a judgement of 0 or more (absent from the qrels, or
+#: judged below 0) counts as (--unjudged): non-relevant (trec_eval's), dropped from the
+#: ranking (the condensed list, -J), relevant at --unjudged-grade, or both ways side by side.
+UNJUDGED = ("nonrelevant", "drop", "relevant", "range")
 #: How per-query values are averaged.
 AVERAGES = ("macro", "micro", "median")
 #: Formats of the relevance file (-R): trec_eval's qrels, ndeval's diversity qrels
@@ -50,7 +54,10 @@ class Settings:
     document whose element type the file lacks (or of every document, without the file),
     as cwl_eval's ``--max_cost`` and ``--min_cost`` (both 1 by default). ``order_by``
     "rank" orders each query by the run's rank column, as ndeval does without
-    ``-traditional`` (:mod:`smarteval.ranking.order`).
+    ``-traditional`` (:mod:`smarteval.ranking.order`). ``unjudged`` says what a retrieved
+    document without a judgement of 0 or more counts as (:data:`UNJUDGED`; "drop" is
+    ``judged_only``, which it becomes), ``unjudged_grade`` the grade it is given under
+    "relevant" and "range" (None: the highest grade of the qrels, at least ``rel_level``).
     Invalid combinations are refused when the object is made, so no later stage checks
     them again.
     """
@@ -71,6 +78,8 @@ class Settings:
     cwl_costs: str | None = None         # cwl_eval's cost file (-c): element type -> cost
     cwl_default_cost: float = 1.0        # the cost of an element type it lacks
     order_by: str = "score"              # score | rank (ndeval's default order)
+    unjudged: str = "nonrelevant"        # --unjudged: one of UNJUDGED ("drop" is -J)
+    unjudged_grade: int | None = None    # --unjudged-grade (None: the qrels' highest)
 
     # ---- the rules of the two trec_eval versions, each named once ----
     @property
@@ -105,6 +114,7 @@ class Settings:
                                       ("max_docs", self.max_docs, True),
                                       ("num_docs", self.num_docs, True),
                                       ("seed", self.seed, True),
+                                      ("unjudged_grade", self.unjudged_grade, True),
                                       ("trec_version", self.trec_version, False)):
             if optional and value is None:
                 continue
@@ -124,9 +134,21 @@ class Settings:
                                       ("--average", self.average, AVERAGES),
                                       ("-R/--rel-info-format", self.qrels_format,
                                        QRELS_FORMATS),
-                                      ("--order-by", self.order_by, ORDERS)):
+                                      ("--order-by", self.order_by, ORDERS),
+                                      ("--unjudged", self.unjudged, UNJUDGED)):
             if choice not in allowed:
                 raise UsageError(f"{name} must be one of {', '.join(allowed)}, not {choice!r}")
+        if self.unjudged == "drop":         # -J by another name: kept as -J alone
+            object.__setattr__(self, "judged_only", True)
+            object.__setattr__(self, "unjudged", "nonrelevant")
+        elif self.judged_only and self.unjudged != "nonrelevant":
+            raise UsageError(f"-J drops the unjudged documents (--unjudged drop), which "
+                             f"--unjudged {self.unjudged} counts: give one of them")
+        if self.unjudged_grade is not None and self.unjudged_grade < 0:
+            raise UsageError(f"--unjudged-grade must be 0 or more, not {self.unjudged_grade}")
+        if self.unjudged_grade is not None and self.unjudged not in ("relevant", "range"):
+            raise UsageError("--unjudged-grade is the grade --unjudged relevant or range "
+                             "gives an unjudged document: give one of those")
         if self.num_docs is not None and self.num_docs < 1:
             raise UsageError(f"-N/--num-docs must be at least 1, not {self.num_docs}")
         if self.max_docs is not None and self.max_docs < 0:

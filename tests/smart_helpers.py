@@ -405,6 +405,10 @@ ORACLES: dict[str, Oracle] = {
            ("ntcir_Prec", ("ntcir_Prec.k=3",)),
            ("ntcir_Hit", ("ntcir_Hit.k=1", "ntcir_Hit.k=2,j=1")),
            ("ntcir_Recall", ("ntcir_Recall.k=2",)))},
+    # ---- the share of judged documents --unjudged range prints beside each measure
+    "judged_share": smart(lambda q, k, c: (sum(1 for g in q.codes[:k] if g >= 0)
+                                           / min(k, len(q.codes)) if q.codes and k else 0.0),
+                          ["judged_share.1,3,20"]),
     # ---- the SMART measures (tests/smart_oracle.py)
     "norm_recall": smart(lambda q, p, c: S.norm_recall(q.codes, q.grades, c.num_docs,
                                                        c.unranked, c.level)),

@@ -36,7 +36,14 @@ def test_official_needs_trec_eval_measures_only():
 def test_other_names_load_every_family():
     out = probe('m.parse_measures(["map", "norm_recall"]); out["smart"] = loaded()')
     assert out["smart"] == list(("trec", "prefs", "smart", "extra", "swets", "web",
-                                 "diversity", "cwl"))
+                                 "diversity", "cwl", "sample", "ntcir"))
+
+
+def test_a_family_nickname_loads_its_family_alone():
+    out = probe('m.parse_measures(["sample_eval"]); out["sample"] = loaded()\n'
+                'm.parse_measures(["ntcireval"]); out["ntcir"] = loaded()')
+    assert out["sample"] == ["trec", "sample"]
+    assert out["ntcir"] == ["trec", "sample", "ntcir"]
 
 
 def test_registry_order_does_not_depend_on_import_order():

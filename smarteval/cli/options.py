@@ -22,6 +22,7 @@ from smarteval.settings import (
     RESULTS_FORMATS,
     TIES,
     TREC_VERSIONS,
+    UNJUDGED,
     UNRANKED,
     Settings,
 )
@@ -357,6 +358,19 @@ def evaluation_flags(*, metavar: str | None = "N",
         setting("-J", "--judged-only", is_flag=True, help=judged_help),
         setting("-N", "--num-docs", type=click.IntRange(min=min_num_docs), default=None,
                 metavar=metavar, help=num_docs_help, callback=_unknown_if_zero),
+        setting("--unjudged", type=click.Choice(UNJUDGED), default=DEFAULTS.unjudged,
+                show_default=True,
+                help="What a retrieved document without a judgement of 0 or more (absent "
+                     "from the qrels, or judged below 0) counts as: nonrelevant "
+                     "(trec_eval's); drop: removed before ranking, the condensed list (-J); "
+                     "relevant: judged at --unjudged-grade, added to its query's "
+                     "judgements (R grows); range: every measure NAME printed as it is, "
+                     "then NAME_if_relevant and NAME_judged, the judged share of the "
+                     "documents it reads (its first k for a cut-off). The relevant value "
+                     "bounds only the measures that grow with relevant documents."),
+        setting("--unjudged-grade", type=click.IntRange(min=0), default=None, metavar="G",
+                help="The grade --unjudged relevant and range give an unjudged document "
+                     "(default: the highest grade of the qrels, at least -l)."),
     )
 
 

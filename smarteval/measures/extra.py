@@ -50,6 +50,19 @@ def judged(r: Ranked, k: int, o: str = "exact") -> np.ndarray:
     return safe_div(order_of(r, o).top(r.rel != NONPOOL, depth), depth)
 
 
+@measure("judged_share", params="cutoffs", default=(10,), family="smart", orders=True)
+def judged_share(r: Ranked, k: int, o: str = "exact") -> np.ndarray:
+    """Fraction of the first k retrieved documents judged 0 or more: those -J keeps.
+
+    What ``--unjudged range`` prints beside a measure as ``NAME_judged`` (k its cut-off,
+    or the whole list, k = 0 in the library): the share of its documents whose grade is
+    known. Unlike ir_measures' Judged@k (``judged``), a document judged below 0 counts
+    as unjudged, as -J counts it. Over min(k, retrieved); 0 for an empty list.
+    """
+    depth = r.num_ret if k <= 0 else np.minimum(k, r.num_ret)
+    return safe_div(order_of(r, o).top(r.rel >= 0, depth), depth)
+
+
 @measure("num_q_ret", average="sum", value="int", family="ir", order_free=True,
          program="pytrec_eval")
 def num_q_ret(r: Ranked) -> np.ndarray:

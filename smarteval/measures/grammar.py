@@ -99,6 +99,9 @@ class Output:
     #: the program whose order of documents the value follows (its provider for an
     #: ir_measures name, else the measure's own: :data:`~smarteval.ranking.programs.PROGRAMS`)
     program: str = ""
+    #: "relevant": computed with the unjudged documents counted relevant (the second value
+    #: of ``--unjudged range``, :func:`unjudged_range`); "" on the ranking as it is
+    unjudged: str = ""
 
     def __post_init__(self) -> None:
         if not self.program:
@@ -994,3 +997,22 @@ def printed_as(requests: Sequence[Request], rel_info: str) -> list[Request]:
             mine[m.name] = replace(rq, printed=True) if m is rq.measure else \
                 Request(m, m.default, printed=True)
     return kept + sorted(mine.values(), key=lambda rq: place[rq.measure.name])
+
+
+def unjudged_range(outputs: Sequence[Output]) -> list[Output]:
+    """``outputs`` as ``--unjudged range`` prints them: after each number (not text, not
+    num_q), ``NAME_if_relevant``, its value with the unjudged documents counted relevant,
+    and ``NAME_judged``, the judged share of the documents it reads (the first k for a
+    cut-off measure, else every one: ``judged_share``), in its program's order."""
+    if "judged_share" not in REGISTRY:
+        load_families()
+    share = REGISTRY["judged_share"]
+    out: list[Output] = []
+    for o in outputs:
+        out.append(o)
+        if o.measure.value == "str" or o.measure.average in ("tag", "count"):
+            continue
+        out.append(replace(o, name=f"{o.name}_if_relevant", unjudged="relevant"))
+        k = o.param if o.measure.params == "cutoffs" and isinstance(o.param, int) else 0
+        out.append(Output(f"{o.name}_judged", share, k, program=o.program))
+    return out

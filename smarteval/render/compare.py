@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from smarteval.render.formats import Rows, fixed, full, tabulate_table, writable, written
+from smarteval.stats.merit import UNJUDGED_COLUMNS
 from smarteval.stats.report import Report
 from smarteval.stats.significance import CORRECTION_NAMES
 
@@ -133,10 +134,15 @@ def _sup(row) -> str:
     return "-" if s is None else f"{s:+.0f}"
 
 
+def _columns(rep: Report) -> tuple[str, ...]:
+    """The comparison columns, with the unjudged documents' interval under --unjudged range."""
+    return COLUMNS + UNJUDGED_COLUMNS if rep.unjudged else COLUMNS
+
+
 def _tables(rep: Report, show_magnitudes: bool) -> list[Rows]:
     """The comparison rows; --magnitudes, --select and --tau tables after them."""
     tables: list[tuple[list[str], list[list]]] = []
-    tables.append((list(COLUMNS), [[r[c] for c in COLUMNS] for r in rep.rows]))
+    tables.append((list(_columns(rep)), [[r[c] for c in _columns(rep)] for r in rep.rows]))
     if show_magnitudes:
         rows = []
         for mg in rep.magnitudes:
@@ -163,7 +169,7 @@ def _json(rep: Report) -> dict:
     obj = {
         "baseline": rep.baseline, "measures": rep.measures, "tests": rep.tests,
         "correction": rep.correction, "alpha": rep.alpha, "confidence": rep.confidence,
-        "comparisons": [{k: r[k] for k in (*COLUMNS, "mean_baseline", "mean_run")}
+        "comparisons": [{k: r[k] for k in (*_columns(rep), "mean_baseline", "mean_run")}
                         for r in rep.rows],
         "merit": rep.merit,
         "magnitudes": [{**m, "better": [{"query": q, "difference": v} for q, v in m["better"]],

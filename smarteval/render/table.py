@@ -9,6 +9,7 @@ import re
 from smarteval.errors import UsageError
 from smarteval.render.compare import p_text
 from smarteval.render.formats import Rows, fixed, full, tabulate_table, writable, written
+from smarteval.stats.merit import UNJUDGED_COLUMNS
 from smarteval.stats.significance import ALL_PAIRS_TESTS, CORRECTION_NAMES, TEST_HELP
 from smarteval.stats.table import Table
 
@@ -339,7 +340,7 @@ def caption(t: Table, s: Style = STYLES["smart"], second: bool = False) -> str:
 def _tables(t: Table, wins: bool, deltas: bool, anova: bool) -> list[Rows]:
     tables: list[tuple[tuple[str, ...], list[dict]]] = [
         (CELL_COLUMNS, [{**c, "better_than": ";".join(c["better_than"])} for c in t.cells()]),
-        (COMPARISON_COLUMNS, t.comparisons())]
+        (COMPARISON_COLUMNS + (UNJUDGED_COLUMNS if t.unjudged else ()), t.comparisons())]
     if anova:
         tables.append((ANOVA_COLUMNS, t.anova_rows()))
     if wins:

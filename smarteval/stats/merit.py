@@ -9,6 +9,35 @@ from dataclasses import dataclass
 
 import numpy as np
 
+# --------------------------------------------------------------------------- unjudged
+
+#: The columns ``--unjudged range`` adds to a comparison: the interval of the difference of
+#: the means (run - other) that the unjudged documents leave open, and whether it holds 0.
+UNJUDGED_COLUMNS = ("unjudged_low", "unjudged_high", "within_unjudged")
+
+
+def unjudged_interval(run: np.ndarray, run_relevant: np.ndarray, other: np.ndarray,
+                      other_relevant: np.ndarray) -> tuple[float, float]:
+    """The lowest and highest difference of the means, run - other, when each query's value
+    may be any between its value with the unjudged documents non-relevant and its value
+    with them relevant (``--unjudged range``'s ``NAME`` and ``NAME_if_relevant``).
+
+    By example: run [.5], [.9], other [.4], [.6]  ->  (.5 - .6, .9 - .4) = (-0.1, 0.5)
+    """
+    if not len(run):
+        return math.nan, math.nan
+    lo_r, hi_r = np.minimum(run, run_relevant), np.maximum(run, run_relevant)
+    lo_o, hi_o = np.minimum(other, other_relevant), np.maximum(other, other_relevant)
+    return float(np.mean(lo_r) - np.mean(hi_o)), float(np.mean(hi_r) - np.mean(lo_o))
+
+
+def unjudged_note(run: str, other: str, name: str, diff: float, low: float,
+                  high: float) -> str:
+    """The note of a difference the unjudged documents could undo (its interval holds 0)."""
+    return (f"{run} - {other} on {name}: {diff:+.4f} lies within what the unjudged documents "
+            f"leave open, [{low:+.4f}, {high:+.4f}] (--unjudged range)")
+
+
 # --------------------------------------------------------------------------- alignment
 
 def align(base_qids: np.ndarray, run_qids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -29,6 +29,8 @@ from smarteval.stats.merit import (
     merit,
     shared_values,
     undefined_note,
+    unjudged_interval,
+    unjudged_note,
 )
 from smarteval.stats.selection import CAVEAT, select_best
 from smarteval.stats.significance import TESTS, adjust, paired_test
@@ -170,6 +172,9 @@ class Report:
     selection: dict | None = None
     correlation: list[dict] | None = None
     notes: list[str] = field(default_factory=list)
+    #: whether the rows hold :data:`~smarteval.stats.merit.UNJUDGED_COLUMNS`
+    #: (``--unjudged range``)
+    unjudged: bool = False
 
 
 def compare_runs(qrels, baseline, runs: Sequence, measures: Sequence[str] = ("map",),
@@ -229,6 +234,7 @@ def build_report(evaluations, names: list[str], *, tests: list[str], correction:
     rep = Report(baseline=base.name, measures=list(names), tests=list(tests),
                  correction=correction, alpha=alpha, confidence=confidence)
     pairs = []                                     # (run, measure, base values, run values, qids)
+    bounds: dict[tuple[str, str], tuple[float, float]] = {}    # --unjudged range
     for ev in runs:
         ids, bi, ri = align(base.qids, ev.qids)
         if len(ids) == 0:
@@ -251,6 +257,11 @@ def build_report(evaluations, names: list[str], *, tests: list[str], correction:
                     np.isnan(np.vstack([b, r])[:, ~defined])))
                 b, r = b[defined], r[defined]
             pairs.append((ev.name, name, b, r, ids[defined]))
+            relevant = f"{name}_if_relevant"
+            if relevant in base.per_query and relevant in ev.per_query:
+                bounds[(ev.name, name)] = unjudged_interval(
+                    r, np.asarray(ev.per_query[relevant], dtype=np.float64)[ri][defined],
+                    b, np.asarray(base.per_query[relevant], dtype=np.float64)[bi][defined])
 
     for run, name, b, r, ids in pairs:
         counts = merit(b, r, tolerance)
@@ -284,6 +295,17 @@ def build_report(evaluations, names: list[str], *, tests: list[str], correction:
                 "significant": bool(padj < alpha) if not math.isnan(padj) else False,
                 "mean_baseline": merit_row["mean_baseline"], "mean_run": merit_row["mean_run"],
                 "exact": res.exact})
+    if bounds:
+        rep.unjudged = True
+        for row in rep.rows:
+            low, high = bounds[(row["run"], row["measure"])]
+            row.update(unjudged_low=low, unjudged_high=high,
+                       within_unjudged=bool(low <= 0 <= high))
+        for m in rep.merit:
+            low, high = bounds[(m["run"], m["measure"])]
+            if low <= 0 <= high:
+                rep.notes.append(unjudged_note(m["run"], base.name, m["measure"],
+                                               m["mean_run"] - m["mean_baseline"], low, high))
     # one row per (run, measure, test), grouped by comparison
     order = {t: i for i, t in enumerate(tests)}
     pair_index = {(r, n): i for i, (r, n, *_rest) in enumerate(pairs)}

@@ -12,7 +12,12 @@ import numpy as np
 
 from smarteval.errors import UsageError
 from smarteval.settings import Settings
-from smarteval.stats.merit import shared_values, undefined_note
+from smarteval.stats.merit import (
+    shared_values,
+    undefined_note,
+    unjudged_interval,
+    unjudged_note,
+)
 from smarteval.stats.significance import (
     ALL_PAIRS_TESTS,
     CORRECTIONS,
@@ -103,6 +108,15 @@ class Table:
     pair_high: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     anovas: list = field(default_factory=list)
     critical: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    #: (pairs, measures) the interval of each difference the unjudged documents leave
+    #: open (--unjudged range; empty otherwise)
+    unjudged_low: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    unjudged_high: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+
+    @property
+    def unjudged(self) -> bool:
+        """Whether the comparisons hold the unjudged documents' intervals."""
+        return self.unjudged_low.size > 0
 
     def queries(self, m: int) -> int:
         """The number of queries measure m's means and tests are over (those with a value
@@ -179,6 +193,10 @@ class Table:
                     "p_value": float(self.p_value[k, m]),
                     "p_adjusted": float(self.p_adjusted[k, m]),
                     "significant": bool(self.better[k, m] != 0), "better": better})
+                if self.unjudged:
+                    low, high = float(self.unjudged_low[k, m]), float(self.unjudged_high[k, m])
+                    rows[-1].update(unjudged_low=low, unjudged_high=high,
+                                    within_unjudged=bool(low <= 0 <= high))
         return rows
 
     def anova_rows(self) -> list[dict]:
@@ -371,6 +389,8 @@ def build_table(evaluations, names: Sequence[str], *, baselines: Sequence[str] =
                       0).astype(np.int8)
     if len(runs) < 2:
         notes.append("one run: nothing to compare")
+    low, high = _unjudged_intervals(evaluations, names, qids, values, kept, pairs, diff,
+                                    runs, notes)
     return Table(runs=runs, paths=[ev.path for ev in evaluations], measures=list(names),
                  qids=qids, values=values, means=means, ci_low=lo, ci_high=hi, rank=rank,
                  baselines=base, test=test, correction=applied, alpha=alpha,
@@ -379,7 +399,28 @@ def build_table(evaluations, names: Sequence[str], *, baselines: Sequence[str] =
                  better=better, wins=wins, symbols=symbols, tolerance=tolerance,
                  exact=tested.exact, notes=notes, kept=kept, effect=tested.effect,
                  pair_low=tested.low, pair_high=tested.high, anovas=tested.anovas,
-                 critical=tested.critical)
+                 critical=tested.critical, unjudged_low=low, unjudged_high=high)
+
+
+def _unjudged_intervals(evaluations, names, qids, values, kept, pairs, diff, runs, notes):
+    """(pairs, measures) the lowest and highest difference of each comparison the unjudged
+    documents leave open, when every run has ``NAME_if_relevant`` (``--unjudged range``;
+    else empty), and a note for each that holds 0."""
+    relevant = [f"{n}_if_relevant" for n in names]
+    if not all(name in ev.per_query for ev in evaluations for name in relevant):
+        return np.zeros((0, 0)), np.zeros((0, 0))
+    _, upper = shared_values(evaluations, relevant, "the runs share no query")
+    low = np.full((len(pairs), len(names)), math.nan)
+    high = np.full((len(pairs), len(names)), math.nan)
+    for m, name in enumerate(names):
+        for k, (a, b) in enumerate(pairs.tolist()):
+            q = kept[m]
+            low[k, m], high[k, m] = unjudged_interval(values[a, m, q], upper[a, m, q],
+                                                      values[b, m, q], upper[b, m, q])
+            if low[k, m] <= 0 <= high[k, m]:
+                notes.append(unjudged_note(runs[a], runs[b], name, float(diff[k, m]),
+                                           float(low[k, m]), float(high[k, m])))
+    return low, high
 
 
 def places(means: np.ndarray) -> np.ndarray:

@@ -21,6 +21,7 @@ records need neither.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
 from itertools import chain
 from typing import Any
@@ -29,7 +30,14 @@ import numpy as np
 
 from smarteval.columns import Qrels, Run
 from smarteval.errors import InputError, UsageError
-from smarteval.read.keys import compact_ids, docno_hash, encode_ids, is_varlen
+from smarteval.read.keys import (
+    IS_SEPARATOR,
+    SEPARATORS,
+    compact_ids,
+    docno_hash,
+    encode_ids,
+    is_varlen,
+)
 from smarteval.read.plain import (
     ID_ERRORS,
     _may_have_duplicates,
@@ -96,7 +104,7 @@ def read_table(path: str | os.PathLike, kind: str, wanted: Iterable[str] | None 
     import io
 
     import pyarrow.json as pj
-    data = read_bytes(path)
+    data = read_bytes(path, what="a JSON Lines file")
     try:
         return pj.read_json(io.BytesIO(data))
     except (OSError, pa.ArrowException) as exc:
@@ -457,8 +465,54 @@ def _text(value) -> str:
     return value.decode("utf-8", ID_ERRORS) if isinstance(value, bytes) else str(value)
 
 
+#: How a refusal names a byte that separates fields in a text file.
+_SEPARATOR_NAMES = {9: "a tab", 10: "a line feed", 11: "a vertical tab", 12: "a form feed",
+                    13: "a carriage return", 32: "a space"}
+
+
+def _refuse_separators(ids: np.ndarray, rows, name: str, what: str, expected: str) -> None:
+    """Refuse an id (bytes or text) that is empty or holds a byte that separates fields
+    in a text file (:data:`~smarteval.read.keys.SEPARATORS`): no TREC file can hold it, and
+    written out (``-f trec``, ``tsv``, ``csv``) it would split its line or field.
+    ``rows(i)`` is the first row holding ``ids[i]``."""
+    if not len(ids):
+        return
+    if ids.dtype.kind == "S":
+        width = ids.dtype.itemsize
+        grid = ids.view(np.uint8).reshape(len(ids), width)
+        bad = IS_SEPARATOR[grid].any(axis=1) | (grid[:, 0] == 0) if width \
+            else np.ones(len(ids), dtype=bool)
+    else:
+        odd = np.frompyfunc(lambda v: not v or _SEPARATOR_RE.search(
+            v if isinstance(v, bytes) else v.encode("utf-8", ID_ERRORS)) is not None, 1, 1)
+        bad = odd(ids).astype(bool)
+    if not bad.any():
+        return
+    i = _first(bad)
+    value = ids[i]
+    raw = value if isinstance(value, bytes) else str(value).encode("utf-8", ID_ERRORS)
+    if not raw:
+        raise _bad_row(name, rows(i), f"empty {what}", expected)
+    held = _SEPARATOR_NAMES[next(b for b in raw if IS_SEPARATOR[b])]
+    text = _text(raw)
+    shown = _show(text) if len(text) <= 60 else f"{_show(text[:60])}... ({len(raw)} bytes)"
+    raise _bad_row(name, rows(i), f"{what} {shown} holds {held}, which no id "
+                   "in a TREC file can hold (it would split the id's line or field when "
+                   "written out)", expected)
+
+
+_SEPARATOR_RE = re.compile(b"[" + re.escape(SEPARATORS) + b"]")
+
+
 def _docnos(col: _Column, name: str, expected: str) -> np.ndarray:
-    """Each row's docno as UTF-8 bytes (a fixed-width 'S' array)."""
+    """Each row's docno as UTF-8 bytes (a fixed-width 'S' array, or variable-length);
+    one that no TREC file could hold is refused (:func:`_refuse_separators`)."""
+    docnos = _docno_bytes(col, name, expected)
+    _refuse_separators(docnos, lambda i: i, name, "docno", expected)
+    return docnos
+
+
+def _docno_bytes(col: _Column, name: str, expected: str) -> np.ndarray:
     if not col.arrow:
         text = _numpy_ids(col, name, "docno", expected)
         if not len(text):
@@ -592,8 +646,10 @@ def _grades(col: _Column, name: str, expected: str) -> np.ndarray:
 
 
 def _query_codes(qid: _Column, name: str, expected: str) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's query code, codes in the text order of the ids, and the sorted ids."""
+    """Each row's query code, codes in the text order of the ids, and the sorted ids (an
+    id no TREC file could hold refused: :func:`_refuse_separators`)."""
     codes, texts = _id_text(qid, name, "query id", expected)
+    _refuse_separators(texts, lambda i: _first(codes == i), name, "query id", expected)
     qids, inverse = np.unique(texts, return_inverse=True)   # ids that are equal as text merge
     return inverse.astype(np.int64).ravel()[codes], qids
 

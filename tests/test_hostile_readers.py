@@ -309,3 +309,94 @@ def test_ids_with_a_tab_from_tables(tmp_path, form):
     with pytest.raises(InputError) as err:
         read_run(source_of.get(form, lambda: path)())
     assert str(err.value) == f"{name}:2: docno 'b\\tc' holds a tab, {SPLIT}\n{FRAME_RUN}"
+
+
+# =========================================================================== tables' types
+
+def _parquet(path, columns: dict):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+    pq.write_table(pa.table(columns), path)
+    return path
+
+
+def test_a_parquet_integer_score_past_2_53_is_rounded_as_its_text_would_be(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    path = _parquet(tmp_path / "run.parquet", {"qid": ["1", "1"], "docno": ["a", "b"],
+                                               "score": pa.array([2**53 + 1, 3], pa.int64())})
+    assert read_run(path).scores.tolist() == [float("9007199254740993"), 3.0]
+
+
+def _typed(name):
+    import pyarrow as pa
+    return {
+        "uint64 label": (read_qrels, {"label": pa.array([2, 2**64 - 1], pa.uint64())},
+                         "{path}:2: relevance 18446744073709551615 is out of range: a grade "
+                         "lies between -9223372036854775808 and 9223372036854775807\n"
+                         + FRAME_QRELS),
+        "list scores": (read_run, {"score": pa.array([[1.0], [2.0]])},
+                        "{path}: column 'score' holds list<element: double>, not a score a "
+                        "row\n" + FRAME_RUN),
+        "list labels": (read_qrels, {"label": pa.array([[1], [2]])},
+                        "{path}: column 'label' holds list<element: int64>, not a relevance a "
+                        "row\n" + FRAME_QRELS),
+        "struct scores": (read_run, {"score": pa.array([{"x": 1.0}, {"x": 2.0}])},
+                          "{path}: column 'score' holds struct<x: double>, not a score a row\n"
+                          + FRAME_RUN),
+    }[name]
+
+
+@pytest.mark.parametrize("name", ["uint64 label", "list scores", "list labels",
+                                  "struct scores"])
+def test_parquet_columns_of_the_wrong_type(tmp_path, name):
+    pytest.importorskip("pyarrow")
+    reader, column, message = _typed(name)
+    path = _parquet(tmp_path / "t.parquet", {"qid": ["1", "1"], "docno": ["a", "b"], **column})
+    with pytest.raises(InputError) as err:
+        reader(path)
+    assert str(err.value) == message.format(path=path)
+
+
+@pytest.mark.parametrize("depth,refused", [(400, False), (501, True), (30000, True)])
+def test_json_lines_nested_too_deeply_are_refused_before_pyarrow(tmp_path, depth, refused):
+    """pyarrow's parser crashes the process on a line nested some 20,000 deep; brackets
+    inside strings do not count."""
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"qid": "1", "docno": "a", "score": 1.0, "x": "' + "[" * 30000 + '\\\\"}\n'
+                    '{"qid": "1", "docno": "b", "score": 2.0, "x": "\\"["}\n'
+                    '{"qid": "1", "docno": "c", "score": 3.0, "x": '
+                    + "[" * depth + "]" * depth + "}\n")
+    with pytest.raises(InputError) as err:
+        read_run(path)              # (x changes type: pyarrow refuses it when it reads)
+    if not refused:
+        assert "nested" not in str(err.value)
+        return
+    assert str(err.value) == (f"{path}:3: nested deeper than 500 arrays and objects: not a "
+                              "run or qrels row")
+
+
+# =========================================================================== results read back
+
+def test_correlate_leaves_out_a_measure_that_is_nan(files):
+    """The tool's own output, where iprec_at_recall_0.00 is nan (-M 0), correlated."""
+    (files / "res.tsv").write_text("run\tquery\tmeasure\tvalue\na\tall\tmap\t0.5\n"
+                                   "a\tall\tP_5\t0.2\na\tall\tiprec_at_recall_0.00\tnan\n"
+                                   "b\tall\tmap\t0.4\nb\tall\tP_5\t0.4\n"
+                                   "b\tall\tiprec_at_recall_0.00\tnan\n")
+    res = invoke(["correlate", "-f", "tsv", "res.tsv"])
+    assert res.exit_code == 0, res.output
+    assert res.stdout.splitlines()[1].startswith("map\tP_5\t2\t")
+    res = invoke(["correlate", "-m", "map", "-m", "iprec_at_recall.0", "res.tsv"])
+    assert (res.exit_code, res.stderr) == (
+        1, "Error: res.tsv: run a's iprec_at_recall_0.00 is nan: a value that is not a finite "
+           "number ranks no run\n")
+
+
+def test_correlate_refuses_json_nested_too_deeply(files):
+    (files / "deep.json").write_text("[" * 100000 + "]" * 100000)
+    res = invoke(["correlate", "deep.json", "deep.json"])
+    assert (res.exit_code, res.stderr) == (
+        1, "Error: deep.json: not smarteval evaluate -f json output (nested too deeply)\n"
+           "  expected: evaluation results: trec_eval output (MEASURE QUERY VALUE) or "
+           "smarteval evaluate -f tsv, csv or json\n")

@@ -47,6 +47,9 @@ def _results_json(name: str, text: str) -> list[tuple[str, dict[str, float]]]:
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise InputError(name, None, f"not smarteval evaluate -f json output ({exc})",
                          expected=RESULTS_EXPECTED) from None
+    except RecursionError:
+        raise InputError(name, None, "not smarteval evaluate -f json output (nested too "
+                         "deeply)", expected=RESULTS_EXPECTED) from None
 
 
 def _results_delimited(name: str, text: str, delim: str) -> list[tuple[str, dict[str, float]]]:

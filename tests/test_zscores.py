@@ -161,11 +161,11 @@ def test_formats_name_z_scores(tmp_path):
 
 
 def test_api_matches_the_definition(tmp_path):
-    path = _write(tmp_path, "301 map 0.1 0.2\n302 map 0.3 0\n303 map 0.5 -0.25\n")
+    path = _write(tmp_path, "301 map 0.1 0.2\n302 map 0.3 0\n303 map 0.5 0.25\n")
     raw = smarteval.evaluate(QRELS, RUN, ["map"])[0].per_query["map"]
     results = smarteval.evaluate(QRELS, RUN, ["map"], zscores=str(path))
     (ev,) = results
-    expected = [(raw[0] - 0.1) / 0.2, -1000000.0, (raw[2] - 0.5) / -0.25]
+    expected = [(raw[0] - 0.1) / 0.2, -1000000.0, (raw[2] - 0.5) / 0.25]
     assert ev.per_query["map"].tolist() == expected
     assert ev.summary["map"] == pytest.approx(sum(expected) / 3)
     assert list(results.to_dict()["STANDARD"]) == ["Zmap"]

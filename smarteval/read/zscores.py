@@ -118,6 +118,11 @@ def read_zscores(path: str | os.PathLike, *, data: bytes | None = None) -> ZScor
     lines = read_lines(path, data, 4, ZSCORES_EXPECTED, "z-score")
     means = parse_numbers(lines.field(2), lines, "mean", ZSCORES_EXPECTED)
     stddevs = parse_numbers(lines.field(3), lines, "standard deviation", ZSCORES_EXPECTED)
+    if (stddevs < 0).any():         # (trec_eval would flip the z-scores' sign)
+        bad = int(np.flatnonzero(stddevs < 0)[0])
+        shown = lines.field(3)[bad].decode("utf-8", "replace")
+        raise lines.error(bad, f"standard deviation {shown!r} is negative: a standard "
+                          "deviation is 0 or more", ZSCORES_EXPECTED)
     qid_bytes = lines.field(0)
     measures = lines.field(1)
     order = np.lexsort((measures, qid_bytes))

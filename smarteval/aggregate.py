@@ -32,7 +32,7 @@ def accumulated(ranked) -> np.ndarray:
     query without results, which so adds nothing (counts 0) and is only in the divisor.
     """
     settings = ranked.settings
-    if settings.complete and settings.trec_version < 10:
+    if settings.complete and not settings.evaluates_added:
         return np.asarray(ranked.in_run, dtype=bool)
     return np.ones(ranked.num_queries, dtype=bool)
 
@@ -60,6 +60,21 @@ def without_placeholders(ranked):
     return ranked.subset(in_run[ranked.qindex])
 
 
+def has_value(out: Output, values: np.ndarray) -> np.ndarray:
+    """(Q,) bool: the queries ``out`` has a value for.
+
+    Every query, except for a measure averaged over the queries it reports
+    (``average="reported"``: ir_measures' Accuracy, whose provider reports nothing for a
+    query without a relevant document retrieved). There NaN means no value: the query is
+    left out of the mean and the median, and of every per-query output (trec_eval's
+    lines, TSV, CSV, JSON, ``Results.rows``, ``frame`` and ``to_dict``, ``iter_calc``), as
+    ir_measures leaves it out; the ``per_query`` arrays keep the NaN.
+    """
+    if out.measure.average != "reported":
+        return np.ones(len(values), dtype=bool)
+    return ~np.isnan(np.asarray(values, dtype=np.float64))
+
+
 def complete_values(out: Output, values: np.ndarray, ranked) -> np.ndarray:
     """``values`` with trec_eval's ``-c`` rule for the queries without results.
 
@@ -74,16 +89,16 @@ def complete_values(out: Output, values: np.ndarray, ranked) -> np.ndarray:
     """
     missing = ~np.asarray(ranked.in_run, dtype=bool)
     if (not ranked.settings.complete or not missing.any()
-            or out.measure.average in ("tag", "count")):      # runid, num_q: not averaged
+            or out.measure.average in ("tag", "count")        # runid, num_q: not averaged
+            or out.measure.average == "reported"):            # no value: none reported
         return values
     if empty_ranking(out):
-        if ranked.settings.trec_version < 10:                # no rows: already empty
+        if not ranked.settings.evaluates_added:              # no rows: already empty
             return values
         values = values.copy()
-        values[missing] = out.compute(without_placeholders(ranked),
-                                      ties=ranked.settings.ties)[missing]
+        values[missing] = out.compute(without_placeholders(ranked))[missing]
         return values
-    if ranked.settings.trec_version >= 10 and not (
+    if ranked.settings.evaluates_added and not (
             out.name in RESET_BY_10 or out.name.startswith("unj")):
         return values
     values = values.copy()
@@ -91,17 +106,18 @@ def complete_values(out: Output, values: np.ndarray, ranked) -> np.ndarray:
     return values
 
 
-def summarize(out: Output, values: np.ndarray, ranked, *, average: str = "macro",
-              zscores: bool = False):
+def summarize(out: Output, values: np.ndarray, ranked, *, zscores: bool = False):
     """The summary value of one output over all evaluated queries.
 
-    ``average`` is ``macro`` (trec_eval's: each query counts once), ``median``, or
-    ``micro`` (pool the counts of every query first; only for measures that are a
-    ratio of counts, whose entry gives a ``micro`` function). Under ``-c`` a macro
-    average divides by every query of the qrels (:func:`averaged_over`; a SMART measure
-    adds the value of every one, :func:`complete_values`) and num_rel's
-    summary is trec_eval's recount of the qrels lines with a grade above 0, whatever
-    ``-l`` (:attr:`~smarteval.columns.Qrels.num_positive_lines`).
+    The ranking's ``settings.average`` is ``macro`` (trec_eval's: each query counts once),
+    ``median``, or ``micro`` (pool the counts of every query first; only for measures that
+    are a ratio of counts, whose entry gives a ``micro`` function). A measure averaged over
+    the queries it reports (:func:`has_value`) takes the mean or median of the values it
+    has, NaN when it has none. Under ``-c`` a macro average divides by every query of the
+    qrels (:func:`averaged_over`; a SMART measure adds the value of every one,
+    :func:`complete_values`) and num_rel's summary is trec_eval's recount of the qrels lines
+    with a grade above 0, whatever ``-l``
+    (:attr:`~smarteval.columns.Qrels.num_positive_lines`).
 
     With ``zscores``, ``values`` are :func:`standardized` and summarized as trec_eval's
     ``-Z`` does: each measure's own rule applied to the z-scores (a mean, a sum for the
@@ -109,6 +125,7 @@ def summarize(out: Output, values: np.ndarray, ranked, *, average: str = "macro"
     every summary a float; num_q and num_rel's ``-c`` recount stay raw counts.
     """
     m = out.measure
+    average = ranked.settings.average
     n_q = len(values)
     if m.average == "tag":
         return ranked.run_tag
@@ -129,7 +146,7 @@ def summarize(out: Output, values: np.ndarray, ranked, *, average: str = "macro"
         return float(np.median(values)) if n_q else 0.0
     if zscores:
         check_zscores_average(average)
-    if average == "micro" and m.average in ("mean", "gmean"):
+    if average == "micro" and m.average in ("mean", "gmean", "reported"):
         if m.micro is None:
             raise UsageError(f"{out.name} is not a ratio of counts, so it has no micro "
                              "average; use --average macro or median")
@@ -139,6 +156,12 @@ def summarize(out: Output, values: np.ndarray, ranked, *, average: str = "macro"
         num, den = (m.micro(r) if m.params == "none" else m.micro(r, out.param))
         tot = float(np.sum(den))
         return float(np.sum(num)) / tot if tot else 0.0
+    if m.average == "reported":
+        kept = np.asarray(values, dtype=np.float64)[has_value(out, values)]
+        if len(kept) == 0:
+            return math.nan                 # ir_measures' mean of no value
+        return float(np.median(kept)) if average == "median" else \
+            sequential_sum(kept) / len(kept)
     n = averaged_over(ranked)
     if m.average == "gmean":
         # the logs of the queries added by -c and not evaluated come after the others,
@@ -195,4 +218,5 @@ def standardized(out: Output, values: np.ndarray, ranked, zscores,
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(spread, (raw - mean) / np.where(spread, stddev, 1.0),
                      np.where(raw == mean, 0.0, MISSING_ZSCORE))
-    return np.where(acc & found, z, np.where(acc, MISSING_ZSCORE, kept))
+    z = np.where(acc & found, z, np.where(acc, MISSING_ZSCORE, kept))
+    return np.where(has_value(out, values), z, np.nan)     # no value: no z-score either

@@ -27,18 +27,19 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from smarteval import evaluation
+from smarteval.aggregate import check_zscores_average, has_value
 from smarteval.columns import Qrels, Run
 from smarteval.errors import UsageError
 from smarteval.evaluation import Evaluation, RunInfo, run_names
 from smarteval.measures.grammar import Request
 from smarteval.read import frames
-from smarteval.read.zscores import ZScores
 from smarteval.settings import Settings, distinct_names
 
 if TYPE_CHECKING:
     import pandas
 
     from smarteval.curves import RunCurves, RunPoints
+    from smarteval.read.zscores import ZScores
     from smarteval.stats.report import Leaderboards, Report
     from smarteval.stats.table import Table
 
@@ -68,8 +69,19 @@ class Results(list):
 
     Measures whose values are text (``runid``, ``relstring``) are left out of the frames
     and dicts; they stay in each evaluation's ``summary`` and ``per_query``. Z-scores
-    (``zscores=``) are named there as ``evaluate -Z`` prints them (``Zmap``).
+    (``zscores=``) are named there as ``evaluate -Z`` prints them (``Zmap``). A query a
+    measure has no value for (ir_measures' Accuracy without a relevant document
+    retrieved) has no row and no key, as ``evaluate -q`` prints none; ``per_query``
+    keeps NaN there. ``notes`` are what ``smarteval evaluate`` says of the call on
+    standard error (an option that changes nothing, a measure ignored, what ``complete``
+    did...); ``settings`` are those the runs were evaluated under.
     """
+
+    def __init__(self, evaluations: Iterable[Evaluation] = (), notes: Iterable[str] = (),
+                 settings: Settings | None = None):
+        super().__init__(evaluations)
+        self.notes = list(notes)
+        self.settings = settings or Settings()
 
     def rows(self, per_query: bool = False) -> Iterator[tuple[str, str, str, float]]:
         """``(run, query, measure, value)`` rows: summary rows have query ``all``; with
@@ -97,9 +109,10 @@ class Results(list):
         for ev in self:
             numeric = [o for o in ev.outputs if _numeric(o)]
             if per_query:
-                cols = {ev.label(o): ev.per_query[o.name].tolist() for o in numeric
-                        if o.measure.per_query}
-                out[ev.name] = {q: {n: v[i] for n, v in cols.items()}
+                cols = {ev.label(o): (ev.per_query[o.name].tolist(),
+                                      has_value(o, ev.per_query[o.name]))
+                        for o in numeric if o.measure.per_query}
+                out[ev.name] = {q: {n: v[i] for n, (v, has) in cols.items() if has[i]}
                                 for i, q in enumerate(ev.qids.tolist())}
             else:
                 out[ev.name] = {ev.label(o): _plain(ev.summary[o.name]) for o in numeric
@@ -111,10 +124,12 @@ class Results(list):
         named as asked for (``map``, z-scores included)."""
         return {ev.name: ev.per_query[measure] for ev in self}
 
-    def render(self, fmt: str = "smart", *, per_query: bool = False) -> str:
-        """The text ``smarteval evaluate -f FMT`` prints for these evaluations."""
+    def render(self, fmt: str = "smart", *, per_query: bool = False, summary: bool = True,
+               header: bool = True) -> str:
+        """The text ``smarteval evaluate -f FMT`` prints for these evaluations (``-q``,
+        ``-n``, ``--no-header``)."""
         from smarteval.render.evaluation import render
-        return render(list(self), fmt, per_query=per_query)
+        return render(list(self), fmt, per_query=per_query, summary=summary, header=header)
 
 
 def _numeric(out) -> bool:
@@ -143,10 +158,13 @@ def _columns(evaluations, per_query: bool):
             if nq and cols:
                 block = np.column_stack([ev.per_query[o.name].astype(np.float64)
                                          for o in cols])
-                values.append(block.ravel())
-                queries.append(np.repeat(ev.qids.astype(object), len(cols)))
-                names.append(np.tile(np.array([ev.label(o) for o in cols], dtype=object), nq))
-                runs.append(np.full(nq * len(cols), ev.name, dtype=object))
+                has = np.column_stack([has_value(o, ev.per_query[o.name])
+                                       for o in cols]).ravel()
+                values.append(block.ravel()[has])
+                queries.append(np.repeat(ev.qids.astype(object), len(cols))[has])
+                names.append(np.tile(np.array([ev.label(o) for o in cols], dtype=object),
+                                     nq)[has])
+                runs.append(np.full(int(has.sum()), ev.name, dtype=object))
         summary = [o for o in numeric if ev.summary[o.name] is not None]
         values.append(np.array([float(ev.summary[o.name]) for o in summary],
                                dtype=np.float64))
@@ -199,13 +217,14 @@ def _run_sources(runs: Source, *, eager_names: bool = False,
 
 
 def evaluate(qrels: Source, runs: Source,
-             measures: str | Request | Iterable[str] | Sequence[Request] = ("official",), *,
-             settings: Settings | None = None, frozen: Source = None,
+             measures: str | Request | Iterable[str] | Sequence[Request] | None = ("official",),
+             *, settings: Settings | None = None, frozen: Source = None,
              frozen_depth: int | None = None, require_common: bool = True,
              on_run: Callable[[RunInfo], None] | None = None, jobs: int | None = 1,
              keep_ranked: bool = True, zscores: str | os.PathLike | ZScores | None = None,
-             **options: Any) -> Results:
-    """Evaluate one or more runs against qrels.
+             risk_baseline: Source = None, risk_alpha: float = 0.0, table: bool = False,
+             on_note: Callable[[str], None] | None = None, **options: Any) -> Results:
+    """Evaluate one or more runs against qrels, as ``smarteval evaluate`` does.
 
     ``qrels`` and each run may be a path (TREC text, plain or compressed, Parquet or JSON
     Lines), an already-read :class:`~smarteval.columns.Qrels` / :class:`~smarteval.columns.Run`,
@@ -214,12 +233,16 @@ def evaluate(qrels: Source, runs: Source,
     ir_datasets / ir_measures namedtuples. ``runs`` may be a single run, a list of runs or
     a ``{name: run}`` dict (the names become the runs' names). ``measures`` takes
     trec_eval's ``-m`` syntax (``"P.5,10"``, ``"official"``) or ir_measures names
-    (``"nDCG@10"``), one string or several. Any field of
+    (``"nDCG@10"``), one string or several; None takes what the command prints without
+    ``-m``: ``official``, SMART's table (Keen Fig. 5) when ``table``, or the measures of
+    a ``qrels_format`` read for its own (``prefs``, ``qrels_jg``). Any field of
     :class:`~smarteval.settings.Settings` may be given as a keyword (``complete=True``,
     ``rel_level=2``, ``max_docs``, ``judged_only``, ``trec_version=10``, ``num_docs``,
     ``ties``, ``average``...); it overrides ``settings``.
     ``frozen`` (a run) with ``frozen_depth`` k evaluates every run on the residual
     collection without the first k documents of ``frozen`` (Joiner & Werner).
+    ``risk_baseline`` (a run) gives each run's risk-sensitive values against it instead
+    of its own (ndeval's ``-baseline``), losses weighted by 1 + ``risk_alpha``.
 
     Runs given as paths are read one at a time and released once evaluated; ``jobs`` > 1
     evaluates them in that many processes (this one among them; the qrels are read once
@@ -239,27 +262,127 @@ def evaluate(qrels: Source, runs: Source,
     in-memory input) and the line (or row, counted from 1).
 
     The result is a list of :class:`Evaluation` (:class:`Results`), which also gives the
-    values as DataFrames (``.frame()``, ``.wide()``) and dicts (``.to_dict()``).
+    values as DataFrames (``.frame()``, ``.wide()``) and dicts (``.to_dict()``), and the
+    notes of the call (``.notes``). ``on_note`` is called with each note about the call
+    itself (an option that changes nothing, a measure ignored) as soon as it is found,
+    before anything is read; the notes about the results follow them in ``.notes``.
 
     >>> ev = evaluate("sample_data/qrels.txt", "sample_data/bm25.run", ["map", "P.10"])[0]
     >>> round(ev.summary["map"], 4), ev.per_query["P_10"][:3].tolist()
     (0.1569, [0.3, 0.6, 0.0])
     """
     settings = _check_options(options, settings, "evaluate")
-    wanted: list = [measures] if isinstance(measures, (str, Request)) else list(measures)
-    # (one measure, not a string of one-letter names)
+    notes: list[str] = []
+
+    def tell(text: str) -> None:
+        notes.append(text)
+        if on_note is not None:
+            on_note(text)
+
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise UsageError(f"jobs must be a whole number, 1 or more, or None, not {jobs!r}")
     qrels = _qrels_source(qrels)
     given, names = _run_sources(runs)
-    results = evaluation.evaluate(qrels, given, wanted, settings, frozen=frozen,
+    evaluation.check_runs(given)
+    if zscores is not None:
+        check_zscores_average(settings.average)
+        if isinstance(zscores, str) and zscores == "-" and "-" in given:
+            raise UsageError("standard input ('-') can be either a run or the -Z file, "
+                             "not both")
+    requests = _requests(measures, settings, table, tell)
+    if risk_baseline is not None:
+        from smarteval.stats.baseline_risk import check_risk_measures
+        check_risk_measures([rq.measure for rq in requests])
+    elif risk_alpha:
+        tell(f"--risk-alpha {risk_alpha:g} has no effect without --risk-baseline")
+    for text in unused_notes(settings, requests) + repeated_notes(given):
+        tell(text)
+    # read once, whatever the number of runs; in the format asked for (-R)
+    relevance = evaluation.read_relevance(qrels, requests, settings)
+    if risk_baseline is not None:
+        (base,), _ = _run_sources([risk_baseline])
+        given, names = [base, *given], [None, *names]
+    results = evaluation.evaluate(relevance, given, requests, settings, frozen=frozen,
                                   frozen_depth=frozen_depth, require_common=require_common,
                                   on_run=on_run, jobs=jobs, keep_ranked=keep_ranked,
                                   zscores=zscores)
     chosen = [name if name is not None else ev.name for ev, name in zip(results, names)]
     for ev, name in zip(results, distinct_names(chosen)):
         ev.name = name
-    return Results(results)
+    if settings.complete:
+        from smarteval.render.evaluation import complete_notes
+        for ev in results:
+            notes.extend(complete_notes(ev))
+    from smarteval.render.evaluation import relevance_notes
+    notes.extend(relevance_notes(evaluation.judgements(relevance)[0], results, requests,
+                                 settings))
+    if risk_baseline is not None:
+        from smarteval.stats.baseline_risk import risk_evaluations
+        results = risk_evaluations(results[1:], results[0], risk_alpha)
+    return Results(results, notes, settings)
+
+
+def _requests(measures, settings: Settings, table: bool,
+              tell: Callable[[str], None]) -> list[Request]:
+    """The requests for ``measures`` (None: the defaults), each note told."""
+    from smarteval.measures.grammar import default_requests, parse_measures
+    if measures is None:
+        requests, dropped = default_requests(table=table, num_docs=settings.num_docs,
+                                             ties=settings.ties, version=settings.trec_version,
+                                             qrels_format=settings.qrels_format)
+        if dropped:
+            tell("--ties average: left out " + ", ".join(dropped)
+                 + " (no exact average over tied orders)")
+        return requests
+    wanted: list = [measures] if isinstance(measures, (str, Request)) else list(measures)
+    # (one measure, not a string of one-letter names)
+    if wanted and all(isinstance(m, Request) for m in wanted):
+        return wanted
+    return parse_measures(wanted, settings.trec_version, on_note=tell)
+
+
+def unused_notes(settings: Settings, requests: Sequence[Request] | None = None,
+                 method: str | None = None) -> list[str]:
+    """What the user asked for that changes nothing, in words (for standard error).
+
+    ``requests`` are the measures evaluated, when the call evaluates measures;
+    ``method`` the curve method, when it computes curves.
+    """
+    notes = []
+    if settings.seed is not None and settings.ties != "random":
+        notes.append(f"--seed {settings.seed} has no effect without --ties random "
+                     f"(--ties {settings.ties})")
+    if requests is not None and settings.target_generality is not None \
+            and not any(rq.measure.name == "adj_prec" for rq in requests):
+        notes.append("--target-generality has no effect: only adj_prec reads it, and it "
+                     "is not asked for (-m adj_prec.K)")
+    if requests is not None and not any(rq.measure.family == "cwl" for rq in requests):
+        for given, option in ((settings.cwl_costs is not None, "--cwl-costs"),
+                              (settings.cwl_default_cost != 1.0, "--cwl-default-cost")):
+            if given:
+                notes.append(f"{option} has no effect: only the C/W/L measures (INST, TBG, "
+                             "BPM...) read it, and none is asked for")
+    if method is not None and settings.target_generality is not None and method != "adjusted":
+        notes.append(f"--target-generality has no effect: only --method adjusted reads it "
+                     f"(--method {method})")
+    return notes
+
+
+def repeated_notes(paths: Iterable, what: str = "run") -> list[str]:
+    """A note for each file given more than once among ``paths`` (other inputs: none)."""
+    from smarteval.read.source import same_file
+    notes: list[str] = []
+    seen: list[str] = []
+    for path in paths:
+        if not isinstance(path, str) or path == "-":
+            continue
+        if any(same_file(path, other) for other in seen):
+            if path not in notes:
+                notes.append(path)
+            continue
+        seen.append(path)
+    return [f"{path}: this {what} is given more than once (each is evaluated, under "
+            "distinct names)" for path in notes]
 
 
 # --------------------------------------------------------------------------- compare
@@ -648,7 +771,8 @@ def calc_aggregate(measures: Any, qrels: Source, run: Source, **options: Any) ->
 
 def iter_calc(measures: Any, qrels: Source, run: Source, **options: Any) -> Iterator[Metric]:
     """ir_measures' ``iter_calc``: a ``Metric(query_id, measure, value)`` per query of the
-    qrels and measure (a query without results counts 0, as in ir_measures).
+    qrels and measure (a query without results counts 0, as in ir_measures; Accuracy
+    reports none there, nor where no relevant document is retrieved, as its provider).
 
     >>> qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 1}}
     >>> run = {"q1": {"d1": 0.3, "d2": 0.9}}
@@ -662,10 +786,13 @@ def iter_calc(measures: Any, qrels: Source, run: Source, **options: Any) -> Iter
         metric = ir_measures.Metric
     except ImportError:
         pass
-    columns = [ev.per_query[name].tolist() for name in names]
+    outputs = {o.name: o for o in ev.outputs}
+    columns = [(ev.per_query[name].tolist(), has_value(outputs[name], ev.per_query[name]))
+               for name in names]
     for i, q in enumerate(ev.qids.tolist()):
-        for (key, _), values in zip(wanted, columns):
-            yield metric(q, key, values[i])
+        for (key, _), (values, has) in zip(wanted, columns):
+            if has[i]:
+                yield metric(q, key, values[i])
 
 
 def ir_measure(measure: str, **options: Any) -> Any:

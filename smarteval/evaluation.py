@@ -18,14 +18,13 @@ import numpy as np
 from smarteval.aggregate import (
     accumulated,
     averaged_over,
-    check_zscores_average,
     complete_values,
     standardized,
     summarize,
 )
 from smarteval.columns import Qrels, Ranked, Run
 from smarteval.errors import InputError, UsageError
-from smarteval.measures.grammar import Output, Request, parse_measures
+from smarteval.measures.grammar import OWN_MEASURES, Output, Request, parse_measures
 from smarteval.ranking import rank, residual
 from smarteval.ranking.programs import needs_file_order
 from smarteval.read import read_qrels, read_run
@@ -65,6 +64,8 @@ class Evaluation:
     #: of the qrels (even when -D evaluates one); None means len(qids)
     averaged_over: int | None = None
     zscores: str | None = None
+    #: the settings the run was evaluated under (what -c did, which version's output)
+    settings: Settings = field(default_factory=Settings, repr=False, compare=False)
 
     @property
     def added_by_complete(self) -> int:
@@ -152,11 +153,6 @@ def read_relevance(qrels, requests: Sequence[Request] = (), settings: Settings |
                       "its second field varies within a query", stacklevel=2)
         return read_qrels_diversity(qrels)
     return read_qrels(qrels)
-
-
-#: The -R formats that are read only for measures of their own (trec_eval computes no
-#: other measure from them): the ``rel_info`` of those measures
-OWN_MEASURES = {"prefs": "prefs", "qrels_prefs": "prefs", "qrels_jg": "qrels_jg"}
 
 
 def _read_trec_format(qrels, fmt: str):
@@ -249,9 +245,13 @@ class Ranker:
 
     ``frozen`` (a run) with ``frozen_depth`` k ranks every run on the residual collection
     without the first k documents of ``frozen`` (Joiner & Werner). ``require_common``
-    refuses a run that shares no query with the qrels. ``documents`` is False when no
+    refuses a run that shares no query with the qrels (except under trec_eval 10.0's
+    ``-c``, which evaluates the qrels' queries all the same). ``documents`` is False when no
     measure asked for looks at the documents (only ``num_q`` and ``runid``): trec_eval
-    then never ranks a query, and accepts what it would refuse in one.
+    then never ranks a query, and accepts what it would refuse in one. ``trec_names`` is
+    False when no trec_eval measure is asked (only ir_measures names, gdeval's, ranx's,
+    ndeval's, cwl_eval's, SMART's): a first query judged only below 0, which trec_eval
+    alone cannot evaluate, is then evaluated.
     """
 
     qrels: Qrels
@@ -265,6 +265,7 @@ class Ranker:
     subtopics: object | None = None
     gains: Keyed | None = None          # cwl_eval's fractional gains (:func:`cwl_gains`)
     costs: dict[bytes, float] | None = None   # cwl_eval's cost file, read
+    trec_names: bool = True
     #: the rankings keep each row's place in the run, for a program that reads the run's
     #: line order (:func:`smarteval.ranking.programs.needs_file_order`)
     file_order: bool = False
@@ -280,11 +281,12 @@ class Ranker:
             return None
         if self._initial is None:
             # the user saw the initial run in one order: trec_eval's, unless random; only
-            # what it retrieved (no -c placeholder, which would leave the feedback run too)
+            # what it retrieved (no -c placeholder, which would leave the feedback run
+            # too), neither -M nor -J cut
             ties = "docno" if self.settings.ties == "average" else self.settings.ties
-            settings = replace(self.settings, ties=ties, max_docs=None, judged_only=False,
-                               complete=False)
-            self._initial = rank(as_run(self.frozen), self.qrels, settings)
+            settings = replace(self.settings, ties=ties, complete=False)
+            self._initial = rank(as_run(self.frozen), self.qrels, settings,
+                                 trec_names=self.trec_names, cuts=False)
         return self._initial
 
     def __call__(self, run: Run, owned: bool = False) -> Ranked:
@@ -293,7 +295,10 @@ class Ranker:
         if self.settings.order_by == "rank":
             from smarteval.ranking.order import by_rank_column  # ndeval's order only
             run = by_rank_column(run)
-        if self.require_common and not _shares_a_query(run, self.qrels):
+        # trec_eval 10.0's -c evaluates every query of the qrels on its placeholder
+        # document even when the run has none of them (9.0.8 finds nothing to evaluate)
+        if self.require_common and not _shares_a_query(run, self.qrels) and not (
+                self.settings.placeholders):
             raise InputError(run.path, None,
                              f"no query of this run has judgements in {self.qrels.path}",
                              expected="query ids shared by the run and the qrels")
@@ -304,6 +309,7 @@ class Ranker:
             ranked = rank_for(run, self.subtopics, self.qrels, self.settings)
         else:                   # the C/W/L inputs read the run in its own order afterwards
             ranked = rank(run, self.qrels, self.settings, documents=self.documents,
+                          trec_names=self.trec_names,
                           owned=owned and not self.cwl, file_order=self.file_order)
         if self.settings.query is not None and not accumulated(ranked).any():
             self._no_query(run)
@@ -345,7 +351,7 @@ class Ranker:
     def _no_query(self, run: Run) -> None:
         """-D names a query trec_eval would not evaluate: it finds nothing to average."""
         s = self.settings
-        if s.complete and s.trec_version >= 10:
+        if s.placeholders:
             raise InputError(self.qrels.path, None,
                              f"query {s.query!r} (-D) has no judgements in these qrels",
                              expected="a query of the qrels")
@@ -398,23 +404,23 @@ class Job:
         info = RunInfo(run.path, run.tag)
         ranked = self.ranker(run, owned=read_here)
         del run                 # the ranking keeps what the measures need: free the rest
-        settings = self.ranker.settings
         outputs = self.outputs()
         per_query = {}
         summary = {}
         located = None if self.zscores is None else self.zscores.locate(ranked.qids)
         for out in outputs:
-            values = complete_values(out, out.compute(ranked, ties=settings.ties), ranked)
+            values = complete_values(out, out.compute(ranked), ranked)
             if self.zscores is not None:
                 values = standardized(out, values, ranked, self.zscores, located)
             per_query[out.name] = values
-            summary[out.name] = summarize(out, values, ranked, average=settings.average,
+            summary[out.name] = summarize(out, values, ranked,
                                           zscores=self.zscores is not None)
         return Evaluation(name=info.tag, path=info.path, tag=info.tag, qids=ranked.qids,
                           in_run=ranked.in_run, outputs=outputs, per_query=per_query,
                           summary=summary, ranked=ranked if self.keep_ranked else None,
                           run_info=info, averaged_over=averaged_over(ranked),
-                          zscores=None if self.zscores is None else self.zscores.path)
+                          zscores=None if self.zscores is None else self.zscores.path,
+                          settings=self.ranker.settings)
 
 
 def requests_for(measures: Iterable[str] | Sequence[Request], settings: Settings) -> list[Request]:
@@ -454,7 +460,8 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
              frozen_depth: int | None = None, require_common: bool = True,
              on_run: Callable[[RunInfo], None] | None = None, jobs: int | None = 1,
              keep_ranked: bool = True, zscores=None) -> list[Evaluation]:
-    """Evaluate each run against ``qrels``; see :func:`smarteval.api.evaluate`.
+    """Evaluate each run against ``qrels``; see :func:`smarteval.api.evaluate`, which
+    refuses what z-scores cannot do first (:func:`~smarteval.aggregate.check_zscores_average`).
 
     ``jobs`` processes evaluate the runs (never more than there are runs); None chooses
     (:func:`default_jobs`).
@@ -462,9 +469,9 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
     settings = settings or Settings()
     runs = check_runs(runs)
     requests = requests_for(measures, settings)
-    if zscores is not None:
-        check_zscores_average(settings.average)
     documents = any(rq.measure.name not in ("num_q", "runid") for rq in requests)
+    trec_names = any(rq.measure.name not in ("num_q", "runid") and rq.label is None
+                     and rq.measure.family == "trec" for rq in requests)
     relevance = read_relevance(qrels, requests, settings)
     plain, subtopics = judgements(relevance)
     table = as_zscores(zscores)
@@ -474,8 +481,8 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
         costs = read_costs(settings.cwl_costs)
     file_order = needs_file_order(o.program for rq in requests for o in rq.outputs())
     job = Job(Ranker(plain, settings, frozen, frozen_depth, require_common, documents,
-                     subtopics, cwl_gains(relevance), costs, file_order), requests,
-              keep_ranked, table)
+                     subtopics, cwl_gains(relevance), costs, trec_names, file_order),
+              requests,              keep_ranked, table)
     processes = min(default_jobs(runs) if jobs is None else jobs, len(runs))
     forks = len(runs) > 1 and _can_fork()     # one run: no process module imported
     if processes > 1 and forks:

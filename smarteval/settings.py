@@ -71,6 +71,31 @@ class Settings:
     cwl_default_cost: float = 1.0        # the cost of an element type it lacks
     order_by: str = "score"              # score | rank (ndeval's default order)
 
+    # ---- the rules of the two trec_eval versions, each named once ----
+    @property
+    def float32_scores(self) -> bool:
+        """trec_eval 9.0.8 keeps a score (and a preference level) as a C ``float``: scores
+        equal in 32 bits tie. 10.0 compares doubles."""
+        return self.trec_version < 10
+
+    @property
+    def evaluates_added(self) -> bool:
+        """Whether a query ``-c`` adds (judged, no results) is evaluated: 10.0 ranks it on a
+        placeholder document and prints its per-query values; 9.0.8 never evaluates it
+        (it adds nothing to the sums and counts in the divisor only)."""
+        return self.trec_version >= 10
+
+    @property
+    def placeholders(self) -> bool:
+        """Whether the ranking gives each query ``-c`` adds 10.0's placeholder document."""
+        return self.complete and self.evaluates_added
+
+    @property
+    def rounds_to_nearest(self) -> bool:
+        """10.0 rounds a fraction of num_rel to the nearest count (half away from zero)
+        in the interpolated-precision measures; 9.0.8 adds 0.9 and truncates."""
+        return self.trec_version >= 10
+
     def __post_init__(self) -> None:
         for name, flag in (("complete", self.complete), ("judged_only", self.judged_only)):
             if not isinstance(flag, bool):

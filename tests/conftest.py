@@ -29,6 +29,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 
+from fixtures import *  # noqa: E402, F403  (tests/fixtures.py: the fixtures every module may take)
+
 
 def in_ci() -> bool:
     """Whether the environment says this is CI."""

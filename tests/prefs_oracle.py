@@ -3,9 +3,10 @@
 It follows the counting rules of trec_eval's ``form_prefs_counts.c`` and ``m_prefs_*.c``
 literally: per judgement group, the equivalence-classes form (one sub-group) or the
 preference array (several sub-groups, closed transitively by repeated products), then
-the counts and ratios, element by element. Used by ``tests/smart_helpers.ORACLES`` (the
-qrels read as one judgement group per query) and by ``tests/test_prefs.py`` (random
-preference files).
+the counts and ratios, element by element; ``recalculate`` reads its new last class
+from a :class:`RankPool`, trec_eval's buffer of ranks kept from query to query. Used by
+``tests/smart_helpers.ORACLES`` (the qrels read as one judgement group per query) and by
+``tests/test_prefs.py`` (random preference files).
 """
 
 from __future__ import annotations
@@ -17,6 +18,35 @@ MEASURES = ("prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_
             "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel",
             "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret",
             "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp")
+
+
+#: what trec_eval reads where it wrote nothing: a rank after every judged document
+UNWRITTEN = math.inf
+
+
+class RankPool:
+    """trec_eval's ``rank_pool``: the ranks of a query's equivalence-classes groups one
+    after the other, in a buffer reused from query to query and made anew (unwritten)
+    when a query has more lines than it holds, at its size plus that query's lines."""
+
+    def __init__(self):
+        self.buf: list = []
+
+    def fill(self, groups: list[Group], num_lines: int) -> None:
+        """Write one query's groups, as ``form_prefs_counts`` does before its measures."""
+        if num_lines > len(self.buf):
+            self.buf = [UNWRITTEN] * (len(self.buf) + num_lines)
+        at = 0
+        for g in groups:
+            if g.pa_form:
+                continue
+            g.pool, g.last_at = self, at + len(g.rows) - len(g.ecs[-1][1])
+            for _, _, d in g.rows:
+                self.buf[at] = d
+                at += 1
+
+    def read(self, at: int, n: int) -> list:
+        return [self.buf[i] if i < len(self.buf) else UNWRITTEN for i in range(at, at + n)]
 
 
 class Group:
@@ -117,7 +147,11 @@ class Group:
         ful = poss = 0
         if not self.pa_form:
             keep = self.nrel_ret if ret_only else self.nrel
-            new = self.ecs[-1][1][:keep]
+            # R ranks from where the last class starts, as trec_eval reads them (past
+            # the class when it holds fewer)
+            new = self.pool.read(self.last_at, keep)
+            if ret_only:
+                new = new[:next((i for i, b in enumerate(new) if b >= n), len(new))]
             pairs = [(a, b) for i, (_, docs) in enumerate(self.ecs)
                      for _, docs2 in self.ecs[i + 1:len(self.ecs) - 1]
                      for a in docs for b in docs2]
@@ -235,4 +269,6 @@ def from_qrels(codes, grades) -> dict[str, float]:
     rows += [(0, float(g), njr + i) for i, g in enumerate(left)]
     if not rows:
         return {m: 0.0 for m in MEASURES}
-    return values([Group(rows, njr, len(rows))], njr)
+    group = Group(rows, njr, len(rows))
+    RankPool().fill([group], len(rows))
+    return values([group], njr)

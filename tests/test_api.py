@@ -9,10 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
+from fixtures import invoke
 
 import smarteval
-from smarteval.cli import main
 
 pd = pytest.importorskip("pandas")
 ir_measures = pytest.importorskip("ir_measures")
@@ -23,7 +22,7 @@ RUNS = [str(ROOT / "sample_data" / f"{n}.run") for n in ("bm25", "dense", "bm25_
 
 
 def cli(*args: str) -> str:
-    out = CliRunner().invoke(main, list(args))
+    out = invoke(*args)
     assert out.exit_code == 0, out.output
     return out.stdout
 

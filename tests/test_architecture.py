@@ -10,6 +10,7 @@ the tree cannot drift apart.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -222,3 +223,208 @@ def test_known_back_edges_would_be_caught(module, target):
     names = stages()
     backward = stage_of(target, names) > stage_of(module, names)
     assert backward or cycles(edges), (module, target)
+
+
+# =========================================================================== the rules
+#
+# ARCHITECTURE.md's rules that a reader of the source can check: no Python loop over
+# queries or documents in a measure, no module state but the registry, a first line
+# that says the module's job.
+
+@functools.cache
+def parsed(package: Path = PACKAGE) -> dict[str, ast.Module]:
+    """Each module of ``package`` parsed (once: the rules' tests read the same trees)."""
+    return {name: ast.parse(path.read_text(encoding="utf-8"), str(path))
+            for name, (path, _) in modules(package).items()}
+
+
+#: The modules of the measure families and their shared pieces (not the registry, the
+#: grammar of -m or the loading of plugins, which compute no measure).
+MEASURE_MODULES = {f"smarteval.measures.{m}" for m in (
+    "trec", "prefs", "smart", "swets", "extra", "diversity", "cwl", "web", "segments",
+    "tied", "gains", "collection")}
+
+#: Names that stand for the queries or documents of a ranking: a loop over them is a
+#: Python loop over queries or documents.
+PER_QUERY_OR_DOCUMENT = {"qids", "offsets", "starts", "ends", "num_queries", "Q", "nq",
+                         "docno", "docnos", "rel", "score", "rows", "num_ret"}
+
+#: Loops over queries that measures keep, and why.
+QUERY_LOOPS = {
+    ("smarteval.measures.trec", "relstring"):
+        "its value is a string per query (the grades of the first documents), text that "
+        "numpy does not build",
+    ("smarteval.measures.cwl", "cwl_values"):
+        "blocks of queries, each computed at once: the blocks bound the memory of the "
+        "(query, rank) matrices",
+}
+
+
+def query_loops(tree: ast.Module) -> list[tuple[str, int, str]]:
+    """(function, line, iterable) of each loop of a function over queries or documents."""
+    found = []
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(fn):
+            if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+                over = node.iter
+            elif isinstance(node, ast.While):
+                over = node.test
+            else:
+                continue
+            names = {n.id for n in ast.walk(over) if isinstance(n, ast.Name)} | \
+                {n.attr for n in ast.walk(over) if isinstance(n, ast.Attribute)}
+            if names & PER_QUERY_OR_DOCUMENT:
+                found.append((fn.name, over.lineno, ast.unparse(over)))
+    return found
+
+
+def test_no_python_loop_over_queries_in_a_measure():
+    trees = parsed()
+    assert set(trees) >= MEASURE_MODULES
+    loops = [f"{module}.{fn} (line {line}): for ... in {over}"
+             for module in sorted(MEASURE_MODULES)
+             for fn, line, over in query_loops(trees[module])
+             if (module, fn) not in QUERY_LOOPS]
+    assert not loops, "a Python loop over queries or documents in a measure (use numpy " \
+        "segment operations, or name it in QUERY_LOOPS with the reason):\n" + "\n".join(loops)
+    for module, fn in QUERY_LOOPS:
+        assert any(f == fn for f, _, _ in query_loops(trees[module])), \
+            f"{module}.{fn} loops over queries no more: drop it from QUERY_LOOPS"
+
+
+def test_a_loop_over_queries_is_seen():
+    tree = ast.parse("def m(r):\n    return [v for v in range(r.num_queries)]\n"
+                     "def n(r):\n    for s, e in zip(starts, ends):\n        pass\n"
+                     "def ok(r, levels):\n    for x in levels:\n        pass\n")
+    assert [(f, line) for f, line, _ in query_loops(tree)] == [("m", 2), ("n", 4)]
+
+
+#: What the registry is: module state every other module may change.
+REGISTRY_MODULE = "smarteval.measures.registry"
+#: Module state outside the registry, and why it cannot be passed along instead.
+MODULE_STATE = {
+    ("smarteval.evaluation", "_WORKER_JOB"):
+        "a process started afresh (-j off Linux) gets the job once, from the pool's "
+        "initializer, which can hand it to the work only through the module",
+    ("smarteval.measures.plugins", "_loading"):
+        "the plugin being imported: its module's @measure decorators, called by the "
+        "import, learn from it whose measures they register",
+}
+#: Methods that change a list, dict or set.
+_MUTATORS = {"append", "extend", "insert", "pop", "popitem", "remove", "clear", "update",
+             "setdefault", "add", "discard", "sort", "reverse"}
+_CACHES = {"lru_cache", "cache"}
+
+
+def _module_containers(tree: ast.Module) -> set[str]:
+    """Names a module binds, at its top level, to a list, dict or set it may change."""
+    names = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        if isinstance(value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp,
+                              ast.SetComp)) or (isinstance(value, ast.Call)
+                                                and isinstance(value.func, ast.Name)
+                                                and value.func.id in ("list", "dict", "set")):
+            names |= {t.id for t in targets if isinstance(t, ast.Name)}
+    return names
+
+
+def module_state(trees: dict[str, ast.Module]) -> set[tuple[str, str]]:
+    """(module, name) of the state each module keeps: a name a function rebinds with
+    ``global``, a module's list, dict or set a function changes (its own, or one it
+    imported from another module of the tree), a cached function."""
+    containers = {m: _module_containers(t) for m, t in trees.items()}
+    found = set()
+    for module, tree in trees.items():
+        home = {n: (module, n) for n in containers[module]}
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.module in containers:
+                for alias in node.names:
+                    if alias.name in containers[node.module]:
+                        home[alias.asname or alias.name] = (node.module, alias.name)
+        for fn in ast.walk(tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for d in fn.decorator_list:
+                f = d.func if isinstance(d, ast.Call) else d
+                if (f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)) \
+                        in _CACHES:
+                    found.add((module, fn.name))
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Global):
+                    found |= {(module, n) for n in node.names}
+                changed = []
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                        and node.func.attr in _MUTATORS:
+                    changed.append(node.func.value)
+                elif isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
+                    targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) \
+                        else [node.target]
+                    changed += [t.value for t in targets if isinstance(t, ast.Subscript)]
+                found |= {home[c.id] for c in changed if isinstance(c, ast.Name)
+                          and c.id in home}
+    return found
+
+
+def test_no_module_state_but_the_registry():
+    state = module_state(parsed())
+    unnamed = sorted(f"{m}.{n}" for m, n in state
+                     if m != REGISTRY_MODULE and (m, n) not in MODULE_STATE)
+    assert not unnamed, "module state outside the registry (pass it along instead, or " \
+        "name it in MODULE_STATE with the reason):\n" + "\n".join(unnamed)
+    gone = sorted(f"{m}.{n}" for m, n in MODULE_STATE if (m, n) not in state)
+    assert not gone, f"no longer module state: drop from MODULE_STATE {gone}"
+    assert any(m == REGISTRY_MODULE for m, _ in state)
+
+
+def test_module_state_is_seen(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "a.py").write_text(
+        "import functools\nSEEN = []\nCONSTANT = (1, 2)\nPID = 0\n"
+        "def f(x):\n    SEEN.append(x)\n    return CONSTANT[0]\n"
+        "def g():\n    global PID\n    PID = 1\n"
+        "@functools.lru_cache\ndef h(x):\n    return x\n")
+    (tmp_path / "pkg" / "b.py").write_text(
+        "from pkg.a import SEEN\ndef k():\n    SEEN[0] = 1\n"
+        "def local():\n    seen = []\n    seen.append(1)\n")
+    assert module_state(parsed(tmp_path / "pkg")) == {("pkg.a", "SEEN"), ("pkg.a", "PID"),
+                                                      ("pkg.a", "h")}
+
+
+def job_line(tree: ast.Module) -> str | None:
+    """What is wrong with a module's first line, if anything: it is a docstring whose
+    first line starts to say the module's job, a sentence ended by its first paragraph."""
+    doc = ast.get_docstring(tree, clean=False)
+    if doc is None or tree.body[0].lineno != 1:
+        return "the first line is not the module's docstring"
+    first = doc.split("\n", 1)[0]
+    if len(first.split()) < 3 or first != first.strip():
+        return f"the docstring's first line does not say the job: {first!r}"
+    if not doc.split("\n\n", 1)[0].rstrip().endswith("."):
+        return "the docstring's first paragraph is not a sentence ending in a period"
+    return None
+
+
+def test_every_module_first_line_says_its_job():
+    wrong = [f"{m}: {why}" for m, tree in sorted(parsed().items())
+             if (why := job_line(tree)) is not None]
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("source", [
+    "import os\n",
+    '\n"""Late."""\n',
+    '"""Utils."""\n',
+    '"""Reads the run files\n\nand more"""\n',
+])
+def test_a_module_without_its_job_is_seen(source):
+    assert job_line(ast.parse(source)) is not None
+    assert job_line(ast.parse('"""Reads the run files into columns."""\n')) is None

@@ -62,7 +62,8 @@ def test_never_collected():
 def outcomes(tmp_path: Path, ci: str | None) -> tuple[dict[str, str], str]:
     """Each case's outcome (ERROR: failed while set up) in a run under tests/conftest.py
     with CI set to `ci` (None: unset), and the run's output."""
-    shutil.copy(Path(__file__).with_name("conftest.py"), tmp_path / "conftest.py")
+    for name in ("conftest.py", "fixtures.py"):         # the conftest and what it imports
+        shutil.copy(Path(__file__).with_name(name), tmp_path / name)
     (tmp_path / "test_cases.py").write_text(CASES)
     (tmp_path / "test_skipped_whole.py").write_text(SKIPPED_WHOLE)
     env = {k: v for k, v in os.environ.items() if k != "CI"}

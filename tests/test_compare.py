@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from fixtures import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
@@ -207,7 +208,7 @@ def test_bonferroni_and_none():
 
 
 @given(st.lists(st.floats(0, 1), min_size=1, max_size=30))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_bh_scipy_equals_by_hand(ps):
     q = np.array(ps)
     np.testing.assert_allclose(C.adjust(q, "bh"), _bh_by_hand(q), rtol=1e-12, atol=1e-15)
@@ -361,7 +362,7 @@ docs = st.lists(st.sampled_from([f"d{i}" for i in range(12)]), unique=True, max_
 
 
 @given(st.lists(st.tuples(docs, docs, st.booleans()), min_size=1, max_size=6))
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 def test_rank_correlation_against_per_query_scipy(queries):
     qids = [f"q{i}" for i in range(len(queries))]
     # some queries only in the baseline: they must not be paired
@@ -428,7 +429,7 @@ values = st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=40)
 
 
 @given(st.data())
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_merit_properties(data):
     base = np.array(data.draw(values))
     run = np.array(data.draw(st.lists(st.floats(0, 1), min_size=len(base), max_size=len(base))))

@@ -10,18 +10,13 @@ import json
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
+from fixtures import invoke
 from scipy import stats
 
 from smarteval import stats as C
 from smarteval.api import evaluate
 from smarteval.cli import main
 from smarteval.render.compare import COLUMNS
-
-
-def invoke(*args, input=None):
-    return CliRunner().invoke(main, [str(a) for a in args], input=input, catch_exceptions=False)
-
 
 # --------------------------------------------------------------------------- data
 
@@ -250,7 +245,7 @@ def test_lecture_tau_through_the_cli(tmp_path):
     (["--select", "--select-measure", "nope"], 2,
      "Error: unknown --select-measure 'nope': give a measure with cut-offs, such as jw_prob, P "
      "or recall ('smarteval measures' lists them)\n"),
-    (["-m", "runid"], 2, "Error: no measure to compare: runid have no per-query numbers\n"),
+    (["-m", "runid"], 2, "Error: no measure to compare: runid have no number for each query\n"),
 ])
 def test_usage_errors(fig35, args, code, message):
     qrels, base, run = fig35

@@ -19,6 +19,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from fixtures import invoke as smarteval_cli
 
 import smarteval
 from smarteval.aggregate import summarize
@@ -47,7 +48,7 @@ def invoke(tmp_path, flags: str, version: int = 9, qrels: str = QRELS, run: str 
     (tmp_path / "run").write_text(run)
     args = ["evaluate", "-f", "trec", "--trec-version", str(version), *shlex.split(flags),
             str(tmp_path / "qrels"), str(tmp_path / "run")]
-    return CliRunner().invoke(main, args)
+    return smarteval_cli(args)
 
 
 def trec(tmp_path, flags: str, version: int = 9, qrels: str = QRELS, run: str = RUN) -> str:

@@ -48,3 +48,23 @@ def test_one_note_for_each_run(tmp_path):
         "as 0 (-c)\n"
         f"smarteval: {tmp_path / 'b'}: 3 queries of the qrels without results, averaged in "
         "as 0 (-c)\n")
+
+
+def test_10_evaluates_the_qrels_queries_when_the_run_has_none_of_them(tmp_path):
+    """trec_eval 10.0's -c prints the qrels' queries evaluated on its placeholder
+    (tests/data/golden/*.picked.jsonl holds its output); 9.0.8 finds no query to
+    evaluate ("No queries with both results and relevance info") and refuses."""
+    (tmp_path / "qrels").write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n")
+    (tmp_path / "run").write_text("5 Q0 a 1 1 r\n5 Q0 b 2 0.5 r\n")
+    run = str(tmp_path / "run")
+    args = ["evaluate", "-f", "trec", "-c", "-m", "num_q", "-m", "map",
+            str(tmp_path / "qrels"), run]
+    res = CliRunner().invoke(main, [*args[:3], "--trec-version", "10", *args[3:]])
+    assert res.exit_code == 0, res.output
+    assert res.stdout == "num_q                 \tall\t2\nmap                   \tall\t0.0000\n"
+    assert res.stderr == (f"smarteval: {run}: 2 queries of the qrels without results (no "
+                          "query of the run is in the qrels), evaluated on trec_eval 10.0's "
+                          "placeholder document (-c)\n")
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 1 and res.stdout == ""
+    assert "no query of this run has judgements" in res.stderr

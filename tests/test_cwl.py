@@ -12,6 +12,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from cwl_oracle import cwl_query
+from fixtures import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from smart_helpers import make_ranked
@@ -35,7 +36,7 @@ KINDS = {"INST": [(1.0,), (2.0,), (0.5,)], "INSQ": [(1.0,), (2.5,)],
          "AP": [()]}
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(lists=st.lists(st.lists(st.sampled_from([-2, -1, 0, 1, 2, 3]), max_size=25),
                       min_size=1, max_size=3),
        kind=st.sampled_from(sorted(KINDS)), data=st.data(),
@@ -117,7 +118,7 @@ def _with_inputs(docs: list[list[tuple]], default_cost: float):
         costs=Keyed(r.qids, r.offsets, r.docno, costs), default_cost=default_cost))
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(docs=st.lists(st.lists(st.tuples(st.sampled_from(_GAINS), st.sampled_from(_COSTS)),
                               max_size=25), min_size=1, max_size=3),
        kind=st.sampled_from(sorted(KINDS)), data=st.data(),

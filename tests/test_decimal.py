@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from fixtures import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -75,7 +76,7 @@ def check(fields: list[bytes], lead: list[bytes], scratch: dict | None):
         assert cols.view(np.uint64).tolist() == want.view(np.uint64).tolist()
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(number, min_size=1, max_size=60), st.lists(before, min_size=1, max_size=4),
        st.booleans(), st.sampled_from([1, 3, 7, fast._SHORT_BLOCK]))
 def test_scores_are_float_bit_for_bit(fields, lead, keep, block):
@@ -84,14 +85,14 @@ def test_scores_are_float_bit_for_bit(fields, lead, keep, block):
         check(fields, lead, {} if keep else None)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(short, min_size=1, max_size=60).map(lambda fs: [f.encode() for f in fs]),
        st.lists(before, min_size=1, max_size=4))
 def test_fields_of_several_k_in_one_chunk(fields, lead):
     check(fields, lead, {})
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(number, min_size=1, max_size=40), st.data())
 def test_a_refused_field_is_named_first(fields, data):
     for _ in range(data.draw(st.integers(1, 3))):
@@ -117,7 +118,7 @@ def test_an_underscore_is_refused():
     check([b"1.5", b"2.25", b"1_0.5", b"3.0"], [b" "], {})
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(short, min_size=1, max_size=60).map(lambda fs: [f.encode() for f in fs]),
        st.lists(before, min_size=1, max_size=4))
 def test_short_fields_are_read_a_word_at_a_time(fields, lead):
@@ -138,7 +139,7 @@ def test_short_fields_are_read_a_word_at_a_time(fields, lead):
     assert vals.view(np.uint64).tolist() == expected(fields)[0].view(np.uint64).tolist()
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(1, 7), st.lists(st.tuples(sign, st.text("0123456789", max_size=7),
                                              st.text("0123456789", min_size=8, max_size=8)),
                                    min_size=1, max_size=60),

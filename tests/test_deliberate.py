@@ -6,10 +6,10 @@ Everything else trec_eval prints, refuses or accepts is pinned by the golden cor
 
 from __future__ import annotations
 
-import pytest
-from click.testing import CliRunner
+from pathlib import Path
 
-from smarteval.cli import main
+import pytest
+from fixtures import invoke
 
 QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 a 1\n"
 RUN = "1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n1 Q0 c 3 1 r\n2 Q0 a 1 1 r\n"
@@ -18,7 +18,7 @@ RUN = "1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n1 Q0 c 3 1 r\n2 Q0 a 1 1 r\n"
 def _evaluate(tmp_path, qrels, run, *args, version="9"):
     (tmp_path / "qrels.txt").write_text(qrels)
     (tmp_path / "run.txt").write_text(run)
-    return CliRunner().invoke(main, ["evaluate", "-f", "trec", "--trec-version", version, *args,
+    return invoke(["evaluate", "-f", "trec", "--trec-version", version, *args,
                                      str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt")])
 
 
@@ -79,3 +79,56 @@ def test_10_evaluates_queries_of_both_files_without_c(tmp_path):
     assert res.exit_code == nine.exit_code == 0
     assert res.stdout == nine.stdout == ("num_q                 \tall\t2\n"
                                          "map                   \tall\t0.9167\n")
+
+
+def _documented(sentence: str) -> None:
+    """``sentence`` is in README's list of differences and in the man page (spaces and
+    line breaks aside, the man page's escapes removed)."""
+    root = Path(__file__).parent.parent
+    readme = " ".join((root / "README.md").read_text().split())
+    man = " ".join((root / "man" / "smarteval.1").read_text().replace("\\-", "-").split())
+    assert sentence in readme and sentence in man, sentence
+
+
+@pytest.mark.parametrize("version", ["9", "10"])
+def test_parameters_on_a_measure_without_any_are_refused(tmp_path, version):
+    # trec_eval ignores them: `trec_eval -m map.5` prints map (0.9167 here)
+    res = _evaluate(tmp_path, QRELS, RUN, "-m", "map.5", version=version)
+    assert res.exit_code == 2 and res.stdout == ""
+    assert res.stderr == "Error: measure 'map' takes no parameters (got 'map.5')\n"
+    _documented("trec_eval ignores them")
+
+
+# q2 is judged only below 0 and comes after q1: trec_eval keeps q1's table of grades
+GRADES_BEFORE = "q1 0 d1 3\nq1 0 d2 2\nq1 0 d3 1\nq2 0 e1 -1\nq2 0 e2 -1\n"
+RUN_BEFORE = "q1 Q0 d1 1 3 r\nq1 Q0 d2 2 2 r\nq2 Q0 e1 1 1 r\nq2 Q0 x 2 0.5 r\n"
+
+
+@pytest.mark.parametrize("version, measure, trec_eval_q2", [
+    ("10", "ideal_dcg", "4.7619"),           # trec_eval 10.0 prints q1's ideal DCG
+    ("9", "ndcg.-1=5", "0.6625"),            # 9.0.8: e1's gain 5 over q1's ideal DCG
+    ("10", "ndcg.-1=5", "0.6625"),
+])
+def test_query_judged_only_below_0_has_its_own_relevance_levels(tmp_path, version, measure,
+                                                                trec_eval_q2):
+    res = _evaluate(tmp_path, GRADES_BEFORE, RUN_BEFORE, "-q", "-m", measure,
+                    version=version)
+    assert res.exit_code == 0, res.output
+    lines = [line.split("\t") for line in res.stdout.splitlines()]
+    q2 = [value for _, qid, value in lines if qid == "q2"]
+    assert q2 == ["0.0000"] != [trec_eval_q2]
+    _documented("smarteval gives the definition's value from the query's own judgements "
+                "(0 for both)")
+
+
+def test_rnonrel_reading_past_trec_eval_s_buffer(tmp_path):
+    # R = 3 ranks from the lowest class (g, -1), which holds one: trec_eval reads two
+    # past its buffer (9.0.8 prints 0.2424 with glibc's malloc, 0.1818 under valgrind);
+    # smarteval takes them as documents ranked after every judged one: 8/33
+    res = _evaluate(tmp_path, "q 0 a 3\nq 0 b 2\nq 0 c 1\nq 0 d 0\nq 0 e 0\nq 0 f 0\n"
+                              "q 0 g -1\n", "q Q0 a 1 1 r\n", "-R", "qrels_prefs", "-m",
+                    "prefs_avgjg_Rnonrel")
+    assert res.exit_code == 0, res.output
+    assert res.stdout == "prefs_avgjg_Rnonrel   \tall\t0.2424\n"
+    _documented("where trec_eval reads memory it never wrote, a document ranked after "
+                "every judged one")

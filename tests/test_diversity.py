@@ -13,6 +13,7 @@ import math
 import numpy as np
 import pytest
 from diversity_oracle import ndeval_query
+from fixtures import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -85,7 +86,7 @@ def same(got, want) -> bool:
     return math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=collection(), level=st.sampled_from([1, 1, 2]),
        extra=st.sampled_from([(), ("NRBP.0.3,0.8", "nNRBP.1,0.25", "nNRBP.0.7")]),
        judged=st.booleans(), max_docs=st.sampled_from([None, None, 3]))
@@ -222,7 +223,7 @@ def _distinct(run: dict) -> dict:
     return {q: {d: float(len(docs) - i) for i, d in enumerate(docs)} for q, docs in run.items()}
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=collection(), other=collection(), risk_alpha=st.sampled_from([0.0, 1.0, 4.0]))
 def test_risk_against_a_baseline_is_ndevals(data, other, risk_alpha):
     """smarteval.stats.risk: ndeval's RiskBased over the union of the two runs' queries of
@@ -272,7 +273,7 @@ def test_risk_refuses_what_it_cannot_compute():
 
 # =========================================================================== rank order
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=collection(), seed=st.integers(0, 2**16), max_docs=st.sampled_from([None, 3]))
 def test_rank_order_is_ndevals_default(data, seed, max_docs):
     """--order-by rank: each query in the order of its rank column (ndeval without

@@ -73,7 +73,7 @@ CASES = [
      "Error: qrels.txt: query 301 is judged only with negative grades and is the first query"
      " evaluated: trec_eval cannot evaluate it (\"Can't calculate measure\")\n"
      "  expected: a judgement of 0 or more in the first query evaluated (or leave the query"
-     " out)\n"),
+     " out, or ask no trec_eval measure)\n"),
     ("empty run", QRELS, "# nothing here\n\n", [], 1,
      "Error: run.txt: no run lines (empty, or only blank and comment lines)\n"
      + RUN_EXPECTED + "\n"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from fixtures import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -12,7 +13,7 @@ from smarteval.read.plain import read_qrels, read_run
 DOCS = [f"d{i}" for i in range(12)]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(grades=st.dictionaries(st.sampled_from(DOCS), st.integers(-1, 2), min_size=1),
        scores=st.dictionaries(st.sampled_from(DOCS), st.integers(0, 5), min_size=1),
        k=st.integers(1, 8))

@@ -6,6 +6,7 @@ import gzip
 
 import numpy as np
 import pytest
+from fixtures import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -55,7 +56,7 @@ def run_files(draw):
     return body.encode()
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=run_files(), compress=st.booleans())
 def test_fast_reader_matches_plain_reader(tmp_path_factory, data, compress):
     path = tmp_path_factory.mktemp("runs") / "run.txt"
@@ -113,7 +114,7 @@ def _columns(cols) -> tuple:
             None if cols.lines is None else cols.lines.tolist(), cols.tag)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=run_files(), chunk=st.sampled_from([48, 100, 333, 4096]),
        keep_lines=st.booleans())
 def test_parser_threads_read_what_one_thread_reads(tmp_path_factory, data, chunk, keep_lines):
@@ -181,10 +182,11 @@ def test_parser_threads_by_size(monkeypatch):
 
 
 def test_repeats_are_found_in_either_half_of_a_large_run(monkeypatch):
+    from smarteval import threads
     from smarteval.read import plain
     from smarteval.read.keys import docno_hash
     monkeypatch.setattr(plain, "_THREADED_SORT_ROWS", 4)
-    monkeypatch.setattr(fastrun, "spare_cpus", lambda: 2)
+    monkeypatch.setattr(threads, "spare_cpus", lambda: 2)
     offsets = np.arange(0, 41, 5)
     docnos = np.array([b"d%d" % i for i in range(40)])
     assert not plain._may_have_duplicates(docno_hash(docnos), offsets)
@@ -195,18 +197,6 @@ def test_repeats_are_found_in_either_half_of_a_large_run(monkeypatch):
     across = docnos.copy()
     across[7] = across[3]                                    # two queries: not a repeat
     assert not plain._may_have_duplicates(docno_hash(across), offsets)
-
-
-@pytest.mark.parametrize("loadavg, spare", [(b"0.30 0.60 0.73 1/123 456\n", 2),
-                                            (b"1.51 1.43 1.18 2/83 28624\n", 1),
-                                            (b"4.00 4.00 4.00 9/83 28624\n", 1),
-                                            (b"garbage\n", 2)])
-def test_spare_cpus_leave_out_those_other_tasks_run_on(tmp_path, monkeypatch, loadavg, spare):
-    path = tmp_path / "loadavg"
-    path.write_bytes(loadavg)
-    monkeypatch.setattr(fastrun, "_LOADAVG", str(path))
-    monkeypatch.setattr(fastrun.os, "sched_getaffinity", lambda pid: {0, 1})
-    assert fastrun.spare_cpus() == spare
 
 
 @pytest.mark.parametrize("runs_max", [100_000, 0])         # concatenation, or a gather

@@ -2,8 +2,10 @@
 
 ``tests/data/golden/trec_eval-9.0.8.jsonl`` and ``trec_eval-10.0.jsonl`` hold seeded random
 cases (argv, qrels, run) with trec_eval's stdout and status class, recorded by
-``tools/golden.py``; no binary is needed here. To regenerate them (deterministic; needs both
-binaries, and gdb and valgrind, see the tool's docstring):
+``tools/golden.py``; no binary is needed here (the ``*.picked.jsonl`` files hold cases
+picked by hand, ``tools/golden_picked.py``, recorded by ``tools/golden.py --picked``). To
+regenerate them (deterministic; needs both binaries, and gdb and valgrind, see the tool's
+docstring):
 
     python tools/golden.py --trec-eval-9 PATH --trec-eval-10 PATH
 
@@ -29,11 +31,14 @@ from click.testing import CliRunner
 from smarteval.cli import main
 
 DATA = Path(__file__).parent / "data" / "golden"
-#: (version, file): the qrels corpus, and the one of trec_eval's other relevance formats
-#: (-R prefs, qrels_prefs, qrels_jg) and of -Z
+#: (version, file): the qrels corpus, the one of trec_eval's other relevance formats
+#: (-R prefs, qrels_prefs, qrels_jg) and of -Z, and the cases picked by hand
+#: (tools/golden_picked.py: inputs where smarteval once differed)
 CORPORA = [("9", DATA / "trec_eval-9.0.8.jsonl"), ("10", DATA / "trec_eval-10.0.jsonl"),
            ("9", DATA / "trec_eval-9.0.8.formats.jsonl"),
-           ("10", DATA / "trec_eval-10.0.formats.jsonl")]
+           ("10", DATA / "trec_eval-10.0.formats.jsonl"),
+           ("9", DATA / "trec_eval-9.0.8.picked.jsonl"),
+           ("10", DATA / "trec_eval-10.0.picked.jsonl")]
 KNOWN = json.loads((DATA / "known_differences.json").read_text())
 
 
@@ -102,4 +107,6 @@ def test_corpus():
             assert sum(kind in c["argv"] for c in formats) >= 30, kind
         assert sum("zscores" in c for c in formats) >= 30
     assert set(KNOWN) <= set(ids), sorted(set(KNOWN) - set(ids))
+    picked = [c for _, c in CASES if "-p_" in c["id"]]
+    assert len(picked) >= 24 and all(c.get("why") for c in picked)
     assert all(isinstance(v, str) and v for v in KNOWN.values())

@@ -13,12 +13,11 @@ import re
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
+from fixtures import examples, invoke
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import smarteval
-from smarteval.cli import main
 from smarteval.errors import InputError
 from smarteval.read import plain
 
@@ -35,12 +34,6 @@ def files(tmp_path, monkeypatch):
     (tmp_path / "q").write_bytes(QRELS)
     (tmp_path / "r").write_bytes(RUN)
     return tmp_path
-
-
-def invoke(args):
-    res = CliRunner().invoke(main, args)
-    assert res.exception is None or isinstance(res.exception, SystemExit), repr(res.exception)
-    return res
 
 
 def test_query_ids_that_are_not_utf8_stay_distinct_and_print_as_read(files):
@@ -150,7 +143,7 @@ def _by_query(run) -> dict:
     return out
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=run_and_qrels())
 def test_readers_keep_the_bytes(tmp_path_factory, case):
     rows, tag, run_bytes, judged, qrels_bytes = case

@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 import pytest
+from fixtures import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -245,7 +246,7 @@ def same(got, want) -> bool:
     return math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=collection(), specs=st.lists(st.sampled_from(ALL_SPELLINGS), min_size=1,
                                          max_size=40, unique=True))
 def test_ir_measures_names_give_ir_measures_values(data, specs):
@@ -301,6 +302,52 @@ def test_ir_names_keep_their_own_relevance_level():
     assert ev.per_query["P@1"].tolist() == [1.0]
     assert ev.per_query["P_1"].tolist() == [0.0]
     assert ev.per_query["P(rel=2)@1"].tolist() == [0.0]
+
+
+#: the first query judged only below 0, which trec_eval cannot evaluate
+NEGATIVE_FIRST = ({"1": {"a": -1}, "2": {"b": 1}}, {"1": {"a": 1.0}, "2": {"b": 1.0}})
+
+
+def test_a_first_query_judged_only_below_0_is_evaluated_by_the_other_programs(tmp_path):
+    """trec_eval alone refuses it: ir_measures' names (pytrec_eval, cwl_eval, gdeval
+    behind them) and ranx's are evaluated, each as its program does; a request that adds
+    a trec_eval measure is refused as trec_eval would refuse it."""
+    ranx = pytest.importorskip("ranx")
+    from click.testing import CliRunner
+
+    from smarteval.cli import main
+    qrels, run = NEGATIVE_FIRST
+    specs = ["nDCG@10", "RBP(rel=1)", "AP", "ERR@10"]
+    measures = [ir_measure(s) for s in specs]
+    per_query = {(m.query_id, str(m.measure)): m.value
+                 for m in ir_measures.iter_calc(measures, qrels, run)}
+    aggregate = {str(k): v for k, v in ir_measures.calc_aggregate(measures, qrels, run).items()}
+    ev = smarteval_values(qrels, run, specs)
+    for spec, m in zip(specs, measures):
+        assert [same(ev.per_query[spec][i], per_query[q, str(m)])
+                for i, q in enumerate(ev.qids.tolist())] == [True, True], spec
+        assert same(ev.summary[spec], aggregate[str(m)]), spec
+    assert ev.summary["nDCG@10"] == 0.5 and ev.summary["AP"] == 0.5
+    names = ["ndcg_burges@10", "hits@10"]
+    ranx_run = ranx.Run(run)
+    ranx.evaluate(ranx.Qrels(qrels), ranx_run, names, return_mean=False)
+    ev = smarteval_values(qrels, run, names)
+    for name in names:
+        assert ev.per_query[name].tolist() == [ranx_run.scores[name][q] for q in ev.qids]
+    (tmp_path / "q").write_text("1 0 a -1\n2 0 b 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 1 r\n2 Q0 b 1 1 r\n")
+    args = ["evaluate", "-f", "trec", str(tmp_path / "q"), str(tmp_path / "r")]
+    res = CliRunner().invoke(main, [*args[:3], "-m", "nDCG@10", "-m", "RBP(rel=1)", "-m", "AP",
+                                    *args[3:]])
+    assert res.exit_code == 0, res.output
+    assert res.stdout == ("nDCG@10               \tall\t0.5000\n"
+                          "RBP(rel=1)            \tall\t0.1000\n"
+                          "AP                    \tall\t0.5000\n")
+    for trec_name in ("map", "ndcg_cut.10"):
+        res = CliRunner().invoke(main, [*args[:3], "-m", "nDCG@10", "-m", trec_name, *args[3:]])
+        assert res.exit_code == 1 and res.stdout == ""
+        assert "query 1 is judged only with negative grades" in res.stderr
+        assert "ask no trec_eval measure" in res.stderr
 
 
 def test_pytrec_eval_names_refuse_rel_0():

@@ -6,12 +6,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from fixtures import SAMPLE
 
 import smarteval
 from smarteval.cli import main
-from smarteval.render.formats import FORMATS, choices
+from smarteval.render.evaluation import FORMATS as WRITTEN
+from smarteval.render.formats import FORMATS
 
-SAMPLE = Path(__file__).parent.parent / "sample_data"
 RUNS = [str(SAMPLE / f"{n}.run") for n in ("bm25", "bm25_rm3", "dense")]
 
 
@@ -101,7 +102,7 @@ def _many_runs(tmp_path, count: int = 7) -> list[str]:
     return paths
 
 
-@pytest.mark.parametrize("fmt", choices())
+@pytest.mark.parametrize("fmt", WRITTEN)
 def test_forked_workers_print_what_one_process_prints(tmp_path, fmt):
     runs = _many_runs(tmp_path)
     per_query = [] if FORMATS[fmt].table else ["-q"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from fixtures import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle import (
@@ -160,7 +161,7 @@ def collections(draw):
     return qrels, run
 
 
-@settings(max_examples=500, deadline=None,
+@settings(max_examples=examples(500), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(data=collections(), rel_level=st.sampled_from([1, 1, 2, 3]),
        judged_only=st.booleans(),

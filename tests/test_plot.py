@@ -7,14 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
+from fixtures import SAMPLE, invoke
 from smart_helpers import make_ranked
 
-from smarteval.cli import main
 from smarteval.errors import UsageError
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = ROOT / "sample_data"
 QRELS = str(SAMPLE / "qrels.txt")
 RUNS = [str(SAMPLE / f"{n}.run") for n in ("bm25", "bm25_rm3", "dense")]
 
@@ -24,7 +22,7 @@ needs_mpl = pytest.mark.skipif(
 
 
 def plot(*args):
-    return CliRunner().invoke(main, ["plot", *args])
+    return invoke(["plot", *args])
 
 
 def png_size(path: Path) -> tuple[int, int]:

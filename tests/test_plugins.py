@@ -15,10 +15,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from fixtures import invoke as run
 
 import smarteval
-from smarteval.cli import main
 from smarteval.errors import UsageError
 from smarteval.measures import all_measures, load_plugin
 from smarteval.measures.registry import ENTRY_POINTS, PLUGINS, REGISTRY
@@ -53,10 +52,6 @@ def files(tmp_path):
     (tmp_path / "run").write_text(RUN)
     (tmp_path / "other").write_text(OTHER)
     return tmp_path
-
-
-def run(*args: str):
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 def oracle(codes, grades, k, level=1):

@@ -13,6 +13,7 @@ import numpy as np
 import prefs_oracle as PO
 import pytest
 from click.testing import CliRunner
+from fixtures import examples, invoke
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -52,6 +53,7 @@ def prefs_case(draw):
 def oracle(lines, run, max_docs=None, version=9):
     """Per query (of both files) every preference measure, as trec_eval computes them."""
     out = {}
+    pool = PO.RankPool()
     for q in sorted({ln[0] for ln in lines} & {r[0] for r in run}):
         key = (lambda s: float(np.float32(s))) if version == 9 else float
         ranked = sorted((r for r in run if r[0] == q), key=lambda r: (-key(r[2]), r[1]))
@@ -68,6 +70,7 @@ def oracle(lines, run, max_docs=None, version=9):
         for g in sorted({ln[1] for ln in rows}):
             gr = [(ln[2], ln[4], docid[ln[3]]) for ln in rows if ln[1] == g]
             groups.append(PO.Group(gr, len(ret), len(judged)))
+        pool.fill(groups, len(rows))
         out[q] = PO.values(groups, len(ret))
     return out
 
@@ -79,7 +82,7 @@ def _write(tmp_path, lines, run):
     return p, r
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(prefs_case(), st.sampled_from([None, 0, 2, 4]), st.sampled_from([9, 10]))
 def test_prefs_equal_the_oracle(tmp_path_factory, case, max_docs, version):
     lines, run = case
@@ -111,6 +114,23 @@ def test_qrels_read_as_preferences_equal_qrels_prefs(tmp_path):
         assert np.allclose(plain.per_query[name], as_prefs.per_query[name]), name
 
 
+def test_qrels_read_as_preferences_with_a_query_judged_only_below_0(tmp_path):
+    """Without -R, a query judged only below 0 has no judgement group (every measure 0),
+    and the queries after it keep their own groups' values."""
+    q = tmp_path / "qrels"
+    q.write_text("1 0 a 2\n1 0 b 0\n2 0 a -1\n3 0 a 1\n3 0 b 0\n3 0 c 2\n")
+    r = tmp_path / "run"
+    r.write_text("1 Q0 b 1 3 t\n1 Q0 a 2 2 t\n2 Q0 a 1 1 t\n3 Q0 b 1 3 t\n3 Q0 c 2 2 t\n")
+    got = evaluate(str(q), str(r), ["all_prefs"])[0]
+    alone = tmp_path / "alone"
+    alone.write_text("3 0 a 1\n3 0 b 0\n3 0 c 2\n")
+    want = evaluate(str(alone), str(r), ["all_prefs"])[0]
+    for name in PO.MEASURES:
+        assert got.per_query[name][1] == 0, name
+        assert got.per_query[name][2] == want.per_query[name][0], name
+    assert got.per_query["prefs_num_prefs_poss"].tolist() == [1, 0, 3]
+
+
 def test_judgement_groups_average_over_groups(tmp_path):
     q = tmp_path / "jg"
     q.write_text("1 u1 a 1\n1 u1 b 0\n1 u2 a 0\n1 u2 b 1\n1 u2 c 1\n")
@@ -129,7 +149,7 @@ def _cli(tmp_path, fmt, text, run="1 Q0 a 1 1 t\n", extra=()):
     q.write_bytes(text.encode())
     r = tmp_path / "run"
     r.write_text(run)
-    return CliRunner().invoke(main, ["evaluate", "-f", "trec", "-R", fmt, *extra, str(q),
+    return invoke(["evaluate", "-f", "trec", "-R", fmt, *extra, str(q),
                                      str(r)])
 
 

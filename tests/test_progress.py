@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from fixtures import SAMPLE
 
 from smarteval import progress as P
 from smarteval.cli import main
 
-SAMPLE = Path(__file__).resolve().parent.parent / "sample_data"
 RUNS = [str(SAMPLE / f"{n}.run") for n in ("bm25", "bm25_rm3", "dense")]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from fixtures import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -32,7 +33,7 @@ def _read(data: bytes, general: bool, one_digit: bool = True):
             q.lines.tolist(), q.repeated.tolist(), q.duplicate_grades.tolist())
 
 
-@settings(max_examples=150, deadline=None,
+@settings(max_examples=examples(150), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lines=st.lists(LINE, min_size=1, max_size=30), tail=st.booleans(),
        chunk=st.sampled_from([7, 64, 1 << 24]))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from fixtures import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -68,7 +69,7 @@ ids = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(data=st.data(), varlen=st.booleans())
 def test_random_ties_match_one_stable_sort(data, varlen):
     counts = data.draw(st.lists(st.integers(0, 12), min_size=1, max_size=6))
@@ -106,7 +107,7 @@ def test_docno_hashes_are_equal_exactly_for_equal_ids_at_any_width(block, monkey
     _hashes_of_any_width()
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(ids=st.lists(st.binary(min_size=1, max_size=24).map(lambda b: b.replace(b"\x00", b"y")),
                     min_size=1, max_size=40))
 def _hashes_of_any_width(ids):
@@ -140,9 +141,9 @@ def test_a_second_thread_ranks_as_one(monkeypatch, version):
                                           for q in (1, 2, 3) for d in range(0, 60, 3)))
     settings = Settings(trec_version=version)
     one = _ranked_columns(join.rank(run, qrels, settings))
-    from smarteval.read import fast
+    from smarteval import threads
     monkeypatch.setattr(join, "PARALLEL_ROWS", 1)
-    monkeypatch.setattr(fast, "spare_cpus", lambda: 2)
+    monkeypatch.setattr(threads, "spare_cpus", lambda: 2)
     assert _ranked_columns(join.rank(run, qrels, settings)) == one
     assert run.docnos.tolist() == [ln.split()[2] for ln in sorted(
         lines, key=lambda ln: ln.split()[0])]           # the run itself is left alone
@@ -155,7 +156,7 @@ def test_a_second_thread_ranks_as_one(monkeypatch, version):
 
 
 @given(st.integers(0, 2**32 - 1), st.sampled_from([9, 10]))
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 def test_an_owned_run_ranks_the_same_in_place(seed, version):
     """rank(owned=True) reorders the run's own columns and gives the ranking rank() gives
     on a run it must leave alone, which keeps its columns."""

@@ -8,10 +8,9 @@ import math
 import os
 
 import pytest
-from click.testing import CliRunner
+from fixtures import invoke
 
 import smarteval
-from smarteval.cli import main
 from smarteval.errors import UsageError
 from smarteval.read import read_qrels, read_run
 
@@ -31,14 +30,6 @@ def files(tmp_path, monkeypatch):
     (tmp_path / "r").write_text(RUN)
     (tmp_path / "s").write_text(OTHER)
     return tmp_path
-
-
-def invoke(args):
-    result = CliRunner().invoke(main, [str(a) for a in args], prog_name="smarteval")
-    assert "Traceback" not in result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit), \
-        repr(result.exception)
-    return result
 
 
 def usage(command: str, message: str) -> str:

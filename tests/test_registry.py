@@ -5,9 +5,12 @@ checked by every test here as soon as it is registered, and fails the first test
 tests/smart_helpers.ORACLES says which oracle its values are checked against. Measures
 that need N are given N (never skipped); adj_prec is given a target generality.
 
-Each test runs twice: over smarteval's own measures, and over the measures of the example
-plugin (docs/example_plugin.py) loaded into the registry, checked against the oracles
-the plugin gives (tests/smart_helpers.registered).
+Each test is parametrized by measure name, so ``pytest tests/test_registry.py -k NAME``
+runs one measure's checks. The measures checked are smarteval's own and those of the
+example plugin (docs/example_plugin.py), loaded into the registry for their tests and
+checked against the oracles the plugin gives (tests/smart_helpers.registered). The
+property tests check examples hypothesis draws once a session, shared by the measures
+(fixtures.Shared): each example is evaluated once for every measure the session checks.
 """
 
 from __future__ import annotations
@@ -19,7 +22,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from smart_helpers import (
     KNOWN_BUGS,
@@ -41,23 +43,31 @@ from smarteval.ranking.programs import needs_file_order
 from smarteval.read.plain import read_qrels, read_run
 from smarteval.settings import Settings
 
-# the checked measures come from a function-scoped fixture, the same for every example
-SETTINGS = settings(max_examples=40, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow,
-                                           HealthCheck.function_scoped_fixture])
 GENERALITY = 20.0      # --target-generality (adj_prec)
 EXAMPLE_PLUGIN = Path(__file__).resolve().parent.parent / "docs" / "example_plugin.py"
 
+#: smarteval's own measures, and the example plugin's (its registry entries kept here)
+OWN = [n for n, m in all_measures().items() if m.plugin is None]
+with registered(EXAMPLE_PLUGIN) as _names:
+    PLUGIN = list(_names)
+    _PLUGIN_ENTRIES = {n: all_measures()[n] for n in PLUGIN}
+MEASURES = OWN + PLUGIN
 
-@pytest.fixture(params=["smarteval", "example plugin"])
-def checked(request):
-    """The measures a test checks: smarteval's own; or, with the example plugin loaded
-    (and its oracles in ORACLES), the plugin's."""
-    if request.param == "smarteval":
-        yield [n for n, m in all_measures().items() if m.plugin is None]
-    else:
+
+def entry(name: str):
+    """The registry entry of a measure of :data:`MEASURES` (a plugin's: as registered)."""
+    return all_measures().get(name) or _PLUGIN_ENTRIES[name]
+
+
+@pytest.fixture
+def checked(name):
+    """The measures checked with ``name``: smarteval's own; or, with the example plugin
+    loaded (and its oracles in ORACLES), the plugin's."""
+    if name in PLUGIN:
         with registered(EXAMPLE_PLUGIN) as names:
             yield names
+    else:
+        yield OWN
 
 
 def tie_average(m) -> bool:
@@ -69,27 +79,38 @@ def names_for(version: int, checked: list[str]) -> list[str]:
     return [n for n in checked if version in all_measures()[n].versions]
 
 
+def evaluated_with(name: str, checked: list[str], test: str, shared) -> list[str]:
+    """The measures an example of ``test`` is evaluated for: those of ``checked`` the
+    session runs the test for (``name`` among them)."""
+    return [n for n in checked if n in shared.selected(test) or n == name]
+
+
 # =========================================================================== oracle coverage
 
-def test_every_measure_has_an_oracle(checked):
-    assert checked
-    missing = sorted(set(all_measures()) - set(ORACLES))
-    assert not missing, (f"no oracle entry in tests/smart_helpers.ORACLES for {missing}: "
-                         "add one (a trec or smart oracle) so the measure's values are checked")
+@pytest.mark.parametrize("name", MEASURES)
+def test_has_an_oracle(name, checked):
+    assert name in ORACLES, (f"no oracle entry in tests/smart_helpers.ORACLES for {name}: "
+                             "add one (a trec or smart oracle) so its values are checked")
+
+
+def test_every_oracle_is_a_measures():
     stale = sorted(set(ORACLES) - set(all_measures()))
     assert not stale, f"ORACLES entries for measures no longer registered: {stale}"
 
 
-def test_oracle_entries_are_well_formed(checked):
+@pytest.mark.parametrize("name", MEASURES)
+def test_oracle_entry_is_well_formed(name, checked):
     reg = all_measures()
-    for name in checked:
-        o = ORACLES[name]
-        assert o.source in SOURCES, name
-        for spec in specs(name, known_bugs=True):
-            outs = outputs(spec)
-            assert outs and all(out.measure is reg[name] for out in outs), spec
-        # the counts a micro average pools are checked against the oracle's
-        assert (o.counts is not None) == (reg[name].micro is not None), name
+    o = ORACLES[name]
+    assert o.source in SOURCES, name
+    for spec in specs(name, known_bugs=True):
+        outs = outputs(spec)
+        assert outs and all(out.measure is reg[name] for out in outs), spec
+    # the counts a micro average pools are checked against the oracle's
+    assert (o.counts is not None) == (reg[name].micro is not None), name
+
+
+def test_known_bugs_are_variants_of_oracles():
     assert set(KNOWN_BUGS) <= {s for n in ORACLES for s in specs(n, known_bugs=True)}
 
 
@@ -140,31 +161,34 @@ def evaluate(qrels_text: str, run_text: str, names, **options):
 
 # =========================================================================== plugin values
 
-@SETTINGS
-@given(data=collection(), version=st.sampled_from([9, 10]), level=st.sampled_from([1, 2]),
-       judged=st.booleans(), complete=st.booleans())
-def test_plugin_values_equal_the_oracle(checked, data, version, level, judged, complete):
+@pytest.mark.parametrize("name", PLUGIN)
+def test_plugin_values_equal_the_oracle(name, checked, shared):
     """A plugin's measures equal their oracles query by query, through files and
     smarteval.evaluate. (smarteval's own measures: tests/test_vs_oracle.py and
     tests/test_smart_oracle.py, which know their settings.)"""
-    names = [n for n in names_for(version, checked) if all_measures()[n].plugin is not None]
-    if not names:
-        return
-    qrels, run = data
-    ev = evaluate("".join(qrels_lines(qrels)), "".join(run_lines(run)), names,
-                  trec_version=version, rel_level=level, judged_only=judged,
-                  complete=complete)
-    r = ev.ranked
-    ctx = Context(level=level, num_docs=N, v10=version == 10, generality=GENERALITY, tag="t")
-    for out in ev.outputs:
-        for i, qid in enumerate(ev.qids):
-            rows = slice(r.offsets[i], r.offsets[i + 1])
-            q = Query(r.rel[rows].tolist(), list(qrels.get(qid, {}).values()),
-                      r.score[rows].tolist(), bool(r.in_run[i]))
-            # a query -c adds: trec_eval 9 does not evaluate it, 10 its placeholder
-            want = 0.0 if not q.in_run and version == 9 else expected(out, q, ctx)
-            got = ev.per_query[out.name][i]
-            assert close(got, want, ORACLES[out.measure.name].rtol), (out.name, qid, got, want)
+    cases = shared.cases("plugin values", st.tuples(
+        collection(), st.sampled_from([9, 10]), st.sampled_from([1, 2]), st.booleans(),
+        st.booleans()), 40)
+    for case in cases:
+        (qrels, run), version, level, judged, complete = case
+        if version not in all_measures()[name].versions:
+            continue
+        ev = evaluate("".join(qrels_lines(qrels)), "".join(run_lines(run)), [name],
+                      trec_version=version, rel_level=level, judged_only=judged,
+                      complete=complete)
+        r = ev.ranked
+        ctx = Context(level=level, num_docs=N, v10=version == 10, generality=GENERALITY,
+                      tag="t")
+        for out in ev.outputs:
+            for i, qid in enumerate(ev.qids):
+                rows = slice(r.offsets[i], r.offsets[i + 1])
+                q = Query(r.rel[rows].tolist(), list(qrels.get(qid, {}).values()),
+                          r.score[rows].tolist(), bool(r.in_run[i]))
+                # a query -c adds: trec_eval 9 does not evaluate it, 10 its placeholder
+                want = 0.0 if not q.in_run and version == 9 else expected(out, q, ctx)
+                got = ev.per_query[out.name][i]
+                assert close(got, want, ORACLES[out.measure.name].rtol), \
+                    (out.name, qid, got, want, case)
 
 
 # =========================================================================== query order
@@ -174,14 +198,9 @@ def test_plugin_values_equal_the_oracle(checked, data, version, level, judged, c
 LINE_ORDER = {"compat": "ir_measures' compat provider breaks ties in the ideal ranking so"}
 
 
-@SETTINGS
-@given(data=collection(), seed=st.integers(0, 2**32 - 1), version=st.sampled_from([9, 10]),
-       ties=st.sampled_from(["docno", "average"]), complete=st.booleans())
-def test_query_order_does_not_change_values(checked, data, seed, version, ties, complete):
-    """Permuting the queries of the run and qrels files (and their lines) changes nothing."""
-    qrels, run = data
-    names = [n for n in names_for(version, checked)
-             if ties == "docno" or tie_average(all_measures()[n])]
+def _reordered(case, names):
+    """The evaluation of ``case`` and those with its query blocks and lines reordered."""
+    (qrels, run), seed, version, ties, complete = case
     opts = dict(trec_version=version, ties=ties, complete=complete)
     ev = evaluate("".join(qrels_lines(qrels)), "".join(run_lines(run)), names, **opts)
     rng = random.Random(seed)
@@ -192,8 +211,8 @@ def test_query_order_does_not_change_values(checked, data, seed, version, ties, 
     rng.shuffle(shuffled_lines)
     qlines = qrels_lines(qrels)
     rng.shuffle(qlines)
-    blocks_text = "".join(run_lines(dict(blocks)))      # the queries' lines as they were
-    for run_text in (blocks_text, "".join(shuffled_lines)):
+    others = []
+    for run_text in ("".join(run_lines(dict(blocks))), "".join(shuffled_lines)):
         other = evaluate("".join(qlines), run_text, names, **opts)
         if set(LINE_ORDER) & set(names):    # those read the qrels in their line order
             kept = evaluate("".join(qrels_lines(qrels)), run_text, names, **opts)
@@ -201,20 +220,41 @@ def test_query_order_does_not_change_values(checked, data, seed, version, ties, 
                 if any(name.startswith(m) for m in LINE_ORDER):
                     other.per_query[name] = kept.per_query[name]
                     other.summary[name] = kept.summary[name]
-        assert list(other.qids) == list(ev.qids)
-        assert other.names == ev.names
-        for name in ev.names:
-            if run_text is not blocks_text and ties == "docno" and needs_file_order(
-                    [ev.outputs[ev.names.index(name)].program]):
-                continue            # it reads a query's lines in order: they were shuffled
-            a, b = ev.per_query[name], other.per_query[name]
-            if a.dtype.kind in "fc":
-                np.testing.assert_array_equal(a, b, err_msg=name)
-            else:
-                assert a.tolist() == b.tolist(), name
-            assert ev.summary[name] == other.summary[name] or (
-                isinstance(ev.summary[name], float) and math.isnan(ev.summary[name])
-                and math.isnan(other.summary[name])), name
+        others.append(other)
+    return ev, others
+
+
+@pytest.mark.parametrize("name", MEASURES)
+def test_query_order_does_not_change_values(name, checked, shared):
+    """Permuting the queries of the run and qrels files (and their lines) changes nothing."""
+    test = "test_query_order_does_not_change_values"
+    cases = shared.cases(test, st.tuples(
+        collection(), st.integers(0, 2**32 - 1), st.sampled_from([9, 10]),
+        st.sampled_from(["docno", "average"]), st.booleans()), 40)
+    m = all_measures()[name]
+    for i, case in enumerate(cases):
+        _, _, version, ties, _ = case
+        if version not in m.versions or not (ties == "docno" or tie_average(m)):
+            continue
+        names = [n for n in evaluated_with(name, names_for(version, checked), test, shared)
+                 if ties == "docno" or tie_average(all_measures()[n])]
+        ev, others = shared.value((test, i, tuple(checked)), _reordered, case, names)
+        for j, other in enumerate(others):
+            assert list(other.qids) == list(ev.qids), case
+            assert other.names == ev.names, case
+            for out in ev.outputs:
+                if out.measure.name != name:
+                    continue
+                if j == 1 and ties == "docno" and needs_file_order([out.program]):
+                    continue        # it reads a query's lines in order: they were shuffled
+                a, b = ev.per_query[out.name], other.per_query[out.name]
+                if a.dtype.kind in "fc":
+                    np.testing.assert_array_equal(a, b, err_msg=f"{out.name} {case}")
+                else:
+                    assert a.tolist() == b.tolist(), (out.name, case)
+                x, y = ev.summary[out.name], other.summary[out.name]
+                assert x == y or (isinstance(x, float) and math.isnan(x) and math.isnan(y)), \
+                    (out.name, case)
 
 
 # =========================================================================== empty rankings
@@ -226,57 +266,78 @@ NAN_WITHOUT_RELEVANT = {"nNRBP": "ndeval divides the run's NRBP by the ideal's, 
 NOT_EVALUATED = {"runid": "t", "num_q": 1, "relstring": ""}
 
 
-@SETTINGS
-@given(data=collection(), version=st.sampled_from([9, 10]), level=st.sampled_from([1, 2]),
-       unranked=st.sampled_from(["expected", "worst"]),
-       how=st.sampled_from(["complete", "max_docs_0", "judged_only"]))
-def test_empty_rankings_give_the_oracle_value(checked, data, version, level, unranked, how):
+def _emptied(case, names):
+    """The example with empty rankings (-c, -M 0 or -J), and its evaluations under
+    ``--ties docno`` and ``average``."""
+    (qrels, run), version, level, unranked, how = case
+    qrels = {**qrels, "99": {"d1": 1, "d2": 0, "d3": 2}}     # not in the run: -c adds it
+    if how == "judged_only":        # every retrieved document of the first query unjudged
+        first = next(q for q in run if q in qrels)
+        run = {**run, first: {f"u{i}": s for i, s in enumerate(run[first].values())}}
+    options = {"complete": dict(complete=True), "max_docs_0": dict(max_docs=0),
+               "judged_only": dict(judged_only=True)}[how]
+    evs = {}
+    for ties in ("docno", "average"):
+        use = [n for n in names if ties == "docno" or tie_average(all_measures()[n])]
+        evs[ties] = evaluate("".join(qrels_lines(qrels)), "".join(run_lines(run)), use,
+                             trec_version=version, rel_level=level, unranked=unranked,
+                             ties=ties, **options)
+    return qrels, run, evs
+
+
+@pytest.mark.parametrize("name", MEASURES)
+def test_empty_rankings_give_the_oracle_value(name, checked, shared):
     """A query with no rows (-c, -M 0, -J dropping everything) gives the oracle's value for
     an empty list, never a crash: a finite number, or NaN where trec_eval divides 0 by 0.
     A query -c adds is not evaluated by trec_eval 9: it counts 0 in every average of
     trec_eval's measures (one query in num_q, the run's tag as runid); the SMART measures
     score its empty ranking."""
+    test = "test_empty_rankings_give_the_oracle_value"
     # trec_eval 10's -c ranks an added query's placeholder document, so it is not empty:
     # tests/test_complete.py pins that against 10.0's output
-    assume(not (how == "complete" and version == 10))
-    qrels, run = data
-    qrels = {**qrels, "99": {"d1": 1, "d2": 0, "d3": 2}}     # not in the run: -c adds it
-    if how == "judged_only":        # every retrieved document of the first query unjudged
-        first = next(q for q in run if q in qrels)
-        run = {**run, first: {f"u{i}": s for i, s in enumerate(run[first].values())}}
-    names = names_for(version, checked)
-    options = {"complete": dict(complete=True), "max_docs_0": dict(max_docs=0),
-               "judged_only": dict(judged_only=True)}[how]
-    ctx = Context(level=level, num_docs=N, unranked=unranked, v10=version == 10,
-                  generality=GENERALITY, tag="t")
-    for ties in ("docno", "average"):
-        use = [n for n in names if ties == "docno" or tie_average(all_measures()[n])]
-        ev = evaluate("".join(qrels_lines(qrels)), "".join(run_lines(run)), use,
-                      trec_version=version, rel_level=level, unranked=unranked, ties=ties,
-                      **options)
-        empty = np.diff(ev.ranked.offsets) == 0
-        assert empty.any()
-        for out in ev.outputs:
-            values = ev.per_query[out.name]
-            nan = np.zeros(len(values), dtype=bool)
-            if out.measure.value != "str":
-                nan = np.isnan(values.astype(float))
-                assert np.isfinite(values.astype(float)[~nan]).all(), out.name
-            for i in np.flatnonzero(empty):
-                qid = ev.qids[i]
-                if qid in run or out.measure.family == "smart":
-                    want = expected(out, Query([], list(qrels[qid].values()), [], True), ctx)
-                else:
-                    want = NOT_EVALUATED.get(out.measure.name, 0.0)
-                assert close(values[i], want, ORACLES[out.measure.name].rtol), \
-                    (out.name, ties, qid, values[i], want)
-            nan_ok = np.zeros(len(values), dtype=bool)
-            if out.measure.name in NAN_WITHOUT_RELEVANT:
-                nan_ok = np.array([max(qrels[q].values()) < level for q in ev.qids])
-            assert not (nan[~empty] & ~nan_ok[~empty]).any(), out.name
-            s = ev.summary[out.name]
-            if isinstance(s, float) and not nan.any():
-                assert math.isfinite(s), out.name
+    cases = shared.cases(test, st.tuples(
+        collection(), st.sampled_from([9, 10]), st.sampled_from([1, 2]),
+        st.sampled_from(["expected", "worst"]),
+        st.sampled_from(["complete", "max_docs_0", "judged_only"]))
+        .filter(lambda c: not (c[4] == "complete" and c[1] == 10)), 40)
+    for i, case in enumerate(cases):
+        _, version, level, unranked, _ = case
+        if version not in all_measures()[name].versions:
+            continue
+        names = evaluated_with(name, names_for(version, checked), test, shared)
+        qrels, run, evs = shared.value((test, i, tuple(checked)), _emptied, case, names)
+        ctx = Context(level=level, num_docs=N, unranked=unranked, v10=version == 10,
+                      generality=GENERALITY, tag="t")
+        for ties, ev in evs.items():
+            empty = np.diff(ev.ranked.offsets) == 0
+            assert empty.any()
+            for out in ev.outputs:
+                if out.measure.name != name:
+                    continue
+                values = ev.per_query[out.name]
+                nan = np.zeros(len(values), dtype=bool)
+                if out.measure.value != "str":
+                    nan = np.isnan(values.astype(float))
+                    assert np.isfinite(values.astype(float)[~nan]).all(), (out.name, case)
+                for i in np.flatnonzero(empty):
+                    qid = ev.qids[i]
+                    if qid in run or out.measure.family == "smart":
+                        want = expected(out, Query([], list(qrels[qid].values()), [], True),
+                                        ctx)
+                    else:
+                        want = NOT_EVALUATED.get(out.measure.name, math.nan if
+                                                 out.measure.average == "reported" else 0.0)
+                    assert close(values[i], want, ORACLES[out.measure.name].rtol), \
+                        (out.name, ties, qid, values[i], want, case)
+                nan_ok = np.zeros(len(values), dtype=bool)
+                if out.measure.name in NAN_WITHOUT_RELEVANT:
+                    nan_ok = np.array([max(qrels[q].values()) < level for q in ev.qids])
+                if out.measure.average == "reported":      # NaN: no value for the query
+                    nan_ok = np.ones(len(values), dtype=bool)
+                assert not (nan[~empty] & ~nan_ok[~empty]).any(), (out.name, case)
+                s = ev.summary[out.name]
+                if isinstance(s, float) and not nan.any():
+                    assert math.isfinite(s), (out.name, case)
 
 
 # =========================================================================== value range
@@ -305,12 +366,11 @@ UNBOUNDED = {
 
 def bounded(names) -> list[str]:
     """The measures of ``names`` whose values are proportions."""
-    reg = all_measures()
     return [n for n in names
-            if reg[n].value == "float" and reg[n].average == "mean" and n not in UNBOUNDED]
+            if entry(n).value == "float" and entry(n).average == "mean" and n not in UNBOUNDED]
 
 
-BOUNDED = bounded(all_measures())
+BOUNDED = bounded(OWN)
 
 
 def test_unbounded_names_are_registered_proportion_candidates():
@@ -326,27 +386,31 @@ def _range_specs(name: str) -> list[str]:
     return [s for s in specs(name) if s == name or m.params != "gains"]
 
 
-@SETTINGS
-@given(data=collection(), version=st.sampled_from([9, 10]), level=st.sampled_from([1, 2]),
-       unranked=st.sampled_from(["expected", "worst"]), judged=st.booleans(),
-       ties=st.sampled_from(["docno", "average"]))
-def test_proportions_lie_in_the_unit_interval(checked, data, version, level, unranked, judged,
-                                              ties):
-    qrels, run = data
-    reg = all_measures()
-    use = [n for n in bounded(checked) if version in reg[n].versions
-           and (ties == "docno" or tie_average(reg[n]))]
-    ev = evaluate("".join(qrels_lines(qrels)), "".join(run_lines(run)), use,
-                  trec_version=version, rel_level=level, unranked=unranked, judged_only=judged,
-                  ties=ties, complete=True)
-    for name in use:
+@pytest.mark.parametrize("name", bounded(MEASURES))
+def test_proportions_lie_in_the_unit_interval(name, checked, shared):
+    test = "test_proportions_lie_in_the_unit_interval"
+    cases = shared.cases(test, st.tuples(
+        collection(), st.sampled_from([9, 10]), st.sampled_from([1, 2]),
+        st.sampled_from(["expected", "worst"]), st.booleans(),
+        st.sampled_from(["docno", "average"])), 40)
+    m = all_measures()[name]
+    for i, case in enumerate(cases):
+        (qrels, run), version, level, unranked, judged, ties = case
+        if version not in m.versions or not (ties == "docno" or tie_average(m)):
+            continue
+        use = [n for n in evaluated_with(name, bounded(checked), test, shared)
+               if version in all_measures()[n].versions
+               and (ties == "docno" or tie_average(all_measures()[n]))]
+        ev = shared.value((test, i, tuple(checked)), evaluate, "".join(qrels_lines(qrels)),
+                          "".join(run_lines(run)), use, trec_version=version, rel_level=level,
+                          unranked=unranked, judged_only=judged, ties=ties, complete=True)
         for spec in _range_specs(name):
             for out in outputs(spec, version):
-                v = out.compute(ev.ranked, ties=ties)
+                v = out.compute(ev.ranked)
                 # rounding may leave an extreme value a few ulps outside; NaN is trec_eval's
                 # 0/0 for a query -J leaves without documents
                 assert (np.isnan(v) | ((v >= -1e-12) & (v <= 1 + 1e-12))).all(), \
-                    (out.name, v.tolist())
+                    (out.name, v.tolist(), case)
 
 
 # =========================================================================== ties
@@ -372,17 +436,11 @@ def tied_query(draw):
 
 def with_tie_average(names) -> list[str]:
     """The measures of ``names`` with an exact --ties average."""
-    return [n for n in names if tie_average(all_measures()[n]) and all_measures()[n].value != "str"]
+    return [n for n in names if tie_average(entry(n)) and entry(n).value != "str"]
 
 
-@settings(max_examples=60, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-@given(tied_query())
-def test_tie_average_is_the_mean_over_every_order(checked, q):
-    """--ties average equals the mean over every order of each tied group (brute force).
-
-    Every order is one query of a single Ranked, so each measure is computed once for all.
-    """
+def _orders(q):
+    """The ranking of one tied query under --ties average, and of every order of its ties."""
     lst, scores, qrels, slack, how, level = q
     n_docs = len(lst) + len(qrels) + slack
     opts = dict(num_docs=n_docs, unranked=how, target_generality=GENERALITY, rel_level=level)
@@ -392,12 +450,24 @@ def test_tie_average_is_the_mean_over_every_order(checked, q):
     # (the rank order, as ndeval's rank column, moves nothing)
     every = make_ranked([[lst[i] for i in p] for p in perms], [qrels] * len(perms),
                         [scores] * len(perms), order_by="rank", **opts)
-    for name in with_tie_average(checked):
+    return tied, every
+
+
+@pytest.mark.parametrize("name", with_tie_average(MEASURES))
+def test_tie_average_is_the_mean_over_every_order(name, checked, shared):
+    """--ties average equals the mean over every order of each tied group (brute force).
+
+    Every order is one query of a single Ranked, so each measure is computed once for all.
+    """
+    test = "test_tie_average_is_the_mean_over_every_order"
+    for i, q in enumerate(shared.cases(test, tied_query(), 60)):
+        tied, every = shared.value((test, i), _orders, q)
         for spec in specs(name):
             for out in outputs(spec):
                 want = float(np.mean(out.compute(every).astype(float)))
-                got = float(out.compute(tied, ties="average")[0])
-                assert got == pytest.approx(want, rel=1e-9, abs=1e-12), (out.name, got, want)
+                got = float(out.compute(tied)[0])
+                assert got == pytest.approx(want, rel=1e-9, abs=1e-12), \
+                    (out.name, got, want, q)
 
 
 #: measures without an exact --ties average (not linear in the ranks), and why; --ties
@@ -456,19 +526,25 @@ REFUSE = {
 }
 
 
-def test_every_measure_is_classified_for_ties(checked):
-    """Each of smarteval's measures without a tie average is in REFUSE, with the reason;
-    each measure without one (a plugin's too) is refused under --ties average."""
-    reg = all_measures()
-    without = {n for n in checked if not tie_average(reg[n])}
-    if all(reg[n].plugin is None for n in checked):
-        assert without - set(REFUSE) == set(), \
-            "classify these: give a tie average or add to REFUSE"
-        assert set(REFUSE) - without == set(), "these now have a tie average: drop from REFUSE"
+@pytest.mark.parametrize("name", MEASURES)
+def test_measure_is_classified_for_ties(name, checked):
+    """Each of smarteval's measures without a tie average is in REFUSE, with the reason,
+    and each with one is not; each measure without one (a plugin's too) is refused under
+    --ties average."""
+    m = all_measures()[name]
+    if m.plugin is None:
+        assert tie_average(m) != (name in REFUSE), \
+            "give a tie average or add to REFUSE" if name not in REFUSE else \
+            "this now has a tie average: drop it from REFUSE"
+    if tie_average(m):
+        return
     from smarteval.errors import UsageError
     r = make_ranked([[1, 0, 1]], scores=[[1.0, 1.0, 0.0]], num_docs=10,
-                    target_generality=GENERALITY)
-    for name in sorted(without):
-        out = outputs(name)[0]
-        with pytest.raises(UsageError, match=f"--ties average: {name} has no exact average"):
-            out.compute(r, ties="average")
+                    target_generality=GENERALITY, ties="average")
+    out = outputs(name)[0]
+    with pytest.raises(UsageError, match=f"--ties average: {name} has no exact average"):
+        out.compute(r)
+
+
+def test_every_refused_name_is_a_measure():
+    assert set(REFUSE) <= set(OWN)

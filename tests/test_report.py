@@ -12,20 +12,15 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
+from fixtures import invoke
 from scipy import stats
 
 import smarteval
-from smarteval.cli import main
 from smarteval.stats.significance import intervals, paired_test, paired_tests, tukey
 from smarteval.stats.table import build_table, letters
 
 QRELS = "sample_data/qrels.txt"
 RUNS = ["sample_data/bm25.run", "sample_data/bm25_rm3.run", "sample_data/dense.run"]
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 def fake_runs(values: np.ndarray, names=None, measures=("m1", "m2")):
@@ -344,7 +339,7 @@ def test_labels_and_more_than_26_runs():
     (["--label", "bm25=x", "--label", "dense=x"], "several runs are labelled"),
 ])
 def test_usage_errors(args, words):
-    res = CliRunner().invoke(main, ["report", QRELS, *RUNS, *args])
+    res = invoke("report", QRELS, RUNS, args, catch_exceptions=True)
     assert res.exit_code == 2
     assert words in res.output
     assert len(res.output.strip().splitlines()) == 1

@@ -7,19 +7,13 @@ import os
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
-
-from smarteval.cli import main
+from fixtures import invoke as run
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "smart")
 
 
 def data(name: str) -> str:
     return os.path.join(DATA, name)
-
-
-def run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 def tsv(result) -> dict:

@@ -4,10 +4,12 @@ averages and the curves against the slow per-query oracle (hypothesis)."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
 import smart_oracle as O
+from fixtures import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from smart_helpers import (
@@ -52,7 +54,7 @@ def collection(draw, max_queries=4):
     return r, qs, level, how, N
 
 
-SETTINGS = settings(max_examples=150, deadline=None,
+SETTINGS = settings(max_examples=examples(150), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -64,16 +66,15 @@ def check(vec, expect):
 SMART = [n for n in all_measures() if n in ORACLES and ORACLES[n].source == "smart"]
 
 
-@SETTINGS
-@given(collection(), st.integers(1, 14))
-def test_smart_measures_match_oracle(c, k):
+@pytest.mark.parametrize("name", SMART)
+def test_smart_measure_matches_oracle(name, shared):
     """Every measure with a "smart" oracle, at its default parameters, its variants and,
     for a cut-off measure, one more cut-off k."""
-    r, qs, level, how, N = c
-    ctx = Context(level=level, num_docs=N, unranked=how, generality=30.0)
-    queries = [Query(q[0], q[1], q[2]) for q in qs]
-    for name in SMART:
-        rtol = ORACLES[name].rtol
+    rtol = ORACLES[name].rtol
+    for c, k in shared.cases("smart", st.tuples(collection(), st.integers(1, 14)), 150):
+        r, qs, level, how, N = c
+        ctx = Context(level=level, num_docs=N, unranked=how, generality=30.0)
+        queries = [Query(q[0], q[1], q[2]) for q in qs]
         at_k = [f"{name}.{k}"] if all_measures()[name].params == "cutoffs" else []
         for spec in specs(name) + at_k:
             for out in outputs(spec):
@@ -83,7 +84,7 @@ def test_smart_measures_match_oracle(c, k):
                     assert close(g, want, rtol), (out.name, qi, float(g), want, q, ctx)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(query(), min_size=1, max_size=3), st.integers(10 ** 3, 10 ** 9),
        st.integers(1, 14))
 def test_jw_prob_large_collections(qs, N, k):
@@ -503,18 +504,17 @@ def test_stopping_rule_curve(c, average):
 MICRO = [n for n, m in all_measures().items() if m.micro is not None]
 
 
-@SETTINGS
-@given(collection(), st.integers(1, 12))
-def test_micro_is_pooled_counts(c, k):
+@pytest.mark.parametrize("name", MICRO)
+def test_micro_is_pooled_counts(name, shared):
     """Each measure with a micro average pools the counts its oracle entry computes.
 
     The counts come from the oracle (tests/smart_helpers.ORACLES), one query at a time;
     the micro summary is their pooled ratio and each query's value its own ratio.
     """
-    r, qs, level, how, N = c
-    ctx = Context(level=level, num_docs=N, unranked=how, generality=30.0)
-    queries = [Query(q[0], q[1], q[2]) for q in qs]
-    for name in MICRO:
+    for c, k in shared.cases("micro", st.tuples(collection(), st.integers(1, 12)), 150):
+        r, qs, level, how, N = c
+        ctx = Context(level=level, num_docs=N, unranked=how, generality=30.0)
+        queries = [Query(q[0], q[1], q[2]) for q in qs]
         at_k = [f"{name}.{k}"] if all_measures()[name].params == "cutoffs" else []
         for spec in specs(name) + at_k:
             for out in outputs(spec):
@@ -522,7 +522,8 @@ def test_micro_is_pooled_counts(c, k):
                 num = sum(n for n, _ in counts)
                 den = sum(d for _, d in counts)
                 values = out.compute(r)
-                got = summarize(out, values, r, average="micro")
+                micro = replace(r, settings=replace(r.settings, average="micro"))
+                got = summarize(out, values, micro)
                 assert got == pytest.approx(num / den if den else 0.0, rel=1e-9, abs=1e-12), \
                     (out.name, counts)
                 for v, (n, d) in zip(values, counts):
@@ -532,10 +533,10 @@ def test_micro_is_pooled_counts(c, k):
 
 def test_micro_refused_without_counts():
     from smarteval.errors import UsageError
-    r = make_ranked([[1, 0]], num_docs=5)
+    r = make_ranked([[1, 0]], num_docs=5, average="micro")
     (out,) = outputs("map")
     with pytest.raises(UsageError, match="map is not a ratio of counts"):
-        summarize(out, out.compute(r), r, average="micro")
+        summarize(out, out.compute(r), r)
 
 
 def test_semi_agrees_with_trec_iprec_where_rounding_agrees():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import smart_oracle as O
+from fixtures import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -52,7 +53,7 @@ def case(draw):
     return feedback, initial, qrels, draw(st.integers(0, 12))
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case())
 def test_residual_matches_the_oracle(c):
     """Frozen tops with nothing judged, empty, shorter than the depth, or depth 0."""

@@ -63,8 +63,8 @@ def test_ties_average_through_the_registry():
     from smarteval.errors import UsageError
     r = make_ranked([[1, 0, 0, 1]], scores=[[2.0, 1.0, 1.0, 1.0]], ties="average")
     outs = [o for rq in parse_measures(["P.2", "map"]) for o in rq.outputs()]
-    by = {o.name: o.compute(r, ties="average")[0] for o in outs}
+    by = {o.name: o.compute(r)[0] for o in outs}
     assert by["P_2"] == pytest.approx((1 + 1 / 3) / 2)
     (bpref,) = parse_measures(["bpref"])[0].outputs()
     with pytest.raises(UsageError, match="--ties average: bpref has no exact average"):
-        bpref.compute(r, ties="average")
+        bpref.compute(r)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from fixtures import SAMPLE
 
 from smarteval import sweep
 from smarteval.cli import main
@@ -24,7 +25,6 @@ from smarteval.errors import InputError, OutputError, UsageError
 from smarteval.render.evaluation import render
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = ROOT / "sample_data"
 QRELS = str(SAMPLE / "qrels.txt")
 
 

@@ -12,7 +12,8 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from fixtures import examples
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle import rank_query_keys
 from smart_helpers import ORACLES, Context, Query, close, expected, outputs
@@ -441,42 +442,62 @@ GAIN_SPECS_10 = ["dcg.1=0.5,2=3", "ideal_dcg.0=1.5,2=0.75", "rbp.1=0.5,3=2"]
 
 qrels_st = st.dictionaries(
     st.sampled_from(QIDS),
-    st.dictionaries(st.sampled_from(DOCS), st.integers(-1, 3), min_size=1, max_size=7)
-    .filter(lambda d: any(g >= 0 for g in d.values())), min_size=1, max_size=3)
+    st.dictionaries(st.sampled_from(DOCS), st.integers(-1, 3), min_size=1, max_size=7),
+    min_size=1, max_size=3)
 run_st = st.dictionaries(
     st.sampled_from(QIDS),
     st.dictionaries(st.sampled_from(DOCS + ["u1", "u2"]), st.sampled_from([0.0, 1.0, 2.0, 0.5]),
                     min_size=1, max_size=9), min_size=1, max_size=3)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(qrels=qrels_st, run=run_st, level=st.integers(-2, 1), judged=st.booleans(),
-       max_docs=st.one_of(st.none(), st.integers(0, 4)), version=st.sampled_from([9, 10]))
-def test_measures_at_low_levels_and_odd_gains_match_oracle(qrels, run, level, judged,
-                                                          max_docs, version):
-    if not set(qrels) & set(run):
-        return
+#: trec_eval's own measures with a trec_eval oracle, and the gain variants above
+LOW_LEVEL_SPECS = [n for n, m in all_measures().items()
+                   if m.family == "trec" and n in ORACLES and ORACLES[n].source == "trec"]
+
+
+def _first_judged(case) -> bool:
+    """A query shared by run and qrels, the first of them judged at 0 or more: a query
+    judged only -1 (num_rel 0: map and binG inf under -l -1) may come later, but trec_eval
+    cannot evaluate it first."""
+    shared = sorted(set(case[0]) & set(case[1]))
+    return bool(shared) and max(case[0][shared[0]].values()) >= 0
+
+
+def _ranked_low(case):
+    """One example ranked at its (low) level, and each query as the oracle sees it."""
+    qrels, run, level, judged, max_docs, version = case
     qtext = "".join(f"{q} 0 {d} {g}\n" for q, ds in qrels.items() for d, g in ds.items())
     rtext = "".join(f"{q} Q0 {d} 0 {s!r} t\n" for q, ds in run.items() for d, s in ds.items())
-    names = [n for n, m in all_measures().items()          # trec_eval's own measures
-             if m.family == "trec" and n in ORACLES and ORACLES[n].source == "trec"
-             and version in m.versions]
-    specs = names + GAIN_SPECS + (GAIN_SPECS_10 if version == 10 else [])
     _, ranked = evaluate(qtext, rtext, ["num_ret"], version, rel_level=level,
                          judged_only=judged, max_docs=max_docs)
-    ctx = Context(level=level, v10=version == 10, tag="t")
     queries = []
     for qid in ranked.qids:
         codes, keys = rank_query_keys(run[qid], qrels[qid], max_docs=max_docs,
                                       judged_only=judged, float32=version == 9)
         queries.append(Query(codes, list(qrels[qid].values()), keys))
-    for spec in specs:
-        for out in outputs(spec, version):
+    return ranked, queries
+
+
+@pytest.mark.parametrize("name", LOW_LEVEL_SPECS + GAIN_SPECS + GAIN_SPECS_10)
+def test_measures_at_low_levels_and_odd_gains_match_oracle(name, shared):
+    test = "test_measures_at_low_levels_and_odd_gains_match_oracle"
+    cases = shared.cases(test, st.tuples(
+        qrels_st, run_st, st.integers(-2, 1), st.booleans(),
+        st.one_of(st.none(), st.integers(0, 4)), st.sampled_from([9, 10]))
+        .filter(_first_judged), 80)
+    for i, case in enumerate(cases):
+        level, version = case[2], case[5]
+        if name in GAIN_SPECS_10 and version != 10 or \
+                name in all_measures() and version not in all_measures()[name].versions:
+            continue
+        ranked, queries = shared.value((test, i), _ranked_low, case)
+        ctx = Context(level=level, v10=version == 10, tag="t")
+        for out in outputs(name, version):
             got = out.compute(ranked)
             for qid, q, g in zip(ranked.qids, queries, got):
                 want = expected(out, q, ctx)
-                assert close(g, want, ORACLES[out.measure.name].rtol), (out.name, qid, g, want,
-                                                                         q)
+                assert close(g, want, ORACLES[out.measure.name].rtol), \
+                    (out.name, qid, g, want, q, case)
 
 
 def test_gain_measures_past_a_fractional_ideal_ranking(tmp_path):
@@ -503,7 +524,7 @@ def test_gain_measures_past_a_fractional_ideal_ranking(tmp_path):
 
 
 @given(st.integers(1, 200), st.integers(0, 2**32 - 1), st.sampled_from([0.02, 0.5, 0.95]))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_marked_before_counts_both_ways(n, seed, density):
     """Counts of marked rows before given rows (from each one's query start) are the
     brute-force counts, whether the marked rows are few (binary search) or many (prefix)."""
@@ -515,3 +536,32 @@ def test_marked_before_counts_both_ways(n, seed, density):
     want = [int(mask[s:r].sum()) for s, r in zip(starts.tolist(), rows.tolist())]
     got = marked_before(mask, rows, starts)
     assert got.dtype == np.int64 and got.tolist() == want
+
+
+def test_inf_where_trec_eval_divides_by_num_rel_0(tmp_path):
+    """-l -1: query 2, judged only -1, retrieves an unjudged document that counts as
+    relevant while num_rel is 0; trec_eval prints inf for map and binG (its outputs are
+    in tests/data/golden/*.picked.jsonl). Each format shows the infinity its own way."""
+    import json
+
+    from click.testing import CliRunner
+
+    from smarteval.cli import main
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n2 0 e -1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n2 Q0 x 1 1 r\n2 Q0 e 2 0.5 r\n")
+    files = [str(tmp_path / "q"), str(tmp_path / "r")]
+    out = {}
+    for fmt in ("trec", "json", "tsv", "smart"):
+        per_query = [] if fmt == "smart" else ["-q"]
+        res = CliRunner().invoke(main, ["evaluate", "-f", fmt, *per_query, "-l", "-1", "-m",
+                                        "map", "-m", "binG", *files])
+        assert res.exit_code == 0, res.output
+        out[fmt] = res.stdout
+    assert "map                   \t2\t   inf\n" in out["trec"]
+    assert "binG                  \tall\t   inf\n" in out["trec"]
+    got = json.loads(out["json"])[0]
+    assert got["queries"]["2"] == {"map": None, "binG": None}
+    assert got["summary"] == {"map": None, "binG": None}
+    assert "r\t2\tmap\tinf\n" in out["tsv"] and "r\tall\tbinG\tinf\n" in out["tsv"]
+    assert [line.split() for line in out["smart"].splitlines()[-2:]] == [["map", "inf"],
+                                                                         ["binG", "inf"]]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 from click.testing import CliRunner
+from fixtures import invoke
 
 from smarteval.cli import main
 
@@ -81,7 +82,7 @@ REFUSED = [
 def _run(tmp_path, version, qrels, run, args):
     (tmp_path / "qrels.txt").write_text(qrels)
     (tmp_path / "run.txt").write_text(run)
-    return CliRunner().invoke(main, ["evaluate", "-f", "trec", "--trec-version", version, *args,
+    return invoke(["evaluate", "-f", "trec", "--trec-version", version, *args,
                                      str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt")])
 
 

@@ -11,6 +11,7 @@ import re
 
 import numpy as np
 import pytest
+from fixtures import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from smart_helpers import ORACLES, specs
@@ -68,7 +69,7 @@ def _pytrec_key(out) -> str:
     return out.name if out.measure.params in ("cutoffs", "levels") else out.measure.name
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(qrels=qrels_st, run=run_st)
 def test_every_measure_matches_pytrec_eval(qrels, run):
     shared = set(qrels) & set(run)

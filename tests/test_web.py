@@ -16,6 +16,7 @@ import shutil
 import subprocess
 
 import pytest
+from fixtures import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,7 +27,7 @@ from smarteval.read.plain import read_qrels, read_run
 ir_measures = pytest.importorskip("ir_measures")
 logging.getLogger("ir_measures").setLevel(logging.ERROR)
 
-SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[
+SETTINGS = settings(max_examples=examples(25), deadline=None, suppress_health_check=[
     HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
 #: gdeval reads numeric topics only
@@ -124,7 +125,7 @@ def test_gdeval_per_query(gdeval, data, k, version, complete):
 
 
 @needs_perl
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(8), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=collection(), k=st.sampled_from([2, 10]))
 def test_gdeval_through_ir_measures(data, k):
     """ir_measures' own numbers: gdeval's five decimals, averaged over the qrels' queries."""
@@ -218,12 +219,52 @@ def test_accuracy_and_sdcg(data, k, rel, hi, lo):
         m = eval(spec, {n: getattr(ir_measures, n) for n in ("Accuracy", "SDCG")})
         try:
             per = {x.query_id: x.value for x in ir_measures.iter_calc([m], qrels, run)}
+            mean = ir_measures.calc_aggregate([m], qrels, run)[m]
         except ZeroDivisionError:       # the provider on a query without non-relevant ones
-            per = None
+            continue
+        # Accuracy has no value where its provider reports none (NaN here)
+        assert {q: v for q, v in zip(ev.qids.tolist(), ev.per_query[spec].tolist())
+                if not math.isnan(v)}.keys() == per.keys(), spec
         for i, qid in enumerate(ev.qids.tolist()):
-            if per is None:
-                continue
-            assert _close(ev.per_query[spec][i], per.get(qid, 0.0)), (spec, qid)
+            if qid in per:
+                assert _close(ev.per_query[spec][i], per[qid]), (spec, qid)
+        assert _close(ev.summary[spec], mean) or (math.isnan(ev.summary[spec])
+                                                  and math.isnan(mean)), spec
+
+
+def test_accuracy_leaves_out_the_queries_its_provider_reports_nothing_for(tmp_path):
+    """No relevant document retrieved (q2): ir_measures reports no Accuracy for the query
+    and averages over the others; smarteval prints no line for it and the same mean."""
+    from click.testing import CliRunner
+
+    from smarteval.cli import main
+    qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 0}}
+    run = {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d3": 1.0}}
+    want = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.Accuracy],
+                                                                qrels, run)}
+    assert want == {"q1": 1.0}
+    assert ir_measures.calc_aggregate([ir_measures.Accuracy], qrels, run) == \
+        {ir_measures.Accuracy: 1.0}
+    (tmp_path / "q").write_text(qrels_text(qrels))
+    (tmp_path / "r").write_text(run_text(run))
+    files = [str(tmp_path / "q"), str(tmp_path / "r")]
+    res = CliRunner().invoke(main, ["evaluate", "-f", "trec", "-q", "-m", "Accuracy", "-m",
+                                    "AP", *files])
+    assert res.exit_code == 0, res.output
+    assert res.stdout == ("Accuracy              \tq1\t1.0000\n"
+                          "AP                    \tq1\t1.0000\n"
+                          "AP                    \tq2\t0.0000\n"
+                          "Accuracy              \tall\t1.0000\n"
+                          "AP                    \tall\t0.5000\n")
+    res = CliRunner().invoke(main, ["evaluate", "-f", "json", "-q", "-m", "Accuracy",
+                                    *files])
+    assert '"q2": {}' in res.stdout and '"Accuracy": 1.0' in res.stdout
+    ev = evaluate(qrels, run, ["Accuracy"], complete=True)
+    assert ev.summary["Accuracy"] == 1.0 and math.isnan(ev.per_query["Accuracy"][1])
+    got = smarteval.iter_calc(["Accuracy"], qrels, run)
+    assert [(m.query_id, m.value) for m in got] == [("q1", 1.0)]
+    ev = evaluate({"q1": {"d1": 0}}, {"q1": {"d1": 1.0}}, ["Accuracy"])
+    assert math.isnan(ev.summary["Accuracy"])           # ir_measures' mean of nothing
 
 
 def test_accuracy_without_non_relevant_documents_is_1():

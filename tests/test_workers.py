@@ -89,7 +89,7 @@ def test_no_process_is_left_behind():
     before = set(_children())
     with pytest.raises(ValueError):
         run_forked(8, lambda i: (_ for _ in ()).throw(ValueError(i)) if i == 0 else
-                   time.sleep(5), 4)
+                   time.sleep(1), 4)
     assert set(_children()) == before
 
 

@@ -17,10 +17,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
+from fixtures import invoke
 
 import smarteval
-from smarteval.cli import main
 from smarteval.read.zscores import read_zscores
 
 DATA = Path(__file__).parent / "data" / "zscores"
@@ -39,18 +38,13 @@ def _cases():
 CASES = list(_cases())
 
 
-def _invoke(args, input=None):
-    return CliRunner().invoke(main, [str(a) for a in args], input=input,
-                              catch_exceptions=False)
-
-
 @pytest.mark.parametrize("version,folder", [("9", "expected-9.0"), ("10", "expected-10.0")])
 @pytest.mark.parametrize("name,flags,zfile,results", CASES, ids=[c[0] for c in CASES])
 def test_prints_what_trec_eval_prints(name, flags, zfile, results, version, folder):
     run = DATA / "inputs" / results
     if not run.exists():
         run = TREC / results
-    result = _invoke(["evaluate", "-f", "trec", "--trec-version", version,
+    result = invoke(["evaluate", "-f", "trec", "--trec-version", version,
                       *shlex.split(flags), "-Z", DATA / "inputs" / zfile, QRELS, run])
     assert result.exit_code == 0, result.output
     assert result.stdout == (DATA / folder / f"out.{name}").read_text()
@@ -97,13 +91,13 @@ BAD = [
 def test_bad_file_is_one_message(tmp_path, monkeypatch, name, text, message):
     monkeypatch.chdir(tmp_path)
     _write(tmp_path, text)
-    result = _invoke(["evaluate", "-f", "trec", "-m", "map", "-Z", "z.txt", QRELS, RUN])
+    result = invoke(["evaluate", "-f", "trec", "-m", "map", "-Z", "z.txt", QRELS, RUN])
     assert (result.exit_code, result.stdout, result.stderr) == (1, "", message)
 
 
 def test_missing_file(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    result = _invoke(["evaluate", "-m", "map", "-Z", "nothing.txt", QRELS, RUN])
+    result = invoke(["evaluate", "-m", "map", "-Z", "nothing.txt", QRELS, RUN])
     assert (result.exit_code, result.stderr) == (1, "Error: nothing.txt: no such file\n")
 
 
@@ -116,15 +110,15 @@ EXPECTED_MAP = ("Zmap                   \t301\t-0.5746\nZmap                   \
 @pytest.mark.parametrize("pack", [lambda b: b, gzip.compress], ids=["plain", "gzip"])
 def test_comments_crlf_whitespace_and_compression(tmp_path, pack):
     path = _write(tmp_path, pack(GOOD.encode()))
-    result = _invoke(["evaluate", "-f", "trec", "-q", "-m", "map", "-Z", path, QRELS, RUN])
+    result = invoke(["evaluate", "-f", "trec", "-q", "-m", "map", "-Z", path, QRELS, RUN])
     assert result.stdout == EXPECTED_MAP
 
 
 def test_from_standard_input():
-    result = _invoke(["evaluate", "-f", "trec", "-q", "-m", "map", "--Zscore", "-", QRELS, RUN],
+    result = invoke(["evaluate", "-f", "trec", "-q", "-m", "map", "--Zscore", "-", QRELS, RUN],
                      input=GOOD)
     assert result.stdout == EXPECTED_MAP
-    both = _invoke(["evaluate", "-m", "map", "-Z", "-", QRELS, "-"], input=GOOD)
+    both = invoke(["evaluate", "-m", "map", "-Z", "-", QRELS, "-"], input=GOOD)
     assert both.exit_code == 2
     assert "either a run or the -Z file" in both.stderr
 
@@ -146,16 +140,16 @@ def test_lookup_follows_trec_eval_search(tmp_path):
 
 def test_formats_name_z_scores(tmp_path):
     path = _write(tmp_path, GOOD)
-    tsv = _invoke(["evaluate", "-f", "tsv", "-q", "-m", "map", "-m", "relstring", "-Z", path,
+    tsv = invoke(["evaluate", "-f", "tsv", "-q", "-m", "map", "-m", "relstring", "-Z", path,
                    QRELS, RUN]).stdout.splitlines()
     assert tsv[0] == "run\tquery\tmeasure\tvalue"
     assert tsv[1:3] == ["STANDARD\t301\tZmap\t-0.574593237516199",
                         "STANDARD\t301\trelstring\t0000011000"]
-    obj = json.loads(_invoke(["evaluate", "-f", "json", "-m", "map", "-m", "num_q", "-Z",
+    obj = json.loads(invoke(["evaluate", "-f", "json", "-m", "map", "-m", "num_q", "-Z",
                               path, QRELS, RUN]).stdout)[0]
     assert obj["zscores"] == str(path)
     assert obj["summary"] == {"Znum_q": 3.0, "Zmap": pytest.approx(-0.3130, abs=5e-5)}
-    table = _invoke(["evaluate", "-f", "markdown", "-m", "map", "-Z", path, QRELS, RUN]).stdout
+    table = invoke(["evaluate", "-f", "markdown", "-m", "map", "-Z", path, QRELS, RUN]).stdout
     assert table.splitlines()[0].split("|")[1].strip() == "z-score"
     assert "| Zmap " in table
 
@@ -184,14 +178,14 @@ def test_api_matches_the_definition(tmp_path):
 def test_refused_usage(tmp_path, monkeypatch, args, status, words):
     monkeypatch.chdir(tmp_path)
     _write(tmp_path, GOOD)
-    result = _invoke(args)
+    result = invoke(args)
     assert result.exit_code == status and result.stdout == ""
     assert words in result.stderr
 
 
 def test_results_format_trec_results_is_accepted():
-    plain = _invoke(["evaluate", "-f", "trec", "-m", "map", QRELS, RUN]).stdout
-    assert _invoke(["evaluate", "-f", "trec", "-T", "trec_results", "-m", "map", QRELS,
+    plain = invoke(["evaluate", "-f", "trec", "-m", "map", QRELS, RUN]).stdout
+    assert invoke(["evaluate", "-f", "trec", "-T", "trec_results", "-m", "map", QRELS,
                     RUN]).stdout == plain
-    assert _invoke(["evaluate", "-f", "trec", "--Results_format", "trec_results", "-m",
+    assert invoke(["evaluate", "-f", "trec", "--Results_format", "trec_results", "-m",
                     "map", QRELS, RUN]).stdout == plain

@@ -75,7 +75,8 @@ def sdcg(codes, params) -> float:
 
 
 def pair_accuracy(codes, k: int, level: int) -> float:
-    """ir_measures' accuracy provider; 1 where it divides by zero (no non-relevant one)."""
+    """ir_measures' accuracy provider; 1 where it divides by zero (no non-relevant one),
+    NaN (no value) where it reports none (no relevant one)."""
     top = codes if k <= 0 else codes[:k]
     nonrels = [0]
     for c in top:
@@ -85,7 +86,7 @@ def pair_accuracy(codes, k: int, level: int) -> float:
         else:
             nonrels[-1] += 1
     if len(nonrels) < 2:
-        return 0.0
+        return math.nan
     if nonrels[-1] == 0:
         return 1.0
     return 1.0 - sum(nonrels[:-1]) / (float(nonrels[-1]) * (len(nonrels) - 1))

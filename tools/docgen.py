@@ -150,6 +150,7 @@ _AVERAGES = {
     "count": "summary: number of queries",
     "tag": "summary: the run tag",
     "none": "per query only, no summary",
+    "reported": "summary: mean over the queries it has a value for",
 }
 
 

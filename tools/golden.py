@@ -16,6 +16,10 @@ corpus then differs. The tool writes under ``tests/data/golden/``:
   trec_eval's exit status (0, or non-zero for bad input or usage); ``stdout`` is what it
   printed (and, when it is not 0, ``"stderr"``: the start of what it said).
 - ``meta.json``: seed, counts, and how many generated cases were discarded and why.
+- ``trec_eval-9.0.8.picked.jsonl`` and ``trec_eval-10.0.picked.jsonl``: the cases picked by
+  hand in ``tools/golden_picked.py`` (inputs where smarteval once differed), recorded by
+  ``python tools/golden.py --picked --trec-eval-9 PATH --trec-eval-10 PATH``, each with
+  its ``"why"``, and ``"valgrind"`` when trec_eval reads memory it never wrote there.
 
 ``tests/test_golden.py`` runs every case through ``smarteval evaluate -f trec`` (with
 ``--trec-version 10`` for the 10.0 corpus) and needs no binary. ``known_differences.json``
@@ -481,6 +485,15 @@ def run_binary(cmd: list[str], cwd: str) -> tuple[int | None, str, str]:
             p.stderr.decode("utf-8", "replace"))
 
 
+def run_case(binary: str, case: dict[str, Any], d: str) -> tuple[int | None, str, str]:
+    """``case``'s files written in ``d`` (qrels, run, -Z file), then trec_eval run on them."""
+    for name in ("qrels", "run", "zscores"):
+        if name in case:
+            with open(os.path.join(d, name), "w") as fh:
+                fh.write(case[name])
+    return run_binary([binary, *case["argv"], "qrels", "run"], d)
+
+
 VALGRIND_ERROR = re.compile(r"Invalid (read|write|free)|uninitialised|Mismatched free|overlap"
                             r"|Syscall param|Process terminating|unaddressable")
 
@@ -579,11 +592,7 @@ def one_case(binaries: dict[str, str], seed: int, version: str, index: int,
             continue
         d = tempfile.mkdtemp(prefix="golden")
         try:
-            for name in ("qrels", "run", "zscores"):
-                if name in case:
-                    with open(os.path.join(d, name), "w") as fh:
-                        fh.write(case[name])
-            rc, out, err = run_binary([binary, *case["argv"], "qrels", "run"], d)
+            rc, out, err = run_case(binary, case, d)
             why = skip_reason(version, case, rc, out, err)
             rbp = version == "10" and "rbp" in req
             if why is None and memcheck and valgrind_errors(binary, case["argv"], d, rbp):
@@ -653,6 +662,52 @@ def generate(a: argparse.Namespace) -> None:
     print(json.dumps(meta, indent=1))
 
 
+# --------------------------------------------------------------------------- picked cases
+
+#: version -> the file of the cases picked by hand (tools/golden_picked.py)
+PICKED_FILES = {"9": "trec_eval-9.0.8.picked.jsonl", "10": "trec_eval-10.0.picked.jsonl"}
+
+
+def record_picked(a: argparse.Namespace) -> None:
+    """Run every picked case through both binaries and write their records."""
+    from golden_picked import PICKED
+
+    binaries = {"9": os.path.abspath(a.trec_eval_9), "10": os.path.abspath(a.trec_eval_10)}
+    out_dir = Path(a.out)
+    for version, name in PICKED_FILES.items():
+        binary = binaries[version]
+        records = []
+        for case in PICKED:
+            d = tempfile.mkdtemp(prefix="golden")
+            try:
+                rc, out, err = run_case(binary, case, d)
+                if rc is None or rc < 0 or rc >= 128:
+                    raise SystemExit(f"{binary} crashed or hung on {case['name']}")
+                record = {"id": f"{version}-p_{case['name']}", "argv": case["argv"],
+                          "qrels": case["qrels"], "run": case["run"], "stdout": out,
+                          "status": 0 if rc == 0 else 1, "why": case["why"]}
+                if "zscores" in case:
+                    record["zscores"] = case["zscores"]
+                if rc != 0:
+                    record["stderr"] = err[:300]
+                if a.memcheck:
+                    rbp = version == "10" and "rbp" in requested(case["argv"], version)
+                    errors = valgrind_errors(binary, case["argv"], d, rbp)
+                    if rbp and rc == 0 and rbp_initialised(binary, case["argv"], d) != out:
+                        errors.insert(0, "rbp reads its min/max uninitialised")
+                    if errors:
+                        record["valgrind"] = next(
+                            (line.split("== ", 1)[-1] for line in errors[0].splitlines()
+                             if VALGRIND_ERROR.search(line)), errors[0].strip()[:200])
+            finally:
+                shutil.rmtree(d, ignore_errors=True)
+            records.append(record)
+        with open(out_dir / name, "w") as fh:
+            for rec in records:
+                fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
+        print(f"{name}: {len(records)} cases", file=sys.stderr)
+
+
 # --------------------------------------------------------------------------- checking
 
 def load(version_file: Path) -> list[dict[str, Any]]:
@@ -713,7 +768,8 @@ def check(a: argparse.Namespace) -> None:
     differing: dict[str, str] = {}
     d = tempfile.mkdtemp(prefix="golden")
     try:
-        files = [f"{n}.jsonl" for n in VERSIONS.values()] + list(FORMATS.values())
+        files = ([f"{n}.jsonl" for n in VERSIONS.values()] + list(FORMATS.values())
+                 + list(PICKED_FILES.values()))
         for name in files:
             if not (Path(a.out) / name).exists():
                 continue
@@ -759,6 +815,8 @@ def main() -> None:
     p.add_argument("--long-ids", action="store_true",
                    help="make some query ids and docnos 300 to 5,000 bytes long (not in the "
                         "committed corpus; for a fuzz run of its own --out)")
+    p.add_argument("--picked", action="store_true",
+                   help="record the cases picked by hand (tools/golden_picked.py) only")
     p.add_argument("--check", action="store_true",
                    help="run the corpus through smarteval and list the cases that differ")
     p.add_argument("--prune", action="store_true",
@@ -772,6 +830,9 @@ def main() -> None:
         return
     if not (a.trec_eval_9 and a.trec_eval_10):
         p.error("--trec-eval-9 and --trec-eval-10 are required to generate")
+    if a.picked:
+        record_picked(a)
+        return
     generate(a)
 
 

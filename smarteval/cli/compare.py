@@ -11,20 +11,18 @@ from smarteval.cli.options import (
     note,
     output_options,
     rel_info_format_option,
-    repeated_notes,
     reports_errors,
     reuse_freed_memory,
-    same_file,
-    settings_from,
+    takes_settings,
     trec_options,
     zscores_option,
 )
 from smarteval.errors import UsageError
 from smarteval.output import write_bytes, write_text
-from smarteval.render.formats import choices, is_table
+from smarteval.render.compare import FORMATS
+from smarteval.render.formats import is_table
 from smarteval.stats.report import MAX_DEPTH
 
-FORMATS = choices(trec=False)
 
 @click.command("compare", context_settings=CONTEXT)
 @click.argument("qrels", type=input_path())
@@ -61,14 +59,12 @@ FORMATS = choices(trec=False)
               help="Correlate each run's document ordering with the baseline's, query by "
                    "query: Kendall's tau, Spearman, Pearson, tau-AP.")
 @rel_info_format_option()
-@output_options(FORMATS, format_help="Output format: smart (readable tables), markdown, "
-                                      "latex, tsv, csv, json.",
-                header_help="Leave out the header lines of tsv and csv output.")
+@output_options(FORMATS, header_help="Leave out the header lines of tsv and csv output.")
 @reports_errors
-def compare(qrels, baseline, runs, measures, complete, rel_level, max_docs, judged_only,
-            num_docs, trec_version, tests, correction, alpha, confidence, samples, seed,
-            tie_tolerance, magnitudes, plot, select, select_measure, depth, theta, tau, fmt,
-            output, no_header, qrels_format):
+@takes_settings
+def compare(qrels, baseline, runs, measures, settings, tests, correction, alpha, confidence,
+            samples, seed, tie_tolerance, magnitudes, plot, select, select_measure, depth,
+            theta, tau, fmt, output, no_header):
     """Compare each RUN with BASELINE query by query: is the difference real?
 
     For each run and measure (-m, default map): the queries better, worse and equal
@@ -80,11 +76,10 @@ def compare(qrels, baseline, runs, measures, complete, rel_level, max_docs, judg
     """
     reuse_freed_memory([qrels, baseline, *runs])
     from smarteval.api import compare as compare_runs
+    from smarteval.api import repeated_notes
     from smarteval.progress import Progress
+    from smarteval.read.source import same_file
 
-    settings = settings_from(complete=complete, rel_level=rel_level, max_docs=max_docs,
-                             judged_only=judged_only, num_docs=num_docs,
-                             trec_version=trec_version, qrels_format=qrels_format)
     if any(same_file(baseline, run) for run in runs):
         raise UsageError(f"the baseline {baseline} is also given as a run: a run compared "
                          "with itself differs on no query")

@@ -6,9 +6,7 @@ import click
 
 from smarteval.cli.options import CONTEXT, output_options, reports_errors, trec_version_option
 from smarteval.output import write_text
-from smarteval.render.formats import choices
-
-FORMATS = choices(trec=False)
+from smarteval.render.correlate import FORMATS
 
 
 @click.command("correlate", context_settings=CONTEXT)
@@ -18,9 +16,7 @@ FORMATS = choices(trec=False)
                    "P_10) or trec_eval style (P.10). Repeatable, two or more. Default: every "
                    "measure all the results share.")
 @trec_version_option(help="trec_eval version whose measure names -m reads.")
-@output_options(FORMATS, format_help="Output format: smart (readable tables), markdown, "
-                                      "latex, tsv, csv, json.",
-                header_help="Leave out the header lines of tsv and csv output.")
+@output_options(FORMATS, header_help="Leave out the header lines of tsv and csv output.")
 @reports_errors
 def correlate(results, measures, trec_version, fmt, output, no_header):
     """How much the choice of measure changes the leaderboard.
@@ -32,5 +28,5 @@ def correlate(results, measures, trec_version, fmt, output, no_header):
     """
     from smarteval.api import correlate as correlate_results
 
-    board = correlate_results(list(results), list(measures), int(trec_version))
+    board = correlate_results(list(results), list(measures), trec_version)
     write_text(board.render(fmt, header=not no_header), output)

@@ -18,12 +18,11 @@ from smarteval.cli.options import (
     reports_errors,
     reuse_freed_memory,
     seed_option,
-    settings_from,
+    takes_settings,
     target_generality_option,
     ties_option,
     trec_version_option,
     unranked_option,
-    unused_notes,
 )
 from smarteval.curves import METHOD_HELP
 from smarteval.errors import UsageError
@@ -65,8 +64,9 @@ _LEVELS_HELP = ("Levels: recall levels (precision levels for --method precision)
                 header_help="Leave out the header line (tsv, csv).")
 @click.pass_context
 @reports_errors
-def curve(ctx, qrels, runs, method, levels, step, left, average, full, cluster_end,
-          cutoffs_from, fmt, output, no_header, **options):
+@takes_settings
+def curve(ctx, qrels, runs, settings, method, levels, step, left, average, full, cluster_end,
+          cutoffs_from, fmt, output, no_header):
     """The curve of RUNS side by side at its levels (Keen's Cranfield curves and the others).
 
     Prints the averaged value at each level (precision at recall levels for semi, quasi,
@@ -77,10 +77,10 @@ def curve(ctx, qrels, runs, method, levels, step, left, average, full, cluster_e
     """
     reuse_freed_memory([qrels, *runs])
     from smarteval.api import curve as run_curve
+    from smarteval.api import unused_notes
     from smarteval.output import write_text
     from smarteval.progress import Progress
 
-    settings = settings_from(**options)
     # --seed without --ties random, --target-generality without --method adjusted
     for text in unused_notes(settings, method=method):
         note(f"smarteval: {text}")

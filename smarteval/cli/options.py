@@ -56,11 +56,8 @@ class Interrupted(KeyboardInterrupt):
         self.signum = signum
 
 
-_MAIN_PID = os.getpid()
-
-
-def _on_signal(signum, frame) -> None:
-    if os.getpid() != _MAIN_PID:
+def _on_signal(main_pid: int, signum, frame) -> None:
+    if os.getpid() != main_pid:
         # a worker process of -j: it stops without a word; the main process reports
         os._exit(128 + signum)
     multiprocessing = sys.modules.get("multiprocessing")
@@ -71,12 +68,14 @@ def _on_signal(signum, frame) -> None:
 
 
 def _handle_signals() -> dict:
-    """Ctrl-C and SIGTERM raise :class:`Interrupted` (main thread only); the old handlers."""
-    global _MAIN_PID
+    """Ctrl-C and SIGTERM raise :class:`Interrupted` (main thread only); the old handlers.
+
+    The handler knows this process as the main one: the worker processes of ``-j``,
+    forked with it, stop without a word."""
     if threading.current_thread() is not threading.main_thread():
         return {}
-    _MAIN_PID = os.getpid()
-    return {sig: signal.signal(sig, _on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    handler = functools.partial(_on_signal, os.getpid())
+    return {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
@@ -100,14 +99,6 @@ def _given_paths(kwargs: dict, names) -> Iterator[tuple[str, str]]:
         for path in value if isinstance(value, (tuple, list)) else (value,):
             if isinstance(path, str) and path != "-":
                 yield name, path
-
-
-def same_file(a: str, b: str) -> bool:
-    """Whether two paths name one file (the same path, a link to it, a hard link)."""
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return os.path.realpath(a) == os.path.realpath(b)
 
 
 #: Inputs of at most this many bytes in all are small (TREC-sized runs): see
@@ -163,6 +154,7 @@ def check_paths(kwargs: dict) -> None:
     """Before any work: no output names an input file (exit 2), every output can be
     written (its directory exists and is writable; exit 1)."""
     from smarteval.output import check_writable, target
+    from smarteval.read.source import same_file
     outputs = list(_given_paths(kwargs, OUTPUTS))
     inputs = list(_given_paths(kwargs, INPUTS))
     for name, out in outputs:
@@ -222,6 +214,35 @@ def group(*options: Decorator) -> Decorator:
     return apply
 
 
+#: The settings of a command that is given none: their defaults are the options' defaults.
+DEFAULTS = Settings()
+
+
+class SettingOption(click.Option):
+    """An option that sets the field of :class:`Settings` of its name (:func:`setting`)."""
+
+
+def setting(*decls: str, **attrs: Any) -> Decorator:
+    """A click option that sets the field of :class:`Settings` its parameter is named after:
+    a command under :func:`takes_settings` gets it inside its one ``settings`` argument."""
+    return click.option(*decls, cls=SettingOption, **attrs)
+
+
+def takes_settings(func):
+    """Give the command one ``settings`` argument, the :class:`Settings` made of all its
+    options declared with :func:`setting`, instead of each of them (the one place options
+    become settings: a new setting is a field of Settings and an option in a group, and
+    every command that takes the group passes it on). Settings refuses what cannot work,
+    as a usage error (under :func:`reports_errors`)."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        params = click.get_current_context().command.params
+        given = {p.name: kwargs.pop(p.name) for p in params
+                 if isinstance(p, SettingOption) and p.name in kwargs}
+        return func(*args, settings=Settings(**given), **kwargs)
+    return wrapper
+
+
 def complete_measures(ctx, param, incomplete: str):
     """Shell completion of -m: measure names, nicknames and ir_measures names."""
     from smarteval.measures import ALIASES, all_measures, nicknames
@@ -241,23 +262,29 @@ TREC_EVAL_VERSION_TEXT = {9: "9.0.7", 10: "10.0-rc3"}
 _VERSION_WANTED = "smarteval.trec_eval_version"      # ctx.meta key: -v seen, version unknown
 
 
-def _print_trec_eval_version(ctx: click.Context, trec_version) -> None:
-    click.echo(f"trec_eval version {TREC_EVAL_VERSION_TEXT[int(trec_version)]}", err=True)
+def _print_trec_eval_version(ctx: click.Context, trec_version: int) -> None:
+    click.echo(f"trec_eval version {TREC_EVAL_VERSION_TEXT[trec_version]}", err=True)
     ctx.exit(0)
 
 
-def _trec_version_seen(ctx: click.Context, param, value):
-    # eager, like -v: whichever of the two comes second prints (see trec_eval_version_option)
+def _trec_version_seen(ctx: click.Context, param, value: str | None) -> int | None:
+    """The version as a number (the one place it becomes one); eager, like -v: whichever
+    of the two comes second prints (see :func:`trec_eval_version_option`)."""
+    version = None if value is None else int(value)
     if ctx.meta.get(_VERSION_WANTED) and not ctx.resilient_parsing:
-        _print_trec_eval_version(ctx, value)
-    return value
+        _print_trec_eval_version(ctx, version if version is not None else DEFAULTS.trec_version)
+    return version
 
 
 def trec_version_option(help: str = "trec_eval version to match: 9 (9.0.8) or 10 (10.0).",
-                        default: int = 9) -> Decorator:
-    return click.option("--trec-version", type=click.Choice([str(v) for v in TREC_VERSIONS]),
-                        default=str(default), show_default=True, help=help, is_eager=True,
-                        callback=_trec_version_seen)
+                        default: int | None = DEFAULTS.trec_version,
+                        show_default: bool = True) -> Decorator:
+    """``--trec-version 9|10``, given to the command as a number (None: not given, where
+    ``default`` is None)."""
+    return setting("--trec-version", type=click.Choice([str(v) for v in TREC_VERSIONS]),
+                   default=None if default is None else str(default),
+                   show_default=show_default, help=help, is_eager=True,
+                   callback=_trec_version_seen)
 
 
 def _trec_eval_version_wanted(ctx: click.Context, param, value):
@@ -295,11 +322,11 @@ def _debug_query(ctx: click.Context, param, value: str | None) -> str | None:
 
 def debug_option() -> Decorator:
     """``-D LEVEL.QUERY``: trec_eval's debug level, whose query part restricts evaluation."""
-    return click.option("-D", "--debug-level", "query", default=None, metavar="LEVEL[.QUERY]",
-                        callback=_debug_query,
-                        help="trec_eval's -D: evaluate QUERY only (0.401: query 401); -c "
-                             "still averages over every query of the qrels. The debug "
-                             "LEVEL is accepted and ignored (no debug output).")
+    return setting("-D", "--debug-level", "query", default=None, metavar="LEVEL[.QUERY]",
+                   callback=_debug_query,
+                   help="trec_eval's -D: evaluate QUERY only (0.401: query 401); -c still "
+                        "averages over every query of the qrels. The debug LEVEL is accepted "
+                        "and ignored (no debug output).")
 
 
 def evaluation_flags(*, metavar: str | None = "N",
@@ -313,18 +340,29 @@ def evaluation_flags(*, metavar: str | None = "N",
                      num_docs_help: str = "Number of documents in the collection (0, "
                                           "trec_eval's default, leaves it unknown).",
                      min_num_docs: int = 0) -> Decorator:
-    """trec_eval's ``-c``, ``-l``, ``-M``, ``-J`` and ``-N`` (the fields of :class:`Settings`
-    they set), with the help a command gives them."""
+    """The ranking flags every command that ranks runs takes: trec_eval's ``-c``, ``-l``,
+    ``-M``, ``-J`` and ``-N`` (the fields of :class:`Settings` they set), with the help a
+    command gives them.
+
+    A new ranking option is a field of Settings and one :func:`setting` here: every such
+    command then takes it and hands it to the library in its ``settings``
+    (tests/test_formats.py checks so).
+    """
     return group(
-        click.option("-c", "--complete", is_flag=True, help=complete_help),
-        click.option("-l", "--level", "rel_level", type=int, default=1, show_default=True,
-                     metavar=metavar, help="Lowest grade that counts as relevant."),
-        click.option("-M", "--max-docs", type=click.IntRange(min=0), default=None,
-                     metavar=metavar, help=max_docs_help),
-        click.option("-J", "--judged-only", is_flag=True, help=judged_help),
-        click.option("-N", "--num-docs", type=click.IntRange(min=min_num_docs), default=None,
-                     metavar=metavar, help=num_docs_help),
+        setting("-c", "--complete", is_flag=True, help=complete_help),
+        setting("-l", "--level", "rel_level", type=int, default=DEFAULTS.rel_level,
+                show_default=True, metavar=metavar, help="Lowest grade that counts as relevant."),
+        setting("-M", "--max-docs", type=click.IntRange(min=0), default=None,
+                metavar=metavar, help=max_docs_help),
+        setting("-J", "--judged-only", is_flag=True, help=judged_help),
+        setting("-N", "--num-docs", type=click.IntRange(min=min_num_docs), default=None,
+                metavar=metavar, help=num_docs_help, callback=_unknown_if_zero),
     )
+
+
+def _unknown_if_zero(ctx: click.Context, param, value: int | None) -> int | None:
+    """-N 0, trec_eval's default: the number of documents is unknown."""
+    return value or None
 
 
 def trec_options(measure_help: str | None = None) -> Decorator:
@@ -363,15 +401,15 @@ def plugin_option() -> Decorator:
 
 
 def ties_option(choices=TIES, help: str | None = None) -> Decorator:
-    return click.option("--ties", type=click.Choice(list(choices)), default="docno",
-                        show_default=True, help=help or (
-                            "Order of documents with equal scores: trec_eval's docno order, "
-                            "a seeded random order, or the exact average over every order."))
+    return setting("--ties", type=click.Choice(list(choices)), default=DEFAULTS.ties,
+                   show_default=True, help=help or (
+                       "Order of documents with equal scores: trec_eval's docno order, "
+                       "a seeded random order, or the exact average over every order."))
 
 
 def seed_option() -> Decorator:
-    return click.option("--seed", type=click.IntRange(min=0), default=None,
-                        help="Seed for --ties random (0 or more).")
+    return setting("--seed", type=click.IntRange(min=0), default=None,
+                   help="Seed for --ties random (0 or more).")
 
 
 def input_path(*, allow_dash: bool = False) -> click.Path:
@@ -400,61 +438,51 @@ def _levels_bounded(ctx: click.Context, param, value: str | None) -> str | None:
 
 def unranked_option(help: str = "Ranks given to relevant documents the run did not retrieve "
                                 "(SMART measures that need them).") -> Decorator:
-    return click.option("--unranked", type=click.Choice(list(UNRANKED)), default="expected",
-                        show_default=True, help=help)
+    return setting("--unranked", type=click.Choice(list(UNRANKED)), default=DEFAULTS.unranked,
+                   show_default=True, help=help)
 
 
-def average_option(choices=AVERAGES, help: str = "How query values are averaged.") -> Decorator:
-    return click.option("--average", type=click.Choice(list(choices)), default="macro",
-                        show_default=True, help=help)
+def average_option(help: str = "How query values are averaged.") -> Decorator:
+    return setting("--average", type=click.Choice(list(AVERAGES)), default=DEFAULTS.average,
+                   show_default=True, help=help)
 
 
-def output_options(formats: list[str] | None = None, *,
-                   format_help: str = "Output format.",
+def output_options(formats: tuple[str, ...], *, format_more: str = "",
                    output_help: str = "Write to FILE (atomically) instead of standard output.",
                    header_help: str = "Leave out the header line of tsv and csv output."
                    ) -> Decorator:
     """``-f/--format``, ``-o/--output`` and ``--no-header``, shared by every printing command.
 
-    ``formats`` defaults to every format of :data:`smarteval.render.formats.FORMATS`.
+    ``formats`` are those of the command's renderer (its ``FORMATS``, from
+    :func:`smarteval.render.formats.writable`); the help names each with the registry's
+    words, then ``format_more``.
     """
-    from smarteval.render.formats import choices
     return group(
-        click.option("-f", "--format", "fmt", type=click.Choice(formats or choices()),
-                     default="smart", show_default=True, help=format_help),
+        format_option(formats, format_more),
         click.option("-o", "--output", "output", type=click.Path(dir_okay=False),
                      default=None, help=output_help),
         click.option("--no-header", is_flag=True, help=header_help),
     )
 
 
-def settings_from(*, complete: bool = False, rel_level: int = 1, max_docs: int | None = None,
-                  judged_only: bool = False, num_docs: int | None = None,
-                  trec_version: str | int = 9, unranked: str = "expected",
-                  target_generality: float | None = None, ties: str = "docno",
-                  seed: int | None = None, average: str = "macro",
-                  query: str | None = None, qrels_format: str = "qrels",
-                  cwl_costs: str | None = None, cwl_default_cost: float = 1.0,
-                  order_by: str = "score") -> Settings:
-    """The :class:`Settings` of a command's options (the one place they become settings)."""
-    return Settings(complete=complete, rel_level=rel_level, max_docs=max_docs,
-                    judged_only=judged_only, num_docs=num_docs or None,    # -N 0: unknown
-                    trec_version=int(trec_version),
-                    unranked=unranked, target_generality=target_generality, ties=ties,
-                    seed=seed, average=average, query=query, qrels_format=qrels_format,
-                    cwl_costs=cwl_costs, cwl_default_cost=cwl_default_cost, order_by=order_by)
+def format_option(formats: tuple[str, ...], more: str = "") -> Decorator:
+    """``-f/--format``: one of the renderer's ``formats``, smart by default."""
+    from smarteval.render.formats import format_help
+    return click.option("-f", "--format", "fmt", type=click.Choice(list(formats)),
+                        default="smart", show_default=True, help=format_help(formats, more))
 
 
 def _file_and_number(file: tuple[str, str, str],
-                     number: tuple[str, click.ParamType, float, str, str]) -> Decorator:
+                     number: tuple[str, click.ParamType, float, str, str],
+                     option: Callable[..., Decorator] = click.option) -> Decorator:
     """An input file option (name, metavar, help) and the number that goes with it
-    (name, type, default, metavar, help)."""
+    (name, type, default, metavar, help), each made by ``option``."""
     name, metavar, text = file
     num_name, num_type, default, num_metavar, num_text = number
     return group(
-        click.option(name, type=input_path(), default=None, metavar=metavar, help=text),
-        click.option(num_name, type=num_type, default=default, show_default=True,
-                     metavar=num_metavar, help=num_text))
+        option(name, type=input_path(), default=None, metavar=metavar, help=text),
+        option(num_name, type=num_type, default=default, show_default=True,
+               metavar=num_metavar, help=num_text))
 
 
 def risk_options() -> Decorator:
@@ -476,16 +504,18 @@ def cwl_options() -> Decorator:
          "cwl_eval's cost file (its -c): ELEMENT_TYPE COST a line, the element type being a "
          "run's second field (Q0). The C/W/L measures (INST, TBG, BPM...) and their EC, ETC "
          "quantities then cost each document so."),
-        ("--cwl-default-cost", click.FloatRange(min=0, min_open=True), 1.0, "COST",
+        ("--cwl-default-cost", click.FloatRange(min=0, min_open=True),
+         DEFAULTS.cwl_default_cost, "COST",
          "The cost of a document whose element type the --cwl-costs file lacks, of every "
          "document without it, and of the ranks cwl_eval pads a list with (its --max_cost "
-         "and --min_cost)."))
+         "and --min_cost)."), option=setting)
 
 
 def order_by_option() -> Decorator:
     """How each query's documents are ordered: by score, or by the rank column (ndeval)."""
-    return click.option(
-        "--order-by", type=click.Choice(list(ORDERS)), default="score", show_default=True,
+    return setting(
+        "--order-by", type=click.Choice(list(ORDERS)), default=DEFAULTS.order_by,
+        show_default=True,
         help="Order of each query's documents: by score, ties by docno (trec_eval's, and "
              "ndeval's -traditional), or by the run's rank column (ndeval's default; for "
              "the diversity measures alone, a rank twice in a query refused).")
@@ -493,9 +523,9 @@ def order_by_option() -> Decorator:
 
 def rel_info_format_option() -> Decorator:
     """trec_eval's ``-R``: the format of the relevance file."""
-    return click.option(
+    return setting(
         "-R", "--rel-info-format", "qrels_format", type=click.Choice(list(QRELS_FORMATS)),
-        default="qrels", show_default=True,
+        default=DEFAULTS.qrels_format, show_default=True,
         help="Format of the relevance file: trec_eval's qrels; ndeval's diversity qrels "
              "(QUERY SUBTOPIC DOCNO REL) for the diversity measures (asked for a diversity "
              "measure, a qrels file whose second field varies within a query is read so, "
@@ -584,53 +614,12 @@ def curve_options(*, method_default: str = "quasi",
                              help=step_help),
         "left": click.option("--left", type=click.Choice(list(LEFTS)), default=None,
                              help=left_help),
-        "average": average_option(AVERAGES, help=average_help),
+        "average": click.option("--average", type=click.Choice(list(AVERAGES)),
+                                default="macro", show_default=True, help=average_help),
     }
     if sorted(order) != sorted(options):
         raise ValueError(f"curve_options: order must list each of {', '.join(options)}")
     return group(*(options[name] for name in order))
-
-
-def unused_notes(settings: Settings, requests=None, method: str | None = None) -> list[str]:
-    """What the user asked for that changes nothing, in words (for standard error).
-
-    ``requests`` are the measures evaluated, when the command evaluates measures;
-    ``method`` the curve method, when the command computes curves.
-    """
-    notes = []
-    if settings.seed is not None and settings.ties != "random":
-        notes.append(f"--seed {settings.seed} has no effect without --ties random "
-                     f"(--ties {settings.ties})")
-    if requests is not None and settings.target_generality is not None \
-            and not any(rq.measure.name == "adj_prec" for rq in requests):
-        notes.append("--target-generality has no effect: only adj_prec reads it, and it "
-                     "is not asked for (-m adj_prec.K)")
-    if requests is not None and not any(rq.measure.family == "cwl" for rq in requests):
-        for given, option in ((settings.cwl_costs is not None, "--cwl-costs"),
-                              (settings.cwl_default_cost != 1.0, "--cwl-default-cost")):
-            if given:
-                notes.append(f"{option} has no effect: only the C/W/L measures (INST, TBG, "
-                             "BPM...) read it, and none is asked for")
-    if method is not None and settings.target_generality is not None and method != "adjusted":
-        notes.append(f"--target-generality has no effect: only --method adjusted reads it "
-                     f"(--method {method})")
-    return notes
-
-
-def repeated_notes(paths, what: str = "run") -> list[str]:
-    """A note for each file given more than once among ``paths``."""
-    notes = []
-    seen: list[str] = []
-    for path in paths:
-        if not isinstance(path, str) or path == "-":
-            continue
-        if any(same_file(path, other) for other in seen):
-            if path not in notes:
-                notes.append(path)
-            continue
-        seen.append(path)
-    return [f"{path}: this {what} is given more than once (each is evaluated, under "
-            "distinct names)" for path in notes]
 
 
 def given_options(ctx: click.Context) -> frozenset[str]:
@@ -659,8 +648,7 @@ def cluster_options(prefix: str = "") -> Decorator:
 def target_generality_option(help: str = "--method adjusted: the generality G (relevant "
                                          "documents per thousand) precision is adjusted to, "
                                          "as Keen's Fig. 28c (Cran-1: 23.16).") -> Decorator:
-    return click.option("--target-generality", type=float, default=None, metavar="G",
-                        help=help)
+    return setting("--target-generality", type=float, default=None, metavar="G", help=help)
 
 
 def cutoffs_from_option(help: str = "Keen part 7: cut each run, query by query, at the size "

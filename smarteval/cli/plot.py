@@ -14,12 +14,11 @@ from smarteval.cli.options import (
     note,
     reports_errors,
     seed_option,
-    settings_from,
+    takes_settings,
     target_generality_option,
     ties_option,
     trec_options,
     unranked_option,
-    unused_notes,
 )
 from smarteval.curves import METHOD_HELP
 from smarteval.plot import KINDS
@@ -96,8 +95,8 @@ _KIND_HELP = ("What to draw: pr (precision against recall, one line per run), pr
               help="Resolution of PNG output.")
 @click.pass_context
 @reports_errors
-def plot(ctx, qrels, runs, output, dpi, complete, rel_level, max_docs, judged_only, num_docs,
-         trec_version, unranked, ties, seed, target_generality, **options):
+@takes_settings
+def plot(ctx, qrels, runs, output, dpi, settings, **options):
     """Draw RUNS against QRELS as an image: precision-recall curves (the default), every
     query's curve, Swets' operating characteristic, Keen's magnitude differences, the
     rank of the first relevant document, the performance characteristic, or fallout
@@ -120,15 +119,12 @@ def plot(ctx, qrels, runs, output, dpi, complete, rel_level, max_docs, judged_on
     """
     import os
 
+    from smarteval.api import unused_notes
     from smarteval.output import write_bytes
     from smarteval.plot.build import EXAMINED_METHODS, PlotOptions, picture
     from smarteval.progress import Progress
     from smarteval.render.evaluation import nothing_relevant
 
-    settings = settings_from(complete=complete, rel_level=rel_level, max_docs=max_docs,
-                             judged_only=judged_only, num_docs=num_docs,
-                             trec_version=trec_version, unranked=unranked, ties=ties, seed=seed,
-                             target_generality=target_generality)
     opts = PlotOptions(**options)
     # --seed without --ties random, --target-generality without --method adjusted
     notes = unused_notes(settings, method=opts.method if opts.kind == "pr" else None)

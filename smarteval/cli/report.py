@@ -10,17 +10,15 @@ from smarteval.cli.options import (
     input_path,
     note,
     output_options,
-    repeated_notes,
     reports_errors,
     reuse_freed_memory,
-    settings_from,
+    takes_settings,
     trec_options,
 )
 from smarteval.output import write_text
-from smarteval.render.formats import choices, is_table
+from smarteval.render.formats import is_table
+from smarteval.render.table import FORMATS
 from smarteval.stats.table import INTERVALS
-
-FORMATS = choices(trec=False, html=True)
 
 
 @click.command("report", context_settings=CONTEXT)
@@ -62,16 +60,14 @@ FORMATS = choices(trec=False, html=True)
                    "run's tag.")
 @click.option("--digits", type=click.IntRange(0, 15), default=4, show_default=True, metavar="N",
               help="Decimal places of the means and intervals.")
-@output_options(FORMATS, format_help="Output format: smart (plain text), markdown, latex "
-                                      "(booktabs), html (a self-contained table), tsv, csv or "
-                                      "json (the marks as data: every pair, raw and adjusted "
-                                      "p).",
+@output_options(FORMATS, format_more="tsv, csv and json give the marks as data: every pair, "
+                                     "raw and adjusted p.",
                 header_help="Leave out the header lines of tsv and csv output.")
 @reports_errors
-def report(qrels, runs, measures, complete, rel_level, max_docs, judged_only, num_docs,
-           trec_version, baselines, test, correction, alpha, confidence, samples, seed,
-           tie_tolerance, interval, second, wins, deltas, standalone, labels, digits, fmt,
-           output, no_header):
+@takes_settings
+def report(qrels, runs, measures, settings, baselines, test, correction, alpha, confidence,
+           samples, seed, tie_tolerance, interval, second, wins, deltas, standalone, labels,
+           digits, fmt, output, no_header):
     """The table of a paper: each RUN's mean on each measure (-m), the best of each column
     in bold, and a mark where a run is significantly better than another.
 
@@ -83,6 +79,7 @@ def report(qrels, runs, measures, complete, rel_level, max_docs, judged_only, nu
     are averaged and compared (-c: every query of the qrels). Higher values count as
     better on every measure.
     """
+    from smarteval.api import repeated_notes
     from smarteval.api import report as make_report
     from smarteval.progress import Progress
     from smarteval.render.table import check_options
@@ -92,9 +89,6 @@ def report(qrels, runs, measures, complete, rel_level, max_docs, judged_only, nu
         parse_label(text)                       # a malformed --label, before any work
     check_options(fmt, deltas=deltas, standalone=standalone, baselines=len(baselines))
     reuse_freed_memory([qrels, *runs])
-    settings = settings_from(complete=complete, rel_level=rel_level, max_docs=max_docs,
-                             judged_only=judged_only, num_docs=num_docs,
-                             trec_version=trec_version)
     for text in repeated_notes(runs):
         note(f"smarteval: {text}")
     with Progress(list(runs), "smarteval") as bar:

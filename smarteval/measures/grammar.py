@@ -84,7 +84,8 @@ class Output:
 
     ``rel_level``, ``judged_only`` and ``gains`` are an ir_measures name's own ``rel=``,
     ``judged_only=`` and ``gains=`` (:meth:`view`); ``ir`` marks an ir_measures name,
-    whose value for a query without results is 0.
+    whose value for a query without results is 0 (none for a measure averaged over the
+    queries it reports, ``average="reported"``).
     """
 
     name: str
@@ -114,12 +115,12 @@ class Output:
             r = r.at_level(self.rel_level)
         return r
 
-    def compute(self, ranked, ties: str = "docno") -> np.ndarray:
-        """(Q,) values of every query of ``ranked``; ``ties`` is the settings' policy."""
+    def compute(self, ranked) -> np.ndarray:
+        """(Q,) values of every query of ``ranked``, under its settings' ``--ties`` policy."""
         r = self.view(ranked)
-        func = self.measure.function(ties)
+        func = self.measure.function(ranked.settings.ties)
         values = func(r) if self.measure.params == "none" else func(r, self.param)
-        if self.ir:
+        if self.ir and self.measure.average != "reported":    # that one reports none
             values = np.where(np.asarray(ranked.in_run, dtype=bool), values,
                               0).astype(values.dtype)
         return values
@@ -938,9 +939,11 @@ TABLE_DEFAULT = ("num_q", "num_ret", "num_rel", "num_rel_ret",
 TABLE_WITH_N = ("rank_recall", "log_prec", "norm_recall", "norm_prec")
 
 
-#: What is printed when no measure is asked for under a -R format read only for measures
-#: of its own (trec_eval prints nothing then: its default, official, reads qrels)
-FORMAT_DEFAULTS = {"prefs": "prefs", "qrels_prefs": "prefs", "qrels_jg": "qrels_jg"}
+#: The -R formats read only for measures of their own (trec_eval computes no other measure
+#: from them): the ``rel_info`` of those measures, which is also the nickname printed
+#: when no measure is asked for (trec_eval prints nothing then: its default, official,
+#: reads qrels)
+OWN_MEASURES = {"prefs": "prefs", "qrels_prefs": "prefs", "qrels_jg": "qrels_jg"}
 
 
 def default_requests(*, table: bool, num_docs: int | None, ties: str,
@@ -952,8 +955,8 @@ def default_requests(*, table: bool, num_docs: int | None, ties: str,
     the normalized measures when N is known. Under ``--ties average`` the measures with
     no exact average over tied orders are left out (and named, so the user is told).
     """
-    if qrels_format in FORMAT_DEFAULTS:
-        specs: tuple[str, ...] = (FORMAT_DEFAULTS[qrels_format],)
+    if qrels_format in OWN_MEASURES:
+        specs: tuple[str, ...] = (OWN_MEASURES[qrels_format],)
     elif not table:
         specs = ("official",)
     else:

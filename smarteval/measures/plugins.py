@@ -103,7 +103,8 @@ def measure(name: str, *, params: str = "none", default: Sequence = (), average:
     called with one level); ``floats``, ``gains`` (``rel=gain`` pairs) or ``int`` (one
     output, called with the whole parsed tuple). ``default`` holds the parameters of a
     plain ``-m name``. ``average`` is how the per-query values become the summary:
-    ``mean``, ``gmean``, ``sum``, ``count``, ``tag`` or ``none``; ``micro``, a function of
+    ``mean``, ``gmean``, ``sum``, ``count``, ``tag``, ``none`` or ``reported`` (NaN is no
+    value: the query is left out of the mean and of the per-query output); ``micro``, a function of
     the same arguments returning (numerators, denominators) per query, gives ``--average
     micro``. ``value`` is ``float``, ``int`` or ``str``; ``per_query=False`` leaves it out
     of ``-q``; ``versions`` the ``--trec-version`` values that offer it.

@@ -75,7 +75,10 @@ def _table(r: Ranked) -> PrefRanking:
     docid = np.concatenate([ret_id, un_id]).astype(np.int64)
     order = np.lexsort((docid, -level, query))
     query = query[order]
-    return PrefRanking(query=query, group=query, subgroup=query, level=level[order],
+    # one group a query that has judgements (0, 1, ... in order: a query judged only
+    # below 0 has none)
+    group = np.cumsum(run_starts(query)) - 1 if len(query) else query
+    return PrefRanking(query=query, group=group, subgroup=group, level=level[order],
                        docid=docid[order], num_judged_ret=njr,
                        num_judged=np.diff(r.qrel_offsets).astype(np.int64))
 
@@ -402,6 +405,83 @@ def _rnonrel(r: Ranked, retrieved: bool) -> np.ndarray:
     return _avg_over_groups(r, _ratio(ful, poss))
 
 
+def _slots(c: _Counts, grp: np.ndarray, start: np.ndarray, count: np.ndarray):
+    """The ``count[i]`` internal ranks trec_eval's ``recalculate`` reads as group
+    ``grp[i]``'s new last class, from row ``start[i]`` (where that class starts): per
+    slot its group, the rank read, and whether it reads nothing trec_eval wrote.
+
+    trec_eval keeps the internal ranks of a query's equivalence-classes groups one after
+    the other (each group's rows in level, then rank order) in a buffer it reuses from
+    query to query (``rank_pool``, grown to the sum of the line counts that outgrew it).
+    R ranks from the start of the last class are that class's first R documents when it
+    holds R or more, which it always does unless levels below 0 leave other non-relevant
+    classes above it. When it holds fewer, the reading goes on into the next groups'
+    ranks, then into what an earlier query left in the buffer (the last one whose ranks
+    reached that far since the buffer was allocated), all of which this follows. Past
+    that, trec_eval reads memory it never wrote, or past the buffer (valgrind flags the
+    read): taken as documents ranked after every judged one, which is what trec_eval
+    reads with glibc's malloc in the first place past the buffer."""
+    t = c.table
+    nq = len(t.num_judged_ret)
+    ec_rows = np.flatnonzero(~c.pa[t.group]) if len(t.group) else t.group
+    wlen = np.bincount(t.query[ec_rows], minlength=nq)
+    ec_first = offsets_from_counts(wlen)
+    size, made = _pool_sizes(np.bincount(t.query, minlength=nq))
+    q = np.repeat(c.query[grp], count)
+    pos = concat_ranges(np.searchsorted(ec_rows, start), count) - ec_first[q]
+    # where the position is not the query's own: the last query before it since the
+    # buffer was made whose ranks reached it
+    other = (pos >= wlen[q]) & (pos < size[q])
+    src = q.copy()
+    src[other] = _last_reaching(wlen, made[q[other]], q[other], pos[other])
+    beyond = (src < 0) | (pos >= wlen[np.maximum(src, 0)])
+    at = ec_first[np.where(beyond, 0, src)] + pos
+    bd = t.docid[ec_rows[np.where(beyond, 0, at)]] if len(at) else at
+    return np.repeat(grp, count), np.where(beyond, 0, bd), beyond
+
+
+def _pool_sizes(lines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """trec_eval's ``rank_pool`` as the queries with ``lines`` judgement lines (0: not
+    looked at) come in order: per query its size and the first query to use it (the one
+    that made it). It grows (a new allocation) when a query has more lines than it
+    holds, to its size plus that query's lines, so it more than doubles each time: one
+    step per allocation, not per query."""
+    n = len(lines)
+    size = np.zeros(n, dtype=np.int64)
+    made = np.zeros(n, dtype=np.int64)
+    at, bound = 0, 0
+    while at < n:
+        grows = np.flatnonzero(lines[at:] > bound)
+        nxt = at + int(grows[0]) if len(grows) else n
+        size[at:nxt], made[at:nxt] = bound, made[at - 1] if at else 0
+        if nxt < n:
+            bound += int(lines[nxt])
+            size[nxt], made[nxt] = bound, nxt
+        at = nxt + 1
+    return size, made
+
+
+def _last_reaching(length: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                   pos: np.ndarray) -> np.ndarray:
+    """For each i, the last k in ``[lo[i], hi[i])`` with ``length[k] > pos[i]``, or -1:
+    a binary lifting over the range maxima of ``length`` (log steps, all i at once)."""
+    n = len(length)
+    if len(pos) == 0 or n == 0:
+        return np.full(len(pos), -1, dtype=np.int64)
+    maxima = [length]
+    while (1 << len(maxima)) <= n:
+        prev, half = maxima[-1], 1 << (len(maxima) - 1)
+        maxima.append(np.maximum(prev, np.append(prev[half:], np.zeros(half, prev.dtype))))
+    end = hi.astype(np.int64).copy()
+    for k in range(len(maxima) - 1, -1, -1):
+        cand = end - (1 << k)
+        skip = (cand >= lo) & (maxima[k][np.maximum(cand, 0)] <= pos)
+        end = np.where(skip, cand, end)
+    last = end - 1
+    found = (last >= lo) & (length[np.maximum(last, 0)] > pos)
+    return np.where(found, last, -1)
+
+
 def _recount(c: _Counts, again: np.ndarray, keep: np.ndarray, retrieved: bool):
     """trec_eval's ``recalculate``: the preferences of the groups ``again`` counted with
     only the first ``keep`` (R) non-relevant documents; (fulfilled, possible) per group."""
@@ -430,12 +510,10 @@ def _recount(c: _Counts, again: np.ndarray, keep: np.ndarray, retrieved: bool):
             p1 = f1 + c.row_br + c.row_bi + c.row_no
         ful += np.bincount(row_g, weights=np.where(sel, f1, 0), minlength=ng).astype(np.int64)
         poss += np.bincount(row_g, weights=np.where(sel, p1, 0), minlength=ng).astype(np.int64)
-        # every row of the group against the first R rows of the last class
+        # every row of the group against R "documents" read from where its last class
+        # starts (trec_eval's new last class: R ranks from its buffer, see _slots)
         grp = np.flatnonzero(ec_groups)
-        count = np.minimum(keep[grp], np.bincount(row_g[is_last], minlength=ng)[grp])
-        new_rows = concat_ranges(last_start[grp], count)
-        bg = row_g[new_rows]
-        bd = t.docid[new_rows]
+        bg, bd, beyond = _slots(c, grp, last_start[grp], keep[grp])
         rows_of = np.flatnonzero(ec_groups[row_g])
         order = np.lexsort((t.docid[rows_of], row_g[rows_of]))
         width = int(t.docid.max()) + 2 if m else 1
@@ -443,12 +521,17 @@ def _recount(c: _Counts, again: np.ndarray, keep: np.ndarray, retrieved: bool):
         gstart = np.searchsorted(skey, bg * width)
         n = nret[bg]
         if retrieved:
-            ok = bd < n
+            # the reading stops at the first one not retrieved (or past the buffer)
+            stop = beyond | (bd >= n)
+            seg = np.repeat(np.arange(len(grp)), keep[grp])
+            cs = np.cumsum(stop)
+            ok = cs == (cs - stop)[offsets_from_counts(keep[grp])[seg]]
             bg, bd, gstart, n = bg[ok], bd[ok], gstart[ok], n[ok]
             before = np.searchsorted(skey, bg * width + bd) - gstart
             total = np.searchsorted(skey, bg * width + n) - gstart
         else:
-            before = np.searchsorted(skey, bg * width + np.minimum(bd, n)) - gstart
+            upto = np.where(beyond, n, np.minimum(bd, n))
+            before = np.searchsorted(skey, bg * width + upto) - gstart
             total = np.searchsorted(skey, bg * width + width) - gstart
         ful += np.bincount(bg, weights=before, minlength=ng).astype(np.int64)
         poss += np.bincount(bg, weights=total, minlength=ng).astype(np.int64)
@@ -654,6 +737,13 @@ def prefs_avgjg_Rnonrel(r: Ranked) -> np.ndarray:
     above the other, and in the equivalence-classes form the last class, the lowest
     level, is the one cut to R, pairs within it included). A group whose count comes to
     0/0 makes the query's value 0, as in trec_eval.
+
+    Levels below 0 make non-relevant classes of their own, and the lowest may hold fewer
+    than R documents: trec_eval then reads R ranks anyway, from where that class starts,
+    on into the next groups' ranks and into what earlier queries left in its buffer, and
+    smarteval reads the same ones. Where trec_eval reads memory it never wrote, or past
+    its buffer (valgrind flags those reads, and the value depends on the memory), each
+    rank read counts as a document ranked after every judged one.
     """
     return _rnonrel(r, retrieved=False)
 
@@ -692,7 +782,8 @@ def prefs_avgjg_Rnonrel_ret(r: Ranked) -> np.ndarray:
     As ``m_prefs_avgjg_Rnonrel_ret.c``: with N <= R the added possible preferences are
     num_rel*(R-N) (all relevant documents, retrieved or not); with N > R, in the
     preference-array form, the non-relevant documents kept are the first num_rel (not
-    num_rel_ret) retrieved ones.
+    num_rel_ret) retrieved ones. The R ranks of the new lowest class are read as
+    prefs_avgjg_Rnonrel reads them, up to the first of an unretrieved document.
     """
     return _rnonrel(r, retrieved=True)
 

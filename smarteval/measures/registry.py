@@ -32,7 +32,10 @@ PARAM_SHAPES = ("none", "cutoffs", "levels", "floats", "gains", "int")
 #:   mean   sum over queries / number of queries    gmean  exp(mean(log(max(v, 1e-5))))
 #:   sum    sum over queries                        count  number of queries (num_q)
 #:   tag    the run tag (runid)                     none   no summary line (relstring)
-AVERAGES = ("mean", "gmean", "sum", "count", "tag", "none")
+#:   reported  mean over the queries that have a value: NaN is "no value" (the measure's
+#:          program reports none for the query), left out of the mean and not printed
+#:          for the query (smarteval.aggregate.has_value)
+AVERAGES = ("mean", "gmean", "sum", "count", "tag", "none", "reported")
 
 GMEAN_FLOOR = 1e-5
 

@@ -141,6 +141,17 @@ def safe_div(num: ArrayLike, den: ArrayLike) -> np.ndarray:
     return out
 
 
+def over_num_rel(total: ArrayLike, num_rel: ArrayLike) -> np.ndarray:
+    """``total / num_rel`` as trec_eval divides a sum over the relevant retrieved documents
+    (map, binG): only when the sum has a term, whatever num_rel. So 0 without a term, and
+    +inf where num_rel is 0 yet documents count as relevant: a ``-l`` below 0 makes the
+    retrieved unjudged documents (-1, and -2 for those in the pool) relevant, but num_rel
+    counts only judgements of 0 or more."""
+    total = np.asarray(total, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(total > 0, np.divide(total, num_rel, dtype=np.float64), 0.0)
+
+
 def positions(offsets: np.ndarray) -> np.ndarray:
     """(n,) 1-based position of every row within its segment."""
     lengths = np.diff(offsets)

@@ -23,6 +23,7 @@ from smarteval.measures.gains import dcg_terms, gains_of, log2_table, sparse_dcg
 from smarteval.measures.registry import measure
 from smarteval.measures.segments import (
     in_top,
+    over_num_rel,
     positions,
     prefix,
     safe_div,
@@ -57,7 +58,7 @@ def relative_count(r: Ranked, fraction: float, rounds_in_10: bool = True) -> np.
     for the interpolated-precision measures and keeps 9's rule for Rprec_mult.
     """
     x = fraction * r.num_rel.astype(np.float64)
-    if rounds_in_10 and r.settings.trec_version >= 10:
+    if rounds_in_10 and r.settings.rounds_to_nearest:
         return np.floor(x + 0.5).astype(np.int64)
     return (x + 0.9).astype(np.int64)
 
@@ -82,7 +83,7 @@ def evaluated(r: Ranked) -> np.ndarray:
     Every query except, under trec_eval 9, those ``-c`` adds without results: 9.0.8 never
     evaluates them (they count 0). 10.0 evaluates them on a placeholder ranking.
     """
-    if r.settings.trec_version >= 10:
+    if r.settings.evaluates_added:
         return np.ones(r.num_queries, dtype=bool)
     return np.asarray(r.in_run, dtype=bool)
 
@@ -204,9 +205,11 @@ def average_precision(r: Ranked, o: str = "exact") -> np.ndarray:
     """Mean average precision: precision at each relevant retrieved document, summed over num_rel.
 
     Relevant documents not retrieved contribute 0; a query with no relevant
-    documents scores 0.
+    documents scores 0. Under a ``-l`` below 0 the retrieved unjudged documents count as
+    relevant but not in num_rel: a query judged only below 0 that retrieves one scores
+    +inf, as trec_eval divides by num_rel = 0 (``inf``; gm_map's mean and map_avgjg follow).
     """
-    return safe_div(order_of(r, o).precision_sum(), r.num_rel)
+    return over_num_rel(order_of(r, o).precision_sum(), r.num_rel)
 
 
 @measure("gm_map", average="gmean", per_query=False, orders=True)
@@ -399,7 +402,11 @@ def eleven_pt_avg(r: Ranked, levels: tuple) -> np.ndarray:
 
 @measure("binG")
 def bin_g(r: Ranked) -> np.ndarray:
-    """Binary G: each relevant document worth 1/log2(2 + non-relevant before it), over num_rel."""
+    """Binary G: each relevant document worth 1/log2(2 + non-relevant before it), over num_rel.
+
+    +inf where num_rel is 0 and a retrieved unjudged document counts as relevant
+    (``-l`` below 0), as map.
+    """
     rows = np.flatnonzero(r.is_rel)                 # only relevant rows add a term
     q = np.searchsorted(r.offsets, rows, side="right") - 1
     offsets = prefix(np.bincount(q, minlength=r.num_queries))
@@ -407,7 +414,7 @@ def bin_g(r: Ranked) -> np.ndarray:
     nonrel_before = rows - r.offsets[q] - (np.arange(len(rows)) - offsets[q])
     table = log2_table(int(nonrel_before.max()) + 2 if len(rows) else 2)
     s = seg_sum(1.0 / table[nonrel_before + 2], offsets)
-    return np.where(r.num_rel_ret > 0, safe_div(s, r.num_rel), 0.0)
+    return over_num_rel(s, r.num_rel)
 
 
 def _sparse_gains(r: Ranked, pairs: tuple):

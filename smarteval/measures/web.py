@@ -280,7 +280,8 @@ def sdcg(r: Ranked, params: tuple) -> np.ndarray:
     return dcg / norm
 
 
-@measure("pair_accuracy", params="cutoffs", default=(10,), family="ir", program="accuracy")
+@measure("pair_accuracy", params="cutoffs", default=(10,), family="ir", average="reported",
+         program="accuracy")
 def pair_accuracy(r: Ranked, k: int) -> np.ndarray:
     """Share of (relevant, non-relevant) pairs among the first k ranked the right way round
     (Accuracy@k).
@@ -290,11 +291,12 @@ def pair_accuracy(r: Ranked, k: int) -> np.ndarray:
     (all of them for ``Accuracy``, k = 0 in the library), a document is relevant when
     its grade is the level or more, a document the qrels lack counting as grade 0; the
     value is 1 - (non-relevant documents above each relevant one, summed) / (non-relevant
-    documents x relevant documents). 0 when no relevant document is among them (the
-    provider reports nothing and ir_measures counts 0). When none is non-relevant the
-    provider divides by zero and stops; smarteval gives 1 (no pair is out of order).
-    The provider sorts by score as a double and keeps the run's order of equal scores,
-    as smarteval does for this measure.
+    documents x relevant documents). A query without a relevant document among them (or
+    without results) has no value: the provider reports none, so it is not printed for
+    the query and the mean is over the queries that have one, as ir_measures averages
+    (NaN when none has). When none is non-relevant the provider divides by zero and
+    stops; smarteval gives 1 (no pair is out of order). The provider sorts by score as a
+    double and keeps the run's order of equal scores, as smarteval does for this measure.
     """
     grade = np.where(r.rel == NONPOOL, 0, r.rel)
     top = r.rank <= k if k > 0 else np.ones(len(grade), dtype=bool)
@@ -308,7 +310,7 @@ def pair_accuracy(r: Ranked, k: int) -> np.ndarray:
     n_nonrel = cum[r.offsets[1:]] - cum[r.offsets[:-1]]
     sum_above = np.bincount(r.qindex[rows], weights=above, minlength=r.num_queries)
     pairs = (n_nonrel * n_rel).astype(np.float64)
-    out = np.where(n_rel > 0, 1.0, 0.0)
+    out = np.where(n_rel > 0, 1.0, np.nan)
     return np.where(pairs > 0, 1.0 - safe_div(sum_above, pairs), out)
 
 

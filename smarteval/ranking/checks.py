@@ -4,7 +4,10 @@ trec_eval reads any number of lines for one (query, docno) and only complains wh
 ranks a query (``form_res_rels.c``): a docno retrieved twice among the documents it keeps
 (the first ``-M``), a docno judged twice in the query's qrels, or, for the first query it
 ranks, no judgement of 0 or more (its table of relevance levels is then never
-allocated, "Can't calculate measure"). It ranks a query when it evaluates it with a
+allocated, "Can't calculate measure"; a limit of trec_eval alone, so refused only when
+a trec_eval measure is asked: ir_measures, gdeval, ranx, ndeval, cwl_eval and SMART
+evaluate the query, and a request that mixes them with a trec_eval measure is refused,
+as trec_eval would refuse it). It ranks a query when it evaluates it with a
 measure that looks at documents (every measure but ``num_q`` and ``runid``): under 9.0.8
 the queries of both the run and the qrels; under 10.0 also, with ``-c``, the queries of the
 qrels without results (they get a placeholder document). Queries it never ranks may hold
@@ -23,15 +26,17 @@ from smarteval.settings import Settings
 
 
 def check_ranked_queries(run: Run, qrels: Qrels, settings: Settings, qids: np.ndarray,
-                         run_q: np.ndarray, qrels_q: np.ndarray) -> None:
+                         run_q: np.ndarray, qrels_q: np.ndarray, *,
+                         negative_first: bool = True) -> None:
     """Raise :class:`InputError` where trec_eval would refuse one of the ranked queries.
 
     ``qids`` are the evaluated queries in order, ``run_q``/``qrels_q`` the index of each
     in the run and the qrels (-1 when absent). Problems are looked for query by query in
-    trec_eval's order, and the first one found is reported.
+    trec_eval's order, and the first one found is reported. ``negative_first`` (a
+    trec_eval measure is asked) refuses a first query judged only below 0.
     """
     ranked = run_q >= 0
-    if settings.complete and settings.trec_version >= 10:
+    if settings.placeholders:
         ranked = ranked | (qrels_q >= 0)
     where = np.flatnonzero(ranked)
     if len(where) == 0:
@@ -45,13 +50,13 @@ def check_ranked_queries(run: Run, qrels: Qrels, settings: Settings, qids: np.nd
     q = int(qrels_q[first])
     lo, hi = qrels.offsets[q], qrels.offsets[q + 1]
     top = max(int(qrels.grades[lo:hi].max()), int(_repeat_grades(qrels, q).max(initial=-3)))
-    if top < 0:
+    if negative_first and top < 0:
         problems.append((first, InputError(
             qrels.path, None,
             f"query {qids[first]} is judged only with negative grades and is the first "
             "query evaluated: trec_eval cannot evaluate it (\"Can't calculate measure\")",
             expected="a judgement of 0 or more in the first query evaluated (or leave the "
-                     "query out)")))
+                     "query out, or ask no trec_eval measure)")))
     if problems:
         raise min(problems, key=lambda p: p[0])[1]
 
@@ -144,7 +149,7 @@ def _positions_in_query(run: Run, settings: Settings, qcode: np.ndarray,
 def score_key(scores: np.ndarray, settings: Settings) -> np.ndarray:
     """Scores as trec_eval compares them: 32-bit floats under 9.0.8, doubles under 10.0
     (ties among equal keys go by docno descending, :func:`~smarteval.read.keys.descending_keys`)."""
-    if settings.trec_version >= 10:
+    if not settings.float32_scores:
         return scores
     with np.errstate(over="ignore"):       # beyond float32: inf, as C's (float) cast
         return scores.astype(np.float32)

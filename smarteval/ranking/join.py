@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from smarteval.columns import (
@@ -19,7 +21,6 @@ from smarteval.columns import (
     tied_pairs,
 )
 from smarteval.ranking.checks import check_ranked_queries, score_key
-from smarteval.read.fast import PARALLEL_ROWS, beside
 from smarteval.read.keys import (
     descending_keys,
     docno_hash,
@@ -29,6 +30,7 @@ from smarteval.read.keys import (
     is_varlen,
 )
 from smarteval.settings import Settings
+from smarteval.threads import PARALLEL_ROWS, beside
 
 
 def concat_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -86,38 +88,42 @@ def in_byte_order(qids: np.ndarray) -> np.ndarray:
 
 
 def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
-         documents: bool = True, owned: bool = False, file_order: bool = False) -> Ranked:
+         documents: bool = True, trec_names: bool = True, owned: bool = False,
+         file_order: bool = False, cuts: bool = True) -> Ranked:
     """Sort each query by score descending, ties by docno descending (byte order), as trec_eval.
 
-    Scores compare as 32-bit floats under trec_eval 9 (``settings.trec_version == 9``)
+    Scores compare as 32-bit floats under trec_eval 9 (``settings.float32_scores``)
     and as doubles under 10. ``settings.ties == "random"`` orders tied documents by a
-    seeded random permutation instead (SMART). Then ``settings.max_docs`` (-M) keeps each
-    query's first documents, the qrels give each document its grade, and
-    ``settings.judged_only`` (-J) drops documents without a non-negative judgement,
-    closing up the ranks. ``settings.complete`` (-c) evaluates every query of the qrels;
-    under trec_eval 10 a query without results gets trec_eval's placeholder document
-    (:data:`~smarteval.columns.PLACEHOLDER`, score 1.0). ``settings.query`` (-D) keeps
-    one query.
+    seeded random permutation instead (SMART). The qrels give each document its grade;
+    then (``cuts``, the default) :func:`cut` applies ``settings.max_docs`` (-M: each
+    query's first documents) and ``settings.judged_only`` (-J: documents without a
+    non-negative judgement dropped, ranks closing up). ``settings.complete`` (-c)
+    evaluates every query of the qrels; under trec_eval 10 a query without results gets
+    trec_eval's placeholder document (:data:`~smarteval.columns.PLACEHOLDER`, score
+    1.0). ``settings.query`` (-D) keeps one query.
 
     ``documents`` (the default) says the measures look at the documents: then what
-    trec_eval refuses in a query it ranks is refused (:mod:`smarteval.ranking.checks`).
+    trec_eval refuses in a query it ranks is refused (:mod:`smarteval.ranking.checks`);
+    a first query judged only below 0 only when ``trec_names`` says a trec_eval measure
+    is asked (the others evaluate it).
     ``owned`` says the caller has no further use for ``run``: its score and docno columns
     are then put in rank order in place instead of in copies. ``file_order`` keeps each
     row's place in the run (``Ranked.file_row``), for the programs that read a run in the
     order of its lines (:mod:`smarteval.ranking.programs`).
     """
     settings = settings or Settings()
-    max_docs = settings.max_docs
     qids = evaluated_queries(run, qrels, settings)
     run_q = _positions(run.qids, qids)      # run query index of each evaluated query or -1
     qrels_q = _positions(qrels.qids, qids)
     if documents:
-        check_ranked_queries(run, qrels, settings, qids, run_q, qrels_q)
+        check_ranked_queries(run, qrels, settings, qids, run_q, qrels_q,
+                             negative_first=trec_names)
 
     # rows of the evaluated queries, grouped in output order
     has_run = run_q >= 0
-    starts = np.where(has_run, run.offsets[:-1][np.maximum(run_q, 0)], 0)
-    counts = np.where(has_run, np.diff(run.offsets)[np.maximum(run_q, 0)], 0)
+    at = np.maximum(run_q, 0)           # offsets index even a run without queries (-c)
+    starts = np.where(has_run, run.offsets[at], 0)
+    counts = np.where(has_run, run.offsets[np.minimum(at + 1, run.num_queries)] - starts, 0)
     offsets = offsets_from_counts(counts)
     # the score and docno columns are the run's own (not to be changed) or new copies
     whole = len(qids) == run.num_queries and bool(has_run.all())
@@ -132,7 +138,7 @@ def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
         docnos = run.docnos[rows]
         hashes = None if run.docno_hash is None else run.docno_hash[rows]
         del rows
-    if settings.complete and settings.trec_version >= 10 and not has_run.all():
+    if settings.placeholders and not has_run.all():
         counts, offsets, scores, docnos, hashes = _with_placeholders(
             ~has_run, counts, offsets, scores, docnos, hashes)
         shared = False
@@ -164,31 +170,45 @@ def rank(run: Run, qrels: Qrels, settings: Settings | None = None, *,
             docnos = new_docnos()
             del at, src
 
-    if max_docs is not None:
-        kept = np.minimum(counts, max_docs)
-        if np.any(kept < counts):
-            take = concat_ranges(offsets[:-1], kept)
-            scores, docnos, key, rel = scores[take], docnos[take], key[take], rel[take]
-            file_row = None if file_row is None else file_row[take]
-            counts = kept
-            offsets = offsets_from_counts(counts)
-
-    if settings.judged_only:
-        keep = rel >= 0
-        if not keep.all():
-            scores, docnos, key, rel = scores[keep], docnos[keep], key[keep], rel[keep]
-            file_row = None if file_row is None else file_row[keep]
-            counts = segment_sum(keep, offsets)
-            offsets = offsets_from_counts(counts)
-
     qrel_offsets, qrel_grades, qrel_lines, qrel_docnos = _ideal(qrels, qrels_q)
-    return Ranked(qids=np.asarray(qids), offsets=offsets, rel=rel, score=scores, docno=docnos,
-                  qrel_offsets=qrel_offsets, qrel_grades=qrel_grades, qrel_lines=qrel_lines,
-                  qrel_docnos=qrel_docnos, in_run=has_run,
-                  rel_level=settings.rel_level, run_tag=run.tag, tie_key=key, settings=settings,
-                  file_row=file_row,
-                  qrels_num_queries=qrels.num_queries,
-                  qrels_positive_lines=qrels.num_positive_lines)
+    ranked = Ranked(qids=np.asarray(qids), offsets=offsets, rel=rel, score=scores,
+                    docno=docnos, qrel_offsets=qrel_offsets, qrel_grades=qrel_grades,
+                    qrel_lines=qrel_lines, qrel_docnos=qrel_docnos, in_run=has_run,
+                    rel_level=settings.rel_level, run_tag=run.tag, tie_key=key,
+                    settings=settings, file_row=file_row,
+                    qrels_num_queries=qrels.num_queries,
+                    qrels_positive_lines=qrels.num_positive_lines)
+    del rel, scores, docnos, key, file_row
+    return cut(ranked) if cuts else ranked
+
+
+def cut(r: Ranked, max_docs: int | None = None, judged_only: bool | None = None) -> Ranked:
+    """``r`` (in rank order) with ``-M`` and ``-J`` applied: each query's first
+    ``max_docs`` rows, then only the rows the qrels judge (grade >= 0), ranks closing up.
+    Both default to the ranking's own settings.
+
+    By example: ranks a b c d with b unjudged, -M 3 -J  ->  a c
+    """
+    max_docs = r.settings.max_docs if max_docs is None else max_docs
+    judged_only = r.settings.judged_only if judged_only is None else judged_only
+    if max_docs is not None:
+        kept = np.minimum(r.num_ret, max_docs)
+        if np.any(kept < r.num_ret):
+            r = _rows(r, concat_ranges(r.offsets[:-1], kept), offsets_from_counts(kept))
+    if judged_only:
+        keep = r.rel >= 0
+        if not keep.all():
+            r = _rows(r, keep, offsets_from_counts(segment_sum(keep, r.offsets)))
+    return r
+
+
+def _rows(r: Ranked, rows: np.ndarray, offsets: np.ndarray) -> Ranked:
+    """``r``'s ``rows`` (indices or a mask, in rank order), grouped by ``offsets``."""
+    score = r.score[rows]
+    return replace(r, offsets=offsets, rel=r.rel[rows], score=score, docno=r.docno[rows],
+                   tie_key=(score if r.tie_key is r.score else
+                            None if r.tie_key is None else r.tie_key[rows]),
+                   file_row=None if r.file_row is None else r.file_row[rows])
 
 
 def _with_placeholders(missing, counts, offsets, scores, docnos, hashes):

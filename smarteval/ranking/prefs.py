@@ -22,7 +22,7 @@ import numpy as np
 
 from smarteval.columns import Ranked, Run, run_starts, ties_reversed
 from smarteval.errors import InputError
-from smarteval.ranking.join import concat_ranges, offsets_from_counts, rank
+from smarteval.ranking.join import concat_ranges, cut, offsets_from_counts, rank
 from smarteval.read.keys import dictionary_codes
 from smarteval.settings import Settings
 
@@ -87,30 +87,18 @@ def _refuse_repeats(r: Ranked, run: Run) -> None:
                      f"{qid}{lines}", expected="each document once in a query's ranking")
 
 
-def _cut(r: Ranked, order: np.ndarray, max_docs: int | None) -> Ranked:
-    """``r`` in ``order``, each query cut to its first ``max_docs`` rows."""
-    counts = r.num_ret
-    if max_docs is not None:
-        kept = np.minimum(counts, max_docs)
-        order = order[concat_ranges(r.offsets[:-1], kept)]
-        counts = kept
-    offsets = offsets_from_counts(counts)
-    return replace(r, offsets=offsets, rel=r.rel[order], score=r.score[order],
-                   docno=r.docno[order],
-                   tie_key=None if r.tie_key is None else r.tie_key[order])
-
-
 def rank_preferences(run: Run, prefs, plain, settings: Settings) -> Ranked:
     """``run`` ranked for the preference judgements ``prefs``
     (:class:`~smarteval.read.prefs.Preferences`; ``plain`` its :meth:`as_qrels` view),
     with :class:`PrefRanking` attached as ``prefs``."""
-    whole = rank(run, plain, replace(settings, max_docs=None, judged_only=False),
-                 documents=False)
+    whole = rank(run, plain, settings, documents=False, cuts=False)
     # ties by docno ascending: trec_eval's ranking turned around (a random order as drawn)
     order = None if settings.ties == "random" else ties_reversed(whole)
-    if order is None:
-        order = np.arange(len(whole.rel))
-    r = _cut(whole, order, settings.max_docs)
+    if order is not None:
+        whole = replace(whole, rel=whole.rel[order], score=whole.score[order],
+                        docno=whole.docno[order],
+                        tie_key=None if whole.tie_key is None else whole.tie_key[order])
+    r = cut(whole, judged_only=False)         # -M only: trec_eval's -J leaves preferences
     del whole
     _refuse_repeats(r, run)
     return replace(r, prefs=_pref_ranking(r, prefs, plain, settings))
@@ -135,14 +123,14 @@ def _pref_ranking(r: Ranked, prefs, plain, settings: Settings) -> PrefRanking:
     # the judgement lines of the queries trec_eval ranks, with their internal ranks (under
     # 9.0.8 a query -c adds is not ranked: it counts 0, and its judgements are not looked at)
     counts = np.diff(prefs.offsets)[pq]
-    if settings.trec_version < 10:
+    if not settings.evaluates_added:
         counts = np.where(r.in_run, counts, 0)
     rows = concat_ranges(prefs.offsets[:-1][pq], counts)
     query = np.repeat(np.arange(nq, dtype=np.int64), counts)
     docnos = prefs.docnos[rows]
     ids = docid[base[query] + prefs.doc[rows]]
     level = prefs.level[rows]
-    if settings.trec_version < 10:
+    if settings.float32_scores:
         with np.errstate(over="ignore"):
             level = level.astype(np.float32).astype(np.float64)
     jg, jsg = prefs.jg[rows], prefs.jsg[rows]
@@ -163,7 +151,7 @@ def rank_groups(run: Run, jgs, plain, settings: Settings) -> Ranked:
     """``run`` ranked for qrels with judgement groups ``jgs``
     (:class:`~smarteval.read.prefs.JudgementGroups`; ``plain`` its :meth:`as_qrels`
     view): the queries evaluated, with :class:`GroupRanking` attached as ``groups``."""
-    outer = rank(run, plain, replace(settings, judged_only=False), documents=False)
+    outer = cut(rank(run, plain, settings, documents=False, cuts=False), judged_only=False)
     # the run again under each group of its queries ("QID JG", in the groups' order)
     gq = jgs.group_query
     at = np.searchsorted(run.qids, jgs.qids[gq])

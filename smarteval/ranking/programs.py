@@ -118,7 +118,7 @@ def ordered_as(r: Ranked, program: str) -> Ranked:
     if p.by == "score" and p.ties == "docno-desc" and p.precision == "trec":
         return r                                       # trec_eval's own order: the ranking's
     base32 = r.tie_key is not None and r.tie_key.dtype == np.float32
-    want32 = p.precision == "float32" or (p.precision == "trec" and s.trec_version < 10)
+    want32 = p.precision == "float32" or (p.precision == "trec" and s.float32_scores)
     by_file = p.by == "file" and s.ties == "docno"
     ties = p.ties if s.ties == "docno" else s.ties     # or "random", "average"
     if not by_file and want32 == base32 and ties in ("docno-desc", "random", "average"):
@@ -129,14 +129,22 @@ def ordered_as(r: Ranked, program: str) -> Ranked:
     src = _order(r, by_file, ties, want32, base32)
     out = r
     if src is not None:
-        key = _key(r.score, want32)
-        out = replace(r, rel=r.rel[src], score=r.score[src], docno=r.docno[src],
-                      tie_key=key[src],
+        score = r.score[src]
+        out = replace(r, rel=r.rel[src], score=score, docno=r.docno[src],
+                      tie_key=_key(score, want32),
                       file_row=None if r.file_row is None else r.file_row[src])
-    elif r.tie_key is None or want32 != base32:
+    elif ties == "average" and want32 != base32:    # the groups a tie average is over
         out = replace(r, tie_key=_key(r.score, want32))
+    if out is not r:
+        # what does not depend on the order of a query's rows is not computed again
+        out.__dict__.update({k: r.__dict__[k] for k in _ORDER_FREE if k in r.__dict__})
     r.memo[name] = out
     return out
+
+
+#: ``Ranked``'s derived columns that a new order within each query leaves as they are
+_ORDER_FREE = ("qindex", "rank", "num_ret", "num_rel", "num_judged", "num_nonrel",
+               "qrel_qindex")
 
 
 def _key(scores: np.ndarray, as32: bool) -> np.ndarray:
@@ -155,9 +163,9 @@ def _order(r: Ranked, by_file: bool, ties: str, want32: bool,
     # a ranking made without the run's line order (by hand) is taken as that order
     file_row = np.arange(n) if r.file_row is None else r.file_row
     if by_file:
-        q = np.repeat(np.arange(r.num_queries), np.diff(r.offsets))
-        src = np.lexsort((file_row, q))
-        return None if (src == np.arange(n)).all() else src
+        if r.file_row is None or (r.file_row[1:] > r.file_row[:-1]).all():
+            return None                 # the lines' order (rows number the run's lines
+        return np.argsort(r.file_row, kind="stable")     # query by query, in order)
     # the groups of rows equal in the coarser precision: the only rows that may move
     coarse = _key(r.score, True) if (want32 or base32) else r.score
     tied = tied_pairs(coarse, r.offsets)

@@ -17,7 +17,6 @@ import os
 import threading
 import time
 from collections import deque
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +27,7 @@ from smarteval.columns import distinct
 from smarteval.errors import InputError
 from smarteval.read.keys import IS_SEPARATOR, concat_ids, decode_ids, fixed_width_pays, id_lengths
 from smarteval.read.source import TextGuard, decompressing, display, is_compressed, open_binary
+from smarteval.threads import spare_cpus
 
 
 class LineError(InputError):
@@ -1086,47 +1086,6 @@ def parser_threads(size: int, chunk_bytes: int, compressed: bool = False) -> int
     if compressed or (0 < size <= _TWO_THREADS_CHUNKS * chunk_bytes):
         return 1
     return 2
-
-
-#: Runs of at least this many rows are ranked with a second thread where two CPUs are
-#: free (:func:`beside`).
-PARALLEL_ROWS = 1 << 20
-
-
-@contextmanager
-def beside(parallel: bool):
-    """``run(f, *args)`` calls ``f(*args)`` in a second thread when ``parallel`` and
-    two CPUs are free (:func:`spare_cpus`), else at once, and returns a function that
-    gives its result (raising what it raised). numpy works without the GIL, so two
-    columns are worked on at once."""
-    if not parallel or spare_cpus() < 2:
-        def at_once(f, *args):
-            value = f(*args)
-            return lambda: value
-        yield at_once
-        return
-    from concurrent.futures import ThreadPoolExecutor
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        yield lambda f, *args: pool.submit(f, *args).result
-
-
-_LOADAVG = "/proc/loadavg"
-
-
-def spare_cpus() -> int:
-    """CPUs this process may run on that no other task is running on at this moment:
-    their number less the other runnable tasks (``/proc/loadavg``; the caller is one of
-    those it counts), at least 1; all of them where that cannot be read."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    try:
-        with open(_LOADAVG, "rb") as f:
-            runnable = int(f.read().split()[3].split(b"/")[0])
-    except (OSError, IndexError, ValueError):
-        return cpus
-    return max(1, min(cpus, cpus - (runnable - 1)))
 
 
 def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int | None = None,

@@ -498,7 +498,7 @@ def _may_have_duplicates(hashes: np.ndarray, offsets: np.ndarray) -> bool:
     ``hashes`` (a fresh array, one docno hash per row, rows grouped by ``offsets``) is
     used up: each is salted with its query in place and sorted in place, a large run in
     two halves split between queries, sorted at once in two threads (numpy sorts
-    without the GIL) when two CPUs are free (:func:`~smarteval.read.fast.spare_cpus`).
+    without the GIL) when two CPUs are free (:func:`~smarteval.threads.spare_cpus`).
     Only equal neighbours within a half can be a repeat (the rows of a query never span
     both halves).
     """
@@ -506,7 +506,7 @@ def _may_have_duplicates(hashes: np.ndarray, offsets: np.ndarray) -> bool:
     _salt_by_query(hashes, offsets)
     halves = [hashes]
     if n >= 2 * _THREADED_SORT_ROWS and len(offsets) > 2:
-        from smarteval.read.fast import spare_cpus
+        from smarteval.threads import spare_cpus
         if spare_cpus() >= 2:
             mid = int(offsets[min(int(np.searchsorted(offsets, n // 2)), len(offsets) - 1)])
             halves = [hashes[:mid], hashes[mid:]]

@@ -49,6 +49,14 @@ def text_size(path: str | os.PathLike) -> int:
     return size * COMPRESSION.get(os.path.splitext(name)[1].lower(), 1)
 
 
+def same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file (the same path, a link to it, a hard link)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
 def display(name: str) -> str:
     """How a path is named in messages (``-`` is standard input)."""
     return "<stdin>" if name == "-" else name

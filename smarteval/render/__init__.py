@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from smarteval.render.formats import FORMATS, Format, choices, delimited, is_table
+from smarteval.render.formats import FORMATS, Format, delimited, is_table, writable
 
-__all__ = ["FORMATS", "Format", "choices", "delimited", "is_table"]
+__all__ = ["FORMATS", "Format", "delimited", "is_table", "writable"]

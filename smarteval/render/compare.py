@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import math
 
-from smarteval.render.formats import delimited, fixed, full, json_safe, tabulate_table
+from smarteval.render.formats import Rows, fixed, full, tabulate_table, writable, written
 from smarteval.stats.report import Report
 from smarteval.stats.significance import CORRECTION_NAMES
+
+#: The formats of ``compare``: not trec_eval's (it has no such output), not HTML.
+FORMATS = writable(but=("trec", "html"))
 
 #: The columns of ``-f tsv``/``csv``: one row per (run, measure, test).
 COLUMNS = ("baseline", "run", "measure", "n", "better", "worse", "equal", "mean_diff",
@@ -17,12 +19,10 @@ COLUMNS = ("baseline", "run", "measure", "n", "better", "worse", "equal", "mean_
 
 def render_report(rep: Report, fmt: str, *, show_magnitudes: bool = False,
                   header: bool = True) -> str:
-    """The report in one of compare's formats: smart, markdown, latex, tsv, csv or json."""
-    if fmt == "json":
-        return _render_json(rep)
-    if fmt in ("tsv", "csv"):
-        return _render_delimited(rep, fmt, show_magnitudes, header)
-    return _render_table(rep, fmt, show_magnitudes)
+    """The report in one of compare's formats (:data:`FORMATS`)."""
+    return written(fmt, header=header, json=lambda: _json(rep),
+                   tables=lambda: _tables(rep, show_magnitudes),
+                   table=lambda f: _render_table(rep, f, show_magnitudes))
 
 
 def _render_table(rep: Report, fmt: str, show_magnitudes: bool) -> str:
@@ -131,8 +131,8 @@ def _sup(row) -> str:
     return "-" if s is None else f"{s:+.0f}"
 
 
-def _render_delimited(rep: Report, fmt: str, show_magnitudes: bool, header: bool = True) -> str:
-    """The comparison rows; --magnitudes, --select and --tau tables follow after a blank line."""
+def _tables(rep: Report, show_magnitudes: bool) -> list[Rows]:
+    """The comparison rows; --magnitudes, --select and --tau tables after them."""
     tables: list[tuple[list[str], list[list]]] = []
     tables.append((list(COLUMNS), [[r[c] for c in COLUMNS] for r in rep.rows]))
     if show_magnitudes:
@@ -153,10 +153,11 @@ def _render_delimited(rep: Report, fmt: str, show_magnitudes: bool, header: bool
     if rep.correlation is not None:
         cols = ["baseline", "run", "queries", "common", "kendall", "spearman", "pearson", "tau_ap"]
         tables.append((cols, [[c[k] for k in cols] for c in rep.correlation]))
-    return "\n".join(_delimited(h, rows, fmt, header) for h, rows in tables)
+    # values at full precision
+    return [(h, [[full(v) for v in row] for row in rows]) for h, rows in tables]
 
 
-def _render_json(rep: Report) -> str:
+def _json(rep: Report) -> dict:
     obj = {
         "baseline": rep.baseline, "measures": rep.measures, "tests": rep.tests,
         "correction": rep.correction, "alpha": rep.alpha, "confidence": rep.confidence,
@@ -172,9 +173,4 @@ def _render_json(rep: Report) -> str:
     if rep.correlation is not None:
         obj["correlation"] = rep.correlation
     obj["notes"] = rep.notes
-    return json.dumps(json_safe(obj), indent=2, allow_nan=False) + "\n"
-
-
-def _delimited(columns, rows, fmt: str, header: bool = True) -> str:
-    """Rows of values at full precision as TSV or CSV."""
-    return delimited(columns, ([full(v) for v in row] for row in rows), fmt, header)
+    return obj

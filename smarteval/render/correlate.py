@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
-from smarteval.render.formats import delimited, fixed, full, json_safe, tabulate_table
+from smarteval.render.formats import fixed, full, tabulate_table, writable, written
 from smarteval.stats.report import Leaderboards
 
+#: The formats of ``correlate``: not trec_eval's (it has no such output), not HTML.
+FORMATS = writable(but=("trec", "html"))
 #: The columns of ``-f tsv``/``csv``: one row per pair of measures.
 COLUMNS = ("measure_a", "measure_b", "systems", "kendall", "spearman", "pearson", "tau_ap",
            "swaps")
@@ -19,14 +19,18 @@ def render_leaderboards(board: Leaderboards, fmt: str, *, header: bool = True) -
     runs, names, table = board.runs, board.measures, board.table
     rows = [[p.measure_a, p.measure_b, p.systems, p.kendall, p.spearman, p.pearson, p.tau_ap,
              p.swaps] for p in board.pairs]
-    if fmt == "json":
-        obj = {"runs": runs, "measures": names,
-               "summary": {r: dict(zip(names, map(float, table[i]), strict=True))
-                           for i, r in enumerate(runs)},
-               "correlations": [dict(zip(COLUMNS, row, strict=True)) for row in rows]}
-        return json.dumps(json_safe(obj), indent=2, allow_nan=False) + "\n"
-    if fmt in ("tsv", "csv"):
-        return delimited(COLUMNS, ([full(v) for v in row] for row in rows), fmt, header)
+    return written(
+        fmt, header=header,
+        json=lambda: {"runs": runs, "measures": names,
+                      "summary": {r: dict(zip(names, map(float, table[i]), strict=True))
+                                  for i, r in enumerate(runs)},
+                      "correlations": [dict(zip(COLUMNS, row, strict=True)) for row in rows]},
+        tables=lambda: [(COLUMNS, ([full(v) for v in row] for row in rows))],
+        table=lambda f: _tables(board, f))
+
+
+def _tables(board: Leaderboards, fmt: str) -> str:
+    runs, names, table = board.runs, board.measures, board.table
     ranks = board.ranks
     out = [f"Leaderboards of {len(runs)} runs (rank under each measure in brackets)", ""]
     order = np.lexsort((np.arange(len(runs)), ranks[:, 0]))

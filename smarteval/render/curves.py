@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 
-from smarteval.render.formats import choices, delimited, fixed, full, json_safe, tabulate_table
+from smarteval.render.formats import fixed, full, tabulate_table, writable, written
 
-#: The formats ``curve`` writes (trec_eval has no curve output).
-FORMATS = choices(trec=False)
+#: The formats of ``curve``: not trec_eval's (it has no curve output), not HTML.
+FORMATS = writable(but=("trec", "html"))
 #: The columns of ``-f tsv``/``csv`` for a curve: one row per (run, level); the third is
 #: named after the method's value (precision, fallout, ...); cnr adds recall, cluster
 #: the recall ceiling.
@@ -66,19 +65,21 @@ def render_curves(curves: Sequence, names: Sequence[str], nq: Sequence[int], fmt
     """
     if not curves:
         raise ValueError("render_curves needs at least one curve")
-    if fmt == "json":
-        runs = [_json(c, name, q) for name, c, q in zip(names, curves, nq, strict=True)]
+    shown = list(zip(names, curves, strict=True))
+    if full_curve is not None:
+        shown.append((f"{full_name} (full search)", full_curve))
+
+    def runs() -> list[dict]:
+        out = [_json(c, name, q) for name, c, q in zip(names, curves, nq, strict=True)]
         if full_curve is not None:
-            runs.append(_json(full_curve, f"{full_name} (full search)", nq[0]))
-        return json.dumps(json_safe(runs), indent=2) + "\n"
-    if fmt in ("tsv", "csv"):
-        cols = _columns(curves[0])
-        shown = list(zip(names, curves, strict=True))
-        if full_curve is not None:
-            shown.append((f"{full_name} (full search)", full_curve))
-        rows = (_row(name, c, k, cols) for name, c in shown for k in range(len(c.levels)))
-        return delimited(cols, rows, fmt, header)
-    return _table(curves, names, nq, fmt, full_curve, full_name)
+            out.append(_json(full_curve, f"{full_name} (full search)", nq[0]))
+        return out
+
+    cols = _columns(curves[0])
+    return written(fmt, header=header, json=runs,
+                   tables=lambda: [(cols, (_row(name, c, k, cols) for name, c in shown
+                                           for k in range(len(c.levels))))],
+                   table=lambda f: _table(curves, names, nq, f, full_curve, full_name))
 
 
 def _row(name: str, c, k: int, cols) -> list[str]:
@@ -193,14 +194,18 @@ def render_points(points: Sequence, names: Sequence[str], other, other_name: str
     """Keen part 7: each run cut at the set sizes of ``other_name``, and that system's own
     pair first (``points`` are :class:`smarteval.curves.Point`)."""
     rows = [(f"{other_name} (set sizes)", other)] + list(zip(names, points, strict=True))
-    if fmt == "json":
-        return json.dumps(json_safe([
-            {"run": n, "cutoffs_from": other_name, "average": p.average, "queries": p.queries,
-             "examined": p.examined, "recall": p.recall, "precision": p.precision}
-            for n, p in rows]), indent=2) + "\n"
-    if fmt in ("tsv", "csv"):
-        return delimited(POINT_COLUMNS, ([n, full(p.queries), full(p.examined), full(p.recall),
-                                          full(p.precision)] for n, p in rows), fmt, header)
+    return written(
+        fmt, header=header,
+        json=lambda: [{"run": n, "cutoffs_from": other_name, "average": p.average,
+                       "queries": p.queries, "examined": p.examined, "recall": p.recall,
+                       "precision": p.precision} for n, p in rows],
+        tables=lambda: [(POINT_COLUMNS, ([n, full(p.queries), full(p.examined),
+                                          full(p.recall), full(p.precision)]
+                                         for n, p in rows))],
+        table=lambda f: _points_table(rows, other, other_name, f))
+
+
+def _points_table(rows, other, other_name: str, fmt: str) -> str:
     body = [[n, str(p.queries), _num(p.examined, 1), _num(p.recall), _num(p.precision)]
             for n, p in rows]
     head = ["run", "queries", "examined", "recall", "precision"]

@@ -11,8 +11,13 @@ an undefined value its own way:
   A measure that means trec_eval's 0/0 must so return the division's own NaN (or
   ``-np.nan``), not ``np.nan``. A summary over a NaN is NaN (the sum carries it), as in
   trec_eval; infinities print ``   inf`` and ``  -inf``, as glibc does.
-- ``json`` writes null; ``tsv`` and ``csv`` write ``nan``; the tables leave the cell
-  empty (:func:`smarteval.render.formats.fixed`'s undefined marker).
+- ``json`` writes null (for an infinity too: JSON has neither); ``tsv`` and ``csv``
+  write ``nan`` (``inf``, ``-inf``); the tables leave the cell empty
+  (:func:`smarteval.render.formats.fixed`'s undefined marker).
+
+A query a measure has no value for (:func:`smarteval.aggregate.has_value`: ir_measures'
+Accuracy without a relevant document retrieved) is not printed for that measure in any
+per-query output, as its program prints nothing for it.
 
 ``trec`` used to print NaN as 0.0000, a guard from the first renderer that no measure
 relied on (each guards its own divisions, with ``safe_div``), while trec_eval prints
@@ -27,8 +32,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from smarteval.aggregate import has_value
 from smarteval.columns import distinct
-from smarteval.render.formats import FORMATS, delimited, fixed, tabulate_table
+from smarteval.errors import UsageError
+from smarteval.render.formats import delimited, fixed, is_table, tabulate_table, writable, written
+
+#: The formats of ``evaluate``: every one but HTML.
+FORMATS = writable(but=("html",))
 
 
 def _trec_value(kind: str, name: str, value, z: bool = False) -> str:
@@ -48,11 +58,11 @@ def _trec_name(ev, out) -> str:
     return f"Z{out.name:<22}" if ev.label(out) != out.name else f"{out.name:<22}"
 
 
-def render_trec(evaluations, *, per_query: bool = False, summary: bool = True,
-                trec_version: int = 9) -> str:
+def render_trec(evaluations, *, per_query: bool = False, summary: bool = True) -> str:
     """trec_eval's output, byte for byte: ``name<pad 22>\\tqid\\tvalue`` lines.
 
-    Per-query lines come query by query (queries added by -c only under 10.0), then the
+    Per-query lines come query by query (queries added by -c only under 10.0: each
+    evaluation's settings say), then the
     ``all`` lines; several runs give one such block each. Z-scores (``-Z``) print as
     trec_eval prints them: ``Z`` before the padded name, every value with 4 decimals.
     """
@@ -62,12 +72,16 @@ def render_trec(evaluations, *, per_query: bool = False, summary: bool = True,
         z = ev.zscores is not None
         if per_query:
             q_outputs = [o for o in ev.outputs if o.measure.per_query]
-            cols = [(o, _trec_name(ev, o), ev.per_query[o.name]) for o in q_outputs]
-            show = ev.in_run if trec_version < 10 else np.ones(len(ev.qids), dtype=bool)
+            cols = [(o, _trec_name(ev, o), vals, has_value(o, vals))
+                    for o in q_outputs for vals in [ev.per_query[o.name]]]
+            show = np.ones(len(ev.qids), dtype=bool) if ev.settings.evaluates_added \
+                else ev.in_run
             for qi in np.flatnonzero(show):
                 qid = ev.qids[qi]
-                for o, name, vals in cols:
-                    w(f"{name}\t{qid}\t{_trec_value(o.measure.value, o.name, vals[qi], z)}\n")
+                for o, name, vals, has in cols:
+                    if has[qi]:
+                        w(f"{name}\t{qid}\t"
+                          f"{_trec_value(o.measure.value, o.name, vals[qi], z)}\n")
         if summary:
             for o in ev.outputs:
                 v = ev.summary[o.name]
@@ -83,17 +97,30 @@ def _full(value):
         return int(value)
     if isinstance(value, (np.floating, float)):
         value = float(value)
-        return None if math.isnan(value) else value    # JSON has no NaN: null
+        return None if math.isnan(value) else value    # an undefined value: none
     return value
+
+
+def _json_value(value):
+    """A value for JSON, which has neither NaN nor infinities: null for them."""
+    value = _full(value)
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def _per_query_columns(ev) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """(label, values, which queries have a value) of each output printed per query."""
+    return [(ev.label(o), vals, has_value(o, vals)) for o in ev.outputs
+            if o.measure.per_query for vals in [ev.per_query[o.name]]]
 
 
 def _rows(evaluations, per_query: bool, summary: bool):
     for ev in evaluations:
         if per_query:
+            cols = _per_query_columns(ev)
             for qi, qid in enumerate(ev.qids.tolist()):
-                for o in ev.outputs:
-                    if o.measure.per_query:
-                        yield ev.name, qid, ev.label(o), _full(ev.per_query[o.name][qi])
+                for label, vals, has in cols:
+                    if has[qi]:
+                        yield ev.name, qid, label, _full(vals[qi])
         if summary:
             for o in ev.outputs:
                 v = ev.summary[o.name]
@@ -101,13 +128,20 @@ def _rows(evaluations, per_query: bool, summary: bool):
                     yield ev.name, "all", ev.label(o), _full(v)
 
 
+#: The columns of ``-f tsv``/``csv``.
+COLUMNS = ("run", "query", "measure", "value")
+
+
+def _text_rows(evaluations, per_query: bool, summary: bool):
+    return ([run, qid, name, _text(value)]
+            for run, qid, name, value in _rows(evaluations, per_query, summary))
+
+
 def render_delimited(evaluations, *, delimiter: str, per_query: bool = False,
                      summary: bool = True, header: bool = True) -> str:
     """TSV or CSV: ``run, query, measure, value``; summary rows have query ``all``
     (z-scores: the measure named ``Zmap``, as trec_eval's ``-Z`` names it)."""
-    rows = ([run, qid, name, _text(value)]
-            for run, qid, name, value in _rows(evaluations, per_query, summary))
-    return delimited(["run", "query", "measure", "value"], rows,
+    return delimited(COLUMNS, _text_rows(evaluations, per_query, summary),
                      "tsv" if delimiter == "\t" else "csv", header)
 
 
@@ -119,28 +153,32 @@ def _text(value) -> str:
     return str(value)
 
 
-def render_json(evaluations, *, per_query: bool = False, summary: bool = True) -> str:
-    """A JSON array, one object per run: its name, file, summary and per-query values.
-
-    Z-scores (``-Z``) are keyed ``Zmap``, as trec_eval names them, and the run's object
-    names the z-score file (``"zscores"``).
-    """
+def _json(evaluations, per_query: bool, summary: bool) -> list[dict]:
     out = []
     for ev in evaluations:
         obj = {"run": ev.name, "file": ev.path, "tag": ev.tag}
         if ev.zscores is not None:
             obj["zscores"] = ev.zscores
         if summary:
-            obj["summary"] = {ev.label(o): _full(ev.summary[o.name]) for o in ev.outputs
+            obj["summary"] = {ev.label(o): _json_value(ev.summary[o.name]) for o in ev.outputs
                               if ev.summary[o.name] is not None}
         if per_query:
+            cols = _per_query_columns(ev)
             obj["queries"] = {
-                qid: {ev.label(o): _full(ev.per_query[o.name][qi]) for o in ev.outputs
-                      if o.measure.per_query}
+                qid: {label: _json_value(vals[qi]) for label, vals, has in cols if has[qi]}
                 for qi, qid in enumerate(ev.qids.tolist())}
         out.append(obj)
-    import json
-    return json.dumps(out, indent=2, allow_nan=False) + "\n"
+    return out
+
+
+def render_json(evaluations, *, per_query: bool = False, summary: bool = True) -> str:
+    """A JSON array, one object per run: its name, file, summary and per-query values.
+
+    Z-scores (``-Z``) are keyed ``Zmap``, as trec_eval names them, and the run's object
+    names the z-score file (``"zscores"``).
+    """
+    return written("json", json=lambda: _json(evaluations, per_query, summary),
+                   tables=list, table=str, json_ready=True)
 
 
 # --------------------------------------------------------------------------- SMART table
@@ -201,29 +239,34 @@ def render_table(evaluations, fmt: str) -> str:
 
 
 def render(evaluations: Sequence, fmt: str, *, per_query: bool = False, summary: bool = True,
-           trec_version: int = 9, header: bool = True) -> str:
+           header: bool = True) -> str:
+    """The evaluations in one of ``evaluate``'s formats (:data:`FORMATS`)."""
     if fmt == "trec":
-        return render_trec(evaluations, per_query=per_query, summary=summary,
-                           trec_version=trec_version)
-    if fmt == "tsv":
-        return render_delimited(evaluations, delimiter="\t", per_query=per_query,
-                                summary=summary, header=header)
-    if fmt == "csv":
-        return render_delimited(evaluations, delimiter=",", per_query=per_query,
-                                summary=summary, header=header)
-    if fmt == "json":
-        return render_json(evaluations, per_query=per_query, summary=summary)
-    if FORMATS[fmt].table:
-        return render_table(evaluations, fmt)
-    raise ValueError(fmt)
+        return render_trec(evaluations, per_query=per_query, summary=summary)
+    return written(fmt, header=header, json_ready=True,
+                   json=lambda: _json(evaluations, per_query, summary),
+                   tables=lambda: [(COLUMNS, _text_rows(evaluations, per_query, summary))],
+                   table=lambda f: render_table(evaluations, f))
 
 
-def complete_notes(ev, settings) -> list[str]:
+def check_options(fmt: str, *, per_query: bool, summary: bool) -> None:
+    """Refuse what a format cannot show (before any work, on the command line): the tables
+    show the averages only."""
+    if is_table(fmt) and (per_query or not summary):
+        flags = " and ".join(f for f, given in (("-q/--per-query", per_query),
+                                                 ("-n/--no-summary", not summary)) if given)
+        data = [n for n in FORMATS if not is_table(n)]
+        raise UsageError(f"{flags}: the {fmt} table prints the averages only; per-query "
+                         f"values are printed by -f {', '.join(data[:-1])} and {data[-1]}")
+
+
+def complete_notes(ev) -> list[str]:
     """What -c did with the queries of the qrels the run has no results for, in words."""
+    settings = ev.settings
     def queries(n: int) -> str:
         return f"{n} quer{'y' if n == 1 else 'ies'} of the qrels"
 
-    v10 = settings.trec_version >= 10
+    v10 = settings.evaluates_added
     placeholder = ev.added_by_complete if v10 else 0
     zero = ev.num_averaged - (len(ev.qids) if v10 else int(ev.in_run.sum()))
     # the SMART measures score a query without results on its empty ranking
@@ -235,8 +278,9 @@ def complete_notes(ev, settings) -> list[str]:
         tail = smart if settings.query is None and not v10 else ""
         notes.append(f"{ev.path}: {queries(zero)} {what}, averaged in as 0 (-c){tail}")
     if placeholder:
-        notes.append(f"{ev.path}: {queries(placeholder)} without results, evaluated on "
-                     f"trec_eval 10.0's placeholder document (-c){smart}")
+        none = " (no query of the run is in the qrels)" if not ev.in_run.any() else ""
+        notes.append(f"{ev.path}: {queries(placeholder)} without results{none}, evaluated "
+                     f"on trec_eval 10.0's placeholder document (-c){smart}")
     return notes
 
 

@@ -5,15 +5,17 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 
 @dataclass(frozen=True)
 class Format:
-    """An output format: its ``--format`` name and what it is for."""
+    """An output format: its ``--format`` name and, in a few words, what it is (``--help``
+    of every command lists each of its formats so)."""
 
     name: str
     help: str
@@ -22,25 +24,69 @@ class Format:
 
 
 FORMATS: dict[str, Format] = {f.name: f for f in (
-    Format("smart", "SMART-style table, runs side by side", True, "simple"),
+    Format("smart", "plain text", True, "simple"),
     Format("trec", "trec_eval's own output, byte for byte", False),
-    Format("tsv", "tab-separated rows, nothing quoted", False),
-    Format("csv", "comma-separated rows, quoted as needed", False),
-    Format("json", "JSON, at full precision; undefined values are null", False),
-    Format("markdown", "a markdown (GitHub) table", True, "github"),
-    Format("latex", "a LaTeX booktabs table", True, "latex_booktabs"),
-    Format("html", "a self-contained HTML table", True, "html"),
+    Format("tsv", "tab-separated, nothing quoted", False),
+    Format("csv", "comma-separated, quoted as needed", False),
+    Format("json", "full precision, null where undefined", False),
+    Format("markdown", "GitHub's tables", True, "github"),
+    Format("latex", "booktabs", True, "latex_booktabs"),
+    Format("html", "self-contained", True, "html"),
 )}
 
 
-def choices(*, trec: bool = True, html: bool = False) -> list[str]:
-    """The ``--format`` choices of a command; ``trec`` only where trec_eval has the output,
-    ``html`` only where the command writes it."""
-    return [name for name in FORMATS if (trec or name != "trec") and (html or name != "html")]
+def writable(*, but: Iterable[str] = ()) -> tuple[str, ...]:
+    """The formats a renderer writes: every format of :data:`FORMATS` but those it names.
+
+    Each renderer declares its formats so, and a command's ``--format`` choices are its
+    renderer's: a format added to the registry is offered by every command at once, and
+    tests/test_formats.py, which runs every command in every format it offers, fails
+    until each renderer writes it (or names it here, saying why not).
+    """
+    but = tuple(but)
+    unknown = sorted(set(but) - set(FORMATS))
+    if unknown:
+        raise ValueError(f"not formats of the registry: {', '.join(unknown)}")
+    return tuple(name for name in FORMATS if name not in but)
+
+
+def format_help(formats: Sequence[str], more: str = "") -> str:
+    """The help of a command's ``--format``: each of ``formats`` with the registry's words
+    for it, then ``more`` (what the command writes in one of them)."""
+    text = "Output format: " + ", ".join(f"{n} ({FORMATS[n].help})" for n in formats) + "."
+    return f"{text} {more}" if more else text
 
 
 def is_table(fmt: str) -> bool:
     return FORMATS[fmt].table
+
+
+#: The rows of one table of text cells, and its column names (for TSV and CSV).
+Rows = tuple[Sequence[str], Iterable[Sequence[str]]]
+
+
+def written(fmt: str, *, json: Callable[[], Any], tables: Callable[[], Iterable[Rows]],
+            table: Callable[[str], str], header: bool = True, json_ready: bool = False
+            ) -> str:
+    """A result in ``fmt``: the dispatch every renderer shares, so that each writes only
+    its own pieces.
+
+    ``json()`` is the object of ``-f json`` (made JSON-safe by :func:`json_safe` unless
+    ``json_ready``: then it holds only Python numbers, finite floats, None, strings,
+    lists and dicts); ``tables()`` the tables of ``-f tsv``/``csv`` (column names and rows
+    of text cells), written one after another with a blank line between them;
+    ``table(fmt)`` the text of a format for people (:attr:`Format.table`).
+    """
+    if fmt == "json":
+        import json as _json
+        obj = json()
+        return _json.dumps(obj if json_ready else json_safe(obj), indent=2,
+                           allow_nan=False) + "\n"
+    if fmt in ("tsv", "csv"):
+        return "\n".join(delimited(columns, rows, fmt, header) for columns, rows in tables())
+    if FORMATS[fmt].table:
+        return table(fmt)
+    raise ValueError(f"-f {fmt}: no writer for this format here")
 
 
 #: The width a plain-text table is wrapped at when the terminal's is unknown (a file, a pipe).

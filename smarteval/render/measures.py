@@ -1,12 +1,18 @@
-"""The measure list of ``smarteval measures``: text, TSV or markdown, from the registry."""
+"""The measure list of ``smarteval measures``, from the registry, in the formats of the registry."""
 
 from __future__ import annotations
 
-from smarteval.measures import all_measures, nicknames
+from smarteval.render.formats import tabulate_table, writable, written
+
+#: The formats of ``smarteval measures``: not trec_eval's (it has no such output), not HTML.
+FORMATS = writable(but=("trec", "html"))
+#: The columns of ``-f tsv``/``csv`` (and the keys of ``-f json``).
+COLUMNS = ("measure", "default_parameters", "help")
 
 
 def measure_rows(version: int | None = None) -> list[tuple[str, str, str]]:
     """(name, default parameters, help) of every measure ``-m`` accepts under ``version``."""
+    from smarteval.measures import all_measures
     rows = []
     for m in all_measures().values():
         if version is not None and version not in m.versions:
@@ -17,14 +23,18 @@ def measure_rows(version: int | None = None) -> list[tuple[str, str, str]]:
 
 
 def render_measures(fmt: str, version: int | None = None) -> str:
+    """The measures in one of :data:`FORMATS`: ``smart`` one a line (its default
+    parameters after a dot, then its help), the others a row each (README's table is
+    ``-f markdown``)."""
     rows = measure_rows(version)
-    if fmt == "tsv":
-        return "".join("\t".join(r) + "\n" for r in
-                       [("measure", "default_parameters", "help"), *rows])
-    if fmt == "markdown":
-        from tabulate import tabulate
-        return tabulate(rows, headers=["measure", "default parameters", "definition"],
-                        tablefmt="github") + "\n"
+    return written(fmt, json=lambda: [dict(zip(COLUMNS, r, strict=True)) for r in rows],
+                   tables=lambda: [(COLUMNS, rows)], table=lambda f: _table(rows, f))
+
+
+def _table(rows: list[tuple[str, str, str]], fmt: str) -> str:
+    if fmt != "smart":
+        return tabulate_table(rows, ["measure", "default parameters", "definition"], fmt) \
+            + "\n"
     out = []
     for name, params, help_ in rows:
         label = f"{name}.{params}" if params else name
@@ -38,5 +48,6 @@ def render_measures(fmt: str, version: int | None = None) -> str:
 def render_nicknames(version: int) -> str:
     """One line per nickname (official, all_trec, set): its name and the measures it stands
     for under trec_eval ``version``."""
+    from smarteval.measures import nicknames
     return "".join(f"{name}: {' '.join(members)}\n"
                    for name, members in nicknames(version).items())

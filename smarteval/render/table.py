@@ -4,11 +4,10 @@ marks as data (TSV, CSV, JSON)."""
 from __future__ import annotations
 
 import html
-import json
 import re
 
 from smarteval.errors import UsageError
-from smarteval.render.formats import delimited, fixed, full, json_safe, tabulate_table
+from smarteval.render.formats import Rows, fixed, full, tabulate_table, writable, written
 from smarteval.stats.significance import ALL_PAIRS_TESTS, CORRECTION_NAMES, TEST_HELP
 from smarteval.stats.table import Table
 
@@ -19,6 +18,8 @@ COMPARISON_COLUMNS = ("measure", "run", "other", "mean_run", "mean_other", "diff
                       "statistic", "p_value", "p_adjusted", "significant", "better")
 WIN_COLUMNS = ("run", "other", "measure", "better", "equal", "worse")
 DELTA_COLUMNS = ("baseline", "run", "measure", "query", "delta")
+#: The formats of ``report``: every one but trec_eval's (it has no such output).
+FORMATS = writable(but=("trec",))
 
 
 def render_table(t: Table, fmt: str, *, second: bool = False, wins: bool = False,
@@ -28,11 +29,15 @@ def render_table(t: Table, fmt: str, *, second: bool = False, wins: bool = False
     best, ``wins`` adds the win/tie/loss counts, ``deltas`` the per-query differences from
     each baseline; ``standalone`` makes LaTeX or HTML a whole document."""
     check_options(fmt, deltas=deltas, standalone=standalone, baselines=len(t.baselines))
-    if fmt == "json":
-        return _json(t, second, wins, deltas)
-    if fmt in ("tsv", "csv"):
-        return _delimited(t, fmt, wins, deltas, header)
-    style = STYLES[fmt]
+    return written(fmt, header=header, json=lambda: _json(t, second, wins, deltas),
+                   tables=lambda: _tables(t, wins, deltas),
+                   table=lambda f: _styled(t, STYLES[f], second, wins, deltas, digits,
+                                           standalone))
+
+
+def _styled(t: Table, style: Style, second: bool, wins: bool, deltas: bool, digits: int,
+            standalone: bool) -> str:
+    """The table and its companions in a format for people, as ``style`` writes them."""
     out = [style.table(t, _main(t, style, second, digits), caption(t, style, second))]
     if wins and len(t.pairs):
         out.append(style.table(t, _wins(t, style), _wins_caption(t, style)))
@@ -296,7 +301,7 @@ def caption(t: Table, s: Style = STYLES["smart"], second: bool = False) -> str:
 
 # --------------------------------------------------------------------------- data
 
-def _delimited(t: Table, fmt: str, wins: bool, deltas: bool, header: bool) -> str:
+def _tables(t: Table, wins: bool, deltas: bool) -> list[Rows]:
     tables: list[tuple[tuple[str, ...], list[dict]]] = [
         (CELL_COLUMNS, [{**c, "better_than": ";".join(c["better_than"])} for c in t.cells()]),
         (COMPARISON_COLUMNS, t.comparisons())]
@@ -304,11 +309,10 @@ def _delimited(t: Table, fmt: str, wins: bool, deltas: bool, header: bool) -> st
         tables.append((WIN_COLUMNS, t.win_counts()))
     if deltas:
         tables.append((DELTA_COLUMNS, t.deltas()))
-    return "\n".join(delimited(cols, ([full(r[c]) for c in cols] for r in rows), fmt, header)
-                     for cols, rows in tables)
+    return [(cols, [[full(r[c]) for c in cols] for r in rows]) for cols, rows in tables]
 
 
-def _json(t: Table, second: bool, wins: bool, deltas: bool) -> str:
+def _json(t: Table, second: bool, wins: bool, deltas: bool) -> dict:
     obj: dict = {
         "runs": [{"run": r, "path": p, **({"letter": t.symbols[i]} if t.all_pairs else {})}
                  for i, (r, p) in enumerate(zip(t.runs, t.paths, strict=True))],
@@ -324,5 +328,4 @@ def _json(t: Table, second: bool, wins: bool, deltas: bool) -> str:
     if deltas:
         obj["deltas"] = t.deltas()
     obj["notes"] = t.notes
-    return json.dumps(json_safe(obj), indent=2, allow_nan=False) + "\n"
-
+    return obj

@@ -95,7 +95,7 @@ def risk_evaluations(runs: list[Evaluation], baseline: Evaluation,
             tag=ev.tag, qids=qids, in_run=np.ones(len(qids), dtype=bool),
             outputs=ev.outputs, per_query={n: v.values for n, v in values.items()},
             summary={n: v.mean for n, v in values.items()}, ranked=None,
-            run_info=ev.run_info))
+            run_info=ev.run_info, settings=ev.settings))
     return out
 
 

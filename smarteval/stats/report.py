@@ -95,9 +95,12 @@ def select_request(name: str, depth: int):
 
 
 def comparable(out) -> bool:
-    """Whether an output has per-query numbers that can be compared query by query."""
+    """Whether an output has a number for each query, to compare query by query (not
+    text, not only a summary; not ir_measures' Accuracy, which has none for the queries
+    without a relevant document retrieved, a set that differs from run to run)."""
     m = out.measure
-    return m.value != "str" and m.per_query and m.average not in ("tag", "count", "none")
+    return m.value != "str" and m.per_query and m.average not in ("tag", "count", "none",
+                                                                   "reported")
 
 
 def comparable_requests(measures: Sequence[str], version: int, nothing: str):
@@ -112,7 +115,7 @@ def comparable_requests(measures: Sequence[str], version: int, nothing: str):
         for o in rq.outputs():
             (names if comparable(o) else skipped).append(o.name)
     if not names:
-        raise UsageError(f"{nothing}: " + ", ".join(skipped) + " have no per-query numbers")
+        raise UsageError(f"{nothing}: " + ", ".join(skipped) + " have no number for each query")
     return requests, names, skipped
 
 
@@ -194,7 +197,7 @@ def compare_runs(qrels, baseline, runs: Sequence, measures: Sequence[str] = ("ma
                        select_names=select_names, select_name=select or "", theta=theta,
                        tau=tau)
     if skipped:
-        rep.notes.append("not compared (no per-query numbers): " + ", ".join(skipped))
+        rep.notes.append("not compared (no number for each query): " + ", ".join(skipped))
     return rep
 
 
@@ -337,7 +340,7 @@ def leaderboards(systems: Sequence[tuple[str, dict[str, float], str]],
     if len(systems) < 2:
         raise UsageError("correlate needs the results of at least two runs")
     if measures:
-        names = measure_names(measures, int(trec_version))
+        names = measure_names(measures, trec_version)
         for run, vals, path in systems:
             missing = [n for n in names if n not in vals]
             if missing:

@@ -370,5 +370,5 @@ def table_runs(qrels, runs: Sequence, measures: Sequence[str] = DEFAULT_MEASURES
                    on_run=on_run)
     table = build_table(evs, names, **options)
     if skipped:
-        table.notes.append("left out (no per-query numbers): " + ", ".join(skipped))
+        table.notes.append("left out (no number for each query): " + ", ".join(skipped))
     return table

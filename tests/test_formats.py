@@ -1,0 +1,275 @@
+"""Every command in every format it offers, and the two changes made most often: a format
+added to the registry (render/formats.py), a ranking option added to the shared group
+(cli/options.evaluation_flags).
+
+A command's ``--format`` choices are its renderer's ``FORMATS``
+(:func:`smarteval.render.formats.writable`): a new format is offered by every command at
+once, and the run below fails until each renderer writes it. A new ranking option is a
+field of Settings and one option in the group: every command that ranks runs takes it
+and hands it to the library inside its ``settings``.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import io
+import json
+from dataclasses import dataclass, fields
+
+import click
+import pytest
+from fixtures import invoke
+
+import smarteval.api
+import smarteval.plot.build
+from smarteval.cli import LazyGroup, main
+from smarteval.cli import options as cli_options
+from smarteval.render import table as report_table
+from smarteval.render.formats import FORMATS, Format, is_table
+from smarteval.settings import Settings
+
+#: The renderers, then the commands: rebuilt, in this order, after the test changed what
+#: they are built from (as an edit of the source would), and again afterwards.
+RENDERERS = ["smarteval.render.evaluation", "smarteval.render.compare",
+             "smarteval.render.table", "smarteval.render.curves", "smarteval.render.correlate",
+             "smarteval.render.measures"]
+COMMANDS = [LazyGroup.lazy[name] for name in sorted(LazyGroup.lazy)]
+
+
+def command(name: str) -> click.Command:
+    return main.get_command(click.Context(main), name)
+
+
+def offered(name: str) -> list[str]:
+    """The formats ``smarteval NAME -f`` accepts (none for a command without -f)."""
+    fmt = [p for p in command(name).params if p.name == "fmt"]
+    return list(fmt[0].type.choices) if fmt else []
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory, sample):
+    """Evaluation results of the sample runs (trec_eval's text), for correlate."""
+    d = tmp_path_factory.mktemp("results")
+    paths = []
+    for run in sample.runs:
+        res = invoke("evaluate", "-f", "trec", "-m", "map", "-m", "P.10", "-m", "recip_rank",
+                     sample.qrels, run)
+        assert res.exit_code == 0, res.output
+        paths.append(d / f"{run.stem}.eval")
+        paths[-1].write_text(res.stdout)
+    return paths
+
+
+def arguments(name: str, sample, results) -> list:
+    """What each command that prints is run with here: a new command is added here."""
+    return {
+        "evaluate": ["-m", "map", "-m", "P.10", sample.qrels, *sample.runs],
+        "compare": ["-m", "map", "-m", "P.10", sample.qrels, *sample.runs],
+        "report": ["-m", "map", "-m", "P.10", sample.qrels, *sample.runs],
+        "curve": [sample.qrels, *sample.runs[:2]],
+        "correlate": results,
+        "measures": [],
+    }[name]
+
+
+PRINTING = [name for name in sorted(LazyGroup.lazy) if offered(name)]
+
+
+def check_written(name: str, fmt: str, res) -> None:
+    """``res`` is ``smarteval NAME -f FMT``'s success, and its output is well formed."""
+    assert res.exception is None or isinstance(res.exception, SystemExit), \
+        f"{name} -f {fmt}: {res.exception!r}"
+    assert res.exit_code == 0, f"{name} -f {fmt}: {res.output}"
+    text = res.stdout
+    assert text.strip() and text.endswith("\n"), f"{name} -f {fmt}: nothing printed"
+    if fmt == "json":
+        json.loads(text)
+    elif fmt in ("tsv", "csv"):
+        for block in text.split("\n\n"):           # tables one after another
+            dialect = {"delimiter": "\t", "quoting": csv.QUOTE_NONE} if fmt == "tsv" else {}
+            rows = list(csv.reader(io.StringIO(block), **dialect))
+            assert len({len(row) for row in rows}) == 1, f"{name} -f {fmt}: ragged rows"
+    elif fmt == "trec":
+        assert all(len(line.split("\t")) == 3 for line in text.splitlines())
+
+
+def run_everywhere(formats, sample, results) -> list[tuple[str, str, str]]:
+    """Each command that prints, in each of ``formats`` it offers: what failed, and how."""
+    failed = []
+    for name in PRINTING:
+        for fmt in formats:
+            if fmt not in offered(name):
+                continue
+            try:
+                check_written(name, fmt, invoke(name, "-f", fmt, arguments(name, sample, results),
+                                                catch_exceptions=True))
+            except AssertionError as exc:
+                failed.append((name, fmt, str(exc).splitlines()[0]))
+    return failed
+
+
+# =========================================================================== every format
+
+def test_every_command_that_prints_is_run_here(sample, results):
+    assert set(PRINTING) == {"evaluate", "compare", "report", "curve", "correlate", "measures"}
+    for name in PRINTING:
+        arguments(name, sample, results)
+
+
+@pytest.mark.parametrize("name, fmt", [(n, f) for n in PRINTING for f in offered(n)])
+def test_every_command_writes_every_format_it_offers(name, fmt, sample, results):
+    check_written(name, fmt, invoke(name, "-f", fmt, *arguments(name, sample, results)))
+
+
+def test_every_format_is_written_by_some_command():
+    assert set(FORMATS) == {f for name in PRINTING for f in offered(name)}
+
+
+def test_the_help_names_each_format_in_the_registrys_words():
+    for name in PRINTING:
+        (fmt,) = [p for p in command(name).params if p.name == "fmt"]
+        for f in fmt.type.choices:
+            assert f"{f} ({FORMATS[f].help})" in fmt.help, (name, f)
+
+
+def test_the_tables_refuse_per_query_values(cli, sample):
+    for fmt in offered("evaluate"):
+        res = cli("evaluate", "-f", fmt, "-q", sample.qrels, sample.runs[0])
+        assert res.exit_code == (2 if is_table(fmt) else 0), (fmt, res.output)
+    res = cli("evaluate", "-f", "latex", "-q", "-n", sample.qrels, sample.runs[0])
+    assert res.stderr == ("Error: -q/--per-query and -n/--no-summary: the latex table prints "
+                          "the averages only; per-query values are printed by -f trec, tsv, "
+                          "csv and json\n")
+
+
+# =========================================================================== a new format
+
+@pytest.fixture
+def rebuilt(monkeypatch):
+    """``rebuild()`` makes the renderers and commands anew from what the test changed, as
+    an edit of the source would; they are made anew from the source after the test."""
+    def rebuild():
+        for module in RENDERERS + COMMANDS:
+            importlib.reload(importlib.import_module(module))
+        monkeypatch.setattr(main, "commands", {})       # LazyGroup keeps the commands made
+    yield rebuild
+    monkeypatch.undo()
+    for module in RENDERERS + COMMANDS:
+        importlib.reload(importlib.import_module(module))
+
+
+def test_a_new_format_is_offered_everywhere_and_fails_until_written(rebuilt, monkeypatch,
+                                                                    sample, results):
+    """A table format added to the registry: every command offers it at once; report,
+    whose styles name each format for people, fails until it has one for it. Then the
+    format is one registry entry and one style (a renderer's branch)."""
+    monkeypatch.setitem(FORMATS, "rst", Format("rst", "reStructuredText", True, "rst"))
+    rebuilt()
+    assert all("rst" in offered(name) for name in PRINTING)
+    failed = run_everywhere(["rst"], sample, results)
+    assert [(name, fmt) for name, fmt, _ in failed] == [("report", "rst")]
+    assert "KeyError('rst')" in failed[0][2]
+
+    table = importlib.import_module("smarteval.render.table")
+
+    class Rst(table.Style):
+        name = "rst"
+    monkeypatch.setitem(table.STYLES, "rst", Rst())
+    assert run_everywhere(["rst"], sample, results) == []
+
+
+def test_a_new_data_format_fails_until_written(rebuilt, monkeypatch, sample, results):
+    monkeypatch.setitem(FORMATS, "jsonl", Format("jsonl", "JSON Lines", False))
+    rebuilt()
+    failed = run_everywhere(["jsonl"], sample, results)
+    assert sorted(name for name, _, _ in failed) == PRINTING
+
+
+def test_a_renderer_declares_only_formats_of_the_registry():
+    from smarteval.render.formats import writable
+    with pytest.raises(ValueError, match="not formats of the registry: rst"):
+        writable(but=("rst",))
+    assert tuple(n for n in FORMATS if n != "trec") == report_table.FORMATS
+
+
+# =========================================================================== settings
+
+#: Where each command that ranks runs hands its settings to the library, and how.
+LIBRARY = {"evaluate": (smarteval.api, "evaluate"), "compare": (smarteval.api, "compare"),
+           "report": (smarteval.api, "report"), "curve": (smarteval.api, "curve"),
+           "plot": (smarteval.plot.build, "picture")}
+
+
+class Handed(Exception):
+    """The library was called: the command's work stops here."""
+
+
+@pytest.fixture
+def handed(monkeypatch):
+    """The settings each command hands to the library (which is not run)."""
+    seen: dict[str, Settings] = {}
+
+    def recorder(name):
+        def call(*args, **kwargs):
+            seen[name] = kwargs["settings"] if "settings" in kwargs else args[3]
+            raise Handed
+        return call
+    for name, (module, function) in LIBRARY.items():
+        monkeypatch.setattr(module, function, recorder(name))
+    return seen
+
+
+def ranking(name: str) -> bool:
+    """Whether the command takes the shared ranking flags (cli/options.evaluation_flags)."""
+    return any(p.name == "rel_level" for p in command(name).params)
+
+
+def test_the_commands_that_rank_runs_are_these():
+    assert sorted(n for n in LazyGroup.lazy if ranking(n)) == sorted(LIBRARY)
+
+
+def test_every_setting_option_names_a_field_of_settings():
+    names = {f.name for f in fields(Settings)}
+    for name in LazyGroup.lazy:
+        for p in command(name).params:
+            if isinstance(p, cli_options.SettingOption):
+                assert p.name in names, (name, p.name)
+
+
+@pytest.mark.parametrize("name", sorted(LIBRARY))
+def test_options_become_settings_once(name, handed, tmp_path, sample):
+    # -N 0 is trec_eval's default, N unknown; curve needs N of at least 1
+    n, num_docs = ("40", 40) if name == "curve" else ("0", None)
+    res = invoke(name, "-l", "2", "-N", n, "-M", "5", "--trec-version", "10", "-J",
+                 ["-o", tmp_path / "out.png"] if name == "plot" else [], sample.qrels,
+                 sample.runs[:2], catch_exceptions=True)
+    assert isinstance(res.exception, Handed), res.output
+    s = handed[name]
+    assert (s.rel_level, s.num_docs, s.max_docs, s.trec_version, s.judged_only) == \
+        (2, num_docs, 5, 10, True)
+    assert type(s.trec_version) is int
+
+
+def test_a_new_ranking_option_reaches_every_command_that_ranks(rebuilt, monkeypatch, handed,
+                                                              tmp_path, sample):
+    """``--min-score``: a field of Settings and one option in the shared group; every
+    command that ranks runs then takes it and hands it on in its settings."""
+    @dataclass(frozen=True)
+    class WithMinScore(Settings):
+        min_score: float | None = None
+
+    shared = cli_options.evaluation_flags
+
+    def evaluation_flags(**help_texts):
+        return cli_options.group(shared(**help_texts),
+                                 cli_options.setting("--min-score", type=float, default=None))
+    monkeypatch.setattr(cli_options, "Settings", WithMinScore)
+    monkeypatch.setattr(cli_options, "evaluation_flags", evaluation_flags)
+    rebuilt()
+    out = tmp_path / "out.png"
+    for name in LIBRARY:
+        res = invoke(name, "--min-score", "2.5", ["-o", out] if name == "plot" else [],
+                     sample.qrels, sample.runs[:2], catch_exceptions=True)
+        assert isinstance(res.exception, Handed), (name, res.output)
+        assert handed[name].min_score == 2.5, name

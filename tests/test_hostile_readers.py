@@ -17,6 +17,7 @@ import threading
 
 import pytest
 from click.testing import CliRunner
+from fixtures import files_in, linux
 
 from smarteval.cli import main
 from smarteval.errors import InputError
@@ -30,13 +31,6 @@ QRELS_EXPECTED = ("  expected: QUERY_ID ITERATION DOC_ID RELEVANCE (4 fields, "
                   "whitespace-separated)\n")
 BARE_CR = ("a carriage return (CR) not followed by a line feed: lines end in LF or CRLF "
            "(a file with CR line ends: tr '\\r' '\\n' < FILE)")
-LINUX_ONLY = "Linux /proc and /dev"
-
-
-def LINUX(test):
-    """Skipped where there is no Linux /dev, in CI too."""
-    skip = pytest.mark.skipif(not os.path.exists("/proc/self/fd"), reason=LINUX_ONLY)
-    return pytest.mark.ci_skip_ok(LINUX_ONLY)(skip(test))
 
 
 def invoke(args, input=None):
@@ -54,10 +48,7 @@ def smarteval(*args, **kw):
 
 @pytest.fixture
 def files(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "q").write_bytes(QRELS)
-    (tmp_path / "r").write_bytes(RUN)
-    return tmp_path
+    return files_in(tmp_path, monkeypatch, q=QRELS, r=RUN)
 
 
 def _zip(name: str, data: bytes) -> bytes:
@@ -225,7 +216,7 @@ FIFO_CASES = [
 ]
 
 
-@LINUX
+@linux
 @pytest.mark.parametrize("name,run,status,stderr,stdout", FIFO_CASES,
                          ids=[c[0] for c in FIFO_CASES])
 def test_a_fifo_is_read_once(files, name, run, status, stderr, stdout):
@@ -236,7 +227,7 @@ def test_a_fifo_is_read_once(files, name, run, status, stderr, stdout):
     assert (res.returncode, res.stderr, res.stdout) == (status, stderr, stdout)
 
 
-@LINUX
+@linux
 @pytest.mark.parametrize("device,kind,args", [
     ("/dev/zero", "run", ["q", "/dev/zero"]),
     ("/dev/zero", "qrels", ["/dev/zero", "r"]),
@@ -254,7 +245,7 @@ def test_an_endless_device_is_refused_at_once(files, device, kind, args):
         assert res.stderr.startswith(f"Error: {device}:1:".encode())
 
 
-@LINUX
+@linux
 def test_standard_input_closed(files):
     res = subprocess.run(["bash", "-c", f"'{sys.executable}' -m smarteval evaluate q - <&-"],
                          capture_output=True, timeout=120)

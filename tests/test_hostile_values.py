@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from click.testing import CliRunner
+from fixtures import files_in
 
 import smarteval
 from smarteval.cli import main
@@ -19,12 +20,8 @@ LONG_MAX = 2**63 - 1
 
 @pytest.fixture
 def files(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "q").write_text(QRELS)
-    (tmp_path / "r").write_text(RUN)
-    (tmp_path / "base").write_text("1 Q0 a 1 1.0 b\n2 Q0 d 1 2 b\n")
-    (tmp_path / "zneg").write_text("1 map 0.1 0.2\n2 map 0.1 -0.2\n")
-    return tmp_path
+    return files_in(tmp_path, monkeypatch, q=QRELS, r=RUN, base="1 Q0 a 1 1.0 b\n2 Q0 d 1 2 b\n",
+                    zneg="1 map 0.1 0.2\n2 map 0.1 -0.2\n")
 
 
 def invoke(args):

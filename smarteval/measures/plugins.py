@@ -287,6 +287,20 @@ def load_plugin(spec: str, label: str | None = None) -> tuple[str, ...]:
     return names
 
 
+def plugin_files() -> list[str]:
+    """The source files of the plugins loaded (a file given, or a module's file)."""
+    files = []
+    for key in PLUGINS:
+        if os.path.isabs(key):
+            files.append(key)
+            continue
+        module = sys.modules.get(key)
+        origin = getattr(module, "__file__", None)
+        if origin:
+            files.append(origin)
+    return files
+
+
 def _forget(key: str) -> None:
     """Drop what a plugin that failed to load registered."""
     for name in [n for n, m in REGISTRY.items() if m.plugin == key]:

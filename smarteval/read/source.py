@@ -50,11 +50,20 @@ def text_size(path: str | os.PathLike) -> int:
 
 
 def same_file(a: str, b: str) -> bool:
-    """Whether two paths name one file (the same path, a link to it, a hard link)."""
+    """Whether two paths name one file (the same path, a link to it, a hard link); ``-``
+    names standard input, the file its descriptor 0 is open on. A link that cannot be
+    followed (``/proc/1/fd/1``) names no file another path names."""
     try:
-        return os.path.samefile(a, b)
-    except OSError:
+        sa, sb = (os.fstat(0) if p == "-" else os.stat(p) for p in (a, b))
+        return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+    except (OSError, ValueError):
+        pass
+    if "-" in (a, b):
+        return False
+    try:
         return os.path.realpath(a) == os.path.realpath(b)
+    except (OSError, ValueError):
+        return False
 
 
 def display(name: str) -> str:

@@ -120,7 +120,8 @@ def test_from_standard_input():
     assert result.stdout == EXPECTED_MAP
     both = invoke(["evaluate", "-m", "map", "-Z", "-", QRELS, "-"], input=GOOD)
     assert both.exit_code == 2
-    assert "either a run or the -Z file" in both.stderr
+    assert both.stderr == ("Error: standard input (-) is given twice (a run and the -Z "
+                           "z-score file): it can be read only once\n")
 
 
 def test_lookup_follows_trec_eval_search(tmp_path):

@@ -31,7 +31,7 @@ from smarteval.aggregate import check_zscores_average, has_value
 from smarteval.columns import Qrels, Run
 from smarteval.errors import UsageError
 from smarteval.evaluation import Evaluation, RunInfo, run_names
-from smarteval.measures.grammar import Request
+from smarteval.measures.grammar import Request, measure_specs
 from smarteval.read.source import is_in_memory
 from smarteval.settings import Settings, distinct_names
 
@@ -305,8 +305,9 @@ def evaluate(qrels: Source, runs: Source,
             raise UsageError("standard input ('-') can be either a run or the -Z file, "
                              "not both")
     requests = _requests(measures, settings, table, tell)
+    from smarteval.stats.baseline_risk import check_risk_alpha, check_risk_measures
+    check_risk_alpha(risk_alpha)
     if risk_baseline is not None:
-        from smarteval.stats.baseline_risk import check_risk_measures
         check_risk_measures([rq.measure for rq in requests])
     elif risk_alpha:
         tell(f"--risk-alpha {risk_alpha:g} has no effect without --risk-baseline")
@@ -349,7 +350,7 @@ def _requests(measures, settings: Settings, table: bool,
             tell("--ties average: left out " + ", ".join(dropped)
                  + " (no exact average over tied orders)")
         return requests
-    wanted: list = [measures] if isinstance(measures, (str, Request)) else list(measures)
+    wanted = measure_specs(measures)
     # (one measure, not a string of one-letter names)
     if wanted and all(isinstance(m, Request) for m in wanted):
         return wanted
@@ -459,8 +460,7 @@ def compare(qrels: Source, baseline: Source, runs: Source,
     """
     from smarteval.stats.report import compare_runs
     settings = _check_options(options, settings, "compare")
-    if isinstance(measures, str):
-        measures = [measures]
+    measures = measure_specs(measures)
     if isinstance(tests, str):
         tests = [tests]
     qrels = _qrels_source(qrels)
@@ -579,8 +579,7 @@ def report(qrels: Source, runs: Source, measures: str | Sequence[str] | None = N
     settings = _check_options(options, settings, "report")
     if measures is None:
         measures = DEFAULT_MEASURES
-    if isinstance(measures, str):
-        measures = [measures]
+    measures = measure_specs(measures)
     if isinstance(baselines, str):
         baselines = [baselines]
     qrels = _qrels_source(qrels)
@@ -845,8 +844,7 @@ def correlate(results: str | os.PathLike | Sequence[Any], measures: str | Sequen
     1.0
     """
     from smarteval.stats.report import correlate_results, leaderboards
-    if isinstance(measures, str):
-        measures = [measures]
+    measures = measure_specs(measures)
     if isinstance(results, (str, os.PathLike)):
         results = [results]
     items = list(results)

@@ -16,6 +16,7 @@ if TYPE_CHECKING:       # what type checkers see; at run time each name comes on
         ir_measure,
         iter_calc,
         report,
+        repro,
     )
     from smarteval.errors import InputError, SmartevalError, UsageError
     from smarteval.evaluation import Evaluation
@@ -32,6 +33,7 @@ __all__ = [
     "curve",
     "correlate",
     "report",
+    "repro",
     "calc_aggregate",
     "iter_calc",
     "ir_measure",
@@ -52,7 +54,7 @@ _HOMES = {
     "evaluate": "smarteval.api", "compare": "smarteval.api", "curve": "smarteval.api",
     "correlate": "smarteval.api", "report": "smarteval.api", "calc_aggregate": "smarteval.api",
     "iter_calc": "smarteval.api", "ir_measure": "smarteval.api",
-    "RelevanceEvaluator": "smarteval.api",
+    "RelevanceEvaluator": "smarteval.api", "repro": "smarteval.api",
     "Results": "smarteval.api", "Evaluation": "smarteval.evaluation",
     "Settings": "smarteval.settings", "read_qrels": "smarteval.read",
     "read_run": "smarteval.read", "measure": "smarteval.measures",

@@ -44,8 +44,8 @@ if TYPE_CHECKING:
     from smarteval.stats.table import Table
 
 __all__ = ["Comparison", "Correlation", "Curves", "Evaluation", "Metric", "RelevanceEvaluator",
-           "ReportTable", "Results", "calc_aggregate", "compare", "correlate", "curve",
-           "evaluate", "ir_measure", "iter_calc", "report", "run_names"]
+           "ReportTable", "Repro", "Results", "calc_aggregate", "compare", "correlate",
+           "curve", "evaluate", "ir_measure", "iter_calc", "report", "repro", "run_names"]
 
 _SETTING_NAMES = {f.name for f in fields(Settings)}
 
@@ -842,3 +842,83 @@ class RelevanceEvaluator:
         (ev,) = evaluate(self.qrels, [scores], self.measures, settings=self.settings,
                          require_common=False)
         return Results([ev]).to_dict(per_query=True)[ev.name]
+
+
+# --------------------------------------------------------------------------- repro
+
+@dataclass
+class Repro:
+    """How well a reproduction reproduced a run (``smarteval repro``), as data and text:
+    :class:`~smarteval.stats.repro.Reproduction`."""
+
+    result: Any
+
+    def render(self, fmt: str = "smart", *, header: bool = True) -> str:
+        """The text ``smarteval repro -f FMT`` prints."""
+        from smarteval.render.repro import render_reproduction
+        return render_reproduction(self.result, fmt, header=header)
+
+    def frame(self) -> pandas.DataFrame:
+        """The effectiveness level: one row per pair of runs and measure (means, RMSE,
+        p-value), the columns of the second table of ``repro -f tsv``."""
+        from smarteval.render.repro import EFFECT_COLUMNS, effect_rows
+        return _pandas().DataFrame(effect_rows(self.result), columns=list(EFFECT_COLUMNS))
+
+    def ranking_frame(self) -> pandas.DataFrame:
+        """The ranking level: KTU and RBO per pair, query (``all``: the mean) and cut-off."""
+        from smarteval.render.repro import RANKING_COLUMNS, ranking_rows
+        return _pandas().DataFrame(ranking_rows(self.result), columns=list(RANKING_COLUMNS))
+
+    def overall_frame(self) -> pandas.DataFrame:
+        """ER and DeltaRI per measure (empty without baselines)."""
+        from smarteval.render.repro import OVERALL_COLUMNS, overall_rows
+        return _pandas().DataFrame(overall_rows(self.result), columns=list(OVERALL_COLUMNS))
+
+    def to_markdown(self) -> str:
+        return self.render("markdown")
+
+    def to_latex(self) -> str:
+        return self.render("latex")
+
+    @property
+    def notes(self) -> list[str]:
+        return self.result.notes
+
+
+def repro(qrels: Source, orig: Source, reproduction: Source,
+          measures: str | Sequence[str] | None = None, *, baseline_orig: Source = None,
+          baseline_repro: Source = None, replicability: Source = None,
+          cutoffs: Sequence[int] | None = None, rbo_p: float | None = None,
+          rbo_depth: int | None = None, settings: Settings | None = None,
+          on_run: Callable[[RunInfo], None] | None = None, **options: Any) -> Repro:
+    """How well ``reproduction`` reproduces ``orig``, as ``smarteval repro`` and repro_eval
+    measure it (:mod:`smarteval.stats.repro`): KTU and RBO per query and cut-off, RMSE and
+    the paired t test of each measure (default map, P.10, ndcg_cut.10), and with both
+    baselines ER and DeltaRI. ``replicability`` (the other collection's qrels) makes it a
+    replication: the reproduction and its baseline are evaluated against those qrels,
+    and compared by an unpaired t test.
+
+    >>> r = repro("sample_data/qrels.txt", "sample_data/bm25.run",
+    ...           "sample_data/bm25_rm3.run", "map", cutoffs=[10])
+    >>> row = r.result.effects[0]
+    >>> row["measure"], round(row["rmse"], 4), round(row["p_value"], 4)
+    ('map', 0.093, 0.0158)
+    """
+    from smarteval.stats.repro import CUTOFFS, DEFAULT_MEASURES, RBO_DEPTH, RBO_P, reproduce
+    settings = _check_options(options, settings, "repro")
+    if isinstance(measures, str):
+        measures = [measures]
+    qrels = _qrels_source(qrels)
+    if replicability is not None:
+        replicability = _qrels_source(replicability)
+    named = {"orig": orig, "repro": reproduction, "baseline_orig": baseline_orig,
+             "baseline_repro": baseline_repro}
+    read = {k: _run_sources([v], first_tag=k)[0][0] for k, v in named.items() if v is not None}
+    return Repro(reproduce(qrels, read["orig"], read["repro"], list(measures or DEFAULT_MEASURES),
+                           settings, baseline_orig=read.get("baseline_orig"),
+                           baseline_repro=read.get("baseline_repro"),
+                           replicability=replicability,
+                           cutoffs=CUTOFFS if cutoffs is None else cutoffs,
+                           rbo_p=RBO_P if rbo_p is None else rbo_p,
+                           rbo_depth=RBO_DEPTH if rbo_depth is None else rbo_depth,
+                           on_run=on_run))

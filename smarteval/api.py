@@ -43,9 +43,10 @@ if TYPE_CHECKING:
     from smarteval.stats.report import Leaderboards, Report
     from smarteval.stats.table import Table
 
-__all__ = ["Comparison", "Correlation", "Curves", "Evaluation", "Metric", "RelevanceEvaluator",
-           "ReportTable", "Repro", "Results", "calc_aggregate", "compare", "correlate",
-           "curve", "evaluate", "ir_measure", "iter_calc", "report", "repro", "run_names"]
+__all__ = ["Comparison", "Correlation", "Curves", "Diff", "Evaluation", "Metric",
+           "RelevanceEvaluator", "ReportTable", "Repro", "Results", "calc_aggregate", "compare",
+           "correlate", "curve", "diff", "evaluate", "ir_measure", "iter_calc", "report",
+           "repro", "run_names"]
 
 _SETTING_NAMES = {f.name for f in fields(Settings)}
 
@@ -922,3 +923,61 @@ def repro(qrels: Source, orig: Source, reproduction: Source,
                            rbo_p=RBO_P if rbo_p is None else rbo_p,
                            rbo_depth=RBO_DEPTH if rbo_depth is None else rbo_depth,
                            on_run=on_run))
+
+
+# --------------------------------------------------------------------------- diff
+
+@dataclass
+class Diff:
+    """Two runs side by side, query by query (``smarteval diff``), as data and text:
+    :class:`~smarteval.stats.diff.RunDiff`."""
+
+    result: Any
+
+    def render(self, fmt: str = "smart", *, header: bool = True) -> str:
+        """The text ``smarteval diff -f FMT`` prints (``html``: the page)."""
+        from smarteval.render.diff import render_diff
+        return render_diff(self.result, fmt, header=header)
+
+    def frame(self) -> pandas.DataFrame:
+        """One row per query, in the diff's order: the columns of ``diff -f tsv`` (the
+        documents that moved as lists)."""
+        from smarteval.render.diff import COLUMNS
+        return _pandas().DataFrame(self.result.rows(), columns=list(COLUMNS))
+
+    def to_html(self) -> str:
+        return self.render("html")
+
+    def to_markdown(self) -> str:
+        return self.render("markdown")
+
+    @property
+    def notes(self) -> list[str]:
+        return self.result.notes
+
+
+def diff(qrels: Source, run_a: Source, run_b: Source, measure: str | None = None, *,
+         by: str = "delta", depth: int | None = None, rbo_p: float | None = None,
+         limit: int | None = None, docs: str | os.PathLike | None = None,
+         settings: Settings | None = None, on_run: Callable[[RunInfo], None] | None = None,
+         **options: Any) -> Diff:
+    """``run_b`` against ``run_a`` query by query, as ``smarteval diff`` sets them side by
+    side (:mod:`smarteval.stats.diff`): the queries ordered ``by`` the difference on
+    ``measure`` (default ndcg_cut.10) or by the change of the top-``depth`` lists (``tau``,
+    ``rbo``), with what moved in and out of the top k. ``docs`` (a DOCNO TAB TEXT file, or
+    an ir_datasets id with the ``datasets`` extra) adds the texts of the documents shown
+    to the page (``.to_html()``).
+
+    >>> d = diff("sample_data/qrels.txt", "sample_data/bm25.run", "sample_data/dense.run")
+    >>> d.result.counts()
+    (12, 3, 0)
+    """
+    from smarteval.stats.diff import DEFAULT_MEASURE, DEPTH, RBO_P, diff_runs
+    settings = _check_options(options, settings, "diff")
+    qrels = _qrels_source(qrels)
+    (a,), _ = _run_sources([run_a], first_tag="A")
+    (b,), _ = _run_sources([run_b], first_tag="B")
+    return Diff(diff_runs(qrels, a, b, measure or DEFAULT_MEASURE, settings, order=by,
+                          depth=DEPTH if depth is None else depth,
+                          rbo_p=RBO_P if rbo_p is None else rbo_p, limit=limit,
+                          docs=None if docs is None else os.fspath(docs), on_run=on_run))

@@ -33,7 +33,7 @@ from smarteval.settings import Settings
 #: they are built from (as an edit of the source would), and again afterwards.
 RENDERERS = ["smarteval.render.evaluation", "smarteval.render.compare",
              "smarteval.render.table", "smarteval.render.curves", "smarteval.render.correlate",
-             "smarteval.render.measures", "smarteval.render.repro"]
+             "smarteval.render.measures", "smarteval.render.repro", "smarteval.render.diff"]
 COMMANDS = [LazyGroup.lazy[name] for name in sorted(LazyGroup.lazy)]
 
 
@@ -70,6 +70,7 @@ def arguments(name: str, sample, results) -> list:
         "curve": [sample.qrels, *sample.runs[:2]],
         "correlate": results,
         "measures": [],
+        "diff": ["-m", "P.10", sample.qrels, *sample.runs[:2]],
         "repro": ["-m", "map", "--cutoffs", "10", sample.qrels, *sample.runs[:2],
                   "--baseline-orig", sample.runs[0], "--baseline-repro", sample.runs[2]],
     }[name]
@@ -115,7 +116,7 @@ def run_everywhere(formats, sample, results) -> list[tuple[str, str, str]]:
 
 def test_every_command_that_prints_is_run_here(sample, results):
     assert set(PRINTING) == {"evaluate", "compare", "report", "curve", "correlate", "measures",
-                             "repro"}
+                             "repro", "diff"}
     for name in PRINTING:
         arguments(name, sample, results)
 
@@ -201,7 +202,8 @@ def test_a_renderer_declares_only_formats_of_the_registry():
 #: Where each command that ranks runs hands its settings to the library, and how.
 LIBRARY = {"evaluate": (smarteval.api, "evaluate"), "compare": (smarteval.api, "compare"),
            "report": (smarteval.api, "report"), "curve": (smarteval.api, "curve"),
-           "plot": (smarteval.plot.build, "picture"), "repro": (smarteval.api, "repro")}
+           "plot": (smarteval.plot.build, "picture"), "repro": (smarteval.api, "repro"),
+           "diff": (smarteval.api, "diff")}
 
 
 class Handed(Exception):

@@ -147,7 +147,7 @@ def _ktu_by_hand(orig: list[int], repro: list[int]) -> float:
     return round(float(stats.kendalltau(x, y).statistic), 14) if n >= 2 else math.nan
 
 
-def _rbo_by_hand(a: list[int], b: list[int], p: float, depth: int) -> float:
+def rbo_by_hand(a: list[int], b: list[int], p: float, depth: int) -> float:
     """The overlap of the two prefixes at each depth, over the depth, weighted p^(d-1)."""
     score = norm = 0.0
     for d in range(1, depth + 1):
@@ -172,7 +172,7 @@ def test_ktu_and_rbo_are_the_per_query_definitions(queries, cutoff, p, depth):
         assert (math.isnan(tau[i]) and math.isnan(want)) or tau[i] == pytest.approx(want,
                                                                                      abs=1e-12)
         assert unequal[i] == (len(a) != len(b))
-        assert overlap[i] == pytest.approx(_rbo_by_hand(a, b, p, depth), abs=1e-12)
+        assert overlap[i] == pytest.approx(rbo_by_hand(a, b, p, depth), abs=1e-12)
 
 
 def test_identical_lists_have_ktu_1_and_rbo_1_to_their_depth():

@@ -27,7 +27,8 @@ class LazyGroup(click.Group):
     lazy = {"evaluate": "smarteval.cli.evaluate", "measures": "smarteval.cli.measures",
             "curve": "smarteval.cli.curve", "compare": "smarteval.cli.compare",
             "correlate": "smarteval.cli.correlate", "plot": "smarteval.cli.plot",
-            "report": "smarteval.cli.report", "repro": "smarteval.cli.repro"}
+            "report": "smarteval.cli.report", "diff": "smarteval.cli.diff",
+            "repro": "smarteval.cli.repro"}
 
     def list_commands(self, ctx):
         return sorted(set(super().list_commands(ctx)) | set(self.lazy))

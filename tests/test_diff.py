@@ -262,3 +262,15 @@ def test_a_missing_docs_file_is_named(cli, sample, tmp_path):
     res = cli("diff", "-f", "html", "--docs", tmp_path / "nope.tsv", sample.qrels,
               *sample.runs[:2])
     assert res.exit_code == 1 and res.stderr == f"Error: {tmp_path / 'nope.tsv'}: no such file\n"
+
+
+@pytest.mark.parametrize("version", ["9", "10"])
+def test_a_query_a_run_lacks_has_an_empty_list_under_c(cli, sample, tmp_path, version):
+    run = tmp_path / "bm25.run"
+    run.write_text("".join(ln for ln in BM25.read_text().splitlines(keepends=True)
+                           if not ln.startswith("401 ")))
+    res = cli("diff", "-c", "--trec-version", version, "-f", "json", sample.qrels, run, DENSE)
+    assert res.exit_code == 0, res.output
+    (q401,) = [q for q in json.loads(res.stdout)["queries"] if q["query"] == "401"]
+    assert q401["top_a"] == [] and q401["a"] == 0.0 and len(q401["top_b"]) == 10
+    assert all(d["rank_a"] is None for d in q401["top_b"])

@@ -118,6 +118,7 @@ top:""" + str(ROW) + """px;z-index:2;width:34em;max-height:20em;overflow:auto;
 white-space:normal;line-height:1.4;background:#fff;color:#1f2328;border:1px solid #d0d7de;
 box-shadow:0 4px 12px rgba(0,0,0,.15);padding:.6em;font-size:.95em}
 .legend span{display:inline-block;padding:0 6px;margin-right:.4em;border-left:6px solid}
+section.q{content-visibility:auto;contain-intrinsic-size:auto 24em}
 """
 
 

@@ -27,7 +27,7 @@ from smarteval.columns import Ranked
 from smarteval.errors import UsageError
 from smarteval.settings import Settings
 from smarteval.stats.merit import align
-from smarteval.stats.repro import Lists, discordant, rbo
+from smarteval.stats.repro import Lists, discordant, joint_codes, rbo
 
 #: What orders the queries: the difference on the measure, or the change of the lists.
 ORDERS = ("delta", "tau", "rbo")
@@ -195,23 +195,24 @@ def _sides(ra: Ranked, rb: Ranked, ia: np.ndarray, ib: np.ndarray, depth: int,
     """Each run's top ``depth`` of the shared queries (in ``ia``/``ib``'s order), with
     each document's rank in the other run, and the ranks of the first relevant."""
     from smarteval.ranking.join import concat_ranges
-    from smarteval.read.keys import concat_ids
     nq = len(ia)
-    # the shared queries' rows of each run, and a code per docno common to both runs
-    rows_a = concat_ranges(ra.offsets[ia], ra.num_ret[ia])
-    rows_b = concat_ranges(rb.offsets[ib], rb.num_ret[ib])
-    docnos = concat_ids([ra.docno[rows_a], rb.docno[rows_b]])
-    codes = np.unique(docnos, return_inverse=True)[1].reshape(-1).astype(np.int64) \
-        if len(docnos) else np.zeros(0, dtype=np.int64)
+    # the shared queries' rows of each run (none for a query the run lacks: trec_eval
+    # 10.0's placeholder under -c is no document), a code per docno common to both runs
+    n_a = np.where(ra.in_run[ia], ra.num_ret[ia], 0)
+    n_b = np.where(rb.in_run[ib], rb.num_ret[ib], 0)
+    rows_a = concat_ranges(ra.offsets[ia], n_a)
+    rows_b = concat_ranges(rb.offsets[ib], n_b)
+    codes = joint_codes([ra.docno[rows_a], rb.docno[rows_b]])
     width = int(codes.max(initial=0)) + 1
-    qa = np.repeat(np.arange(nq, dtype=np.int64), ra.num_ret[ia])
-    qb = np.repeat(np.arange(nq, dtype=np.int64), rb.num_ret[ib])
+    qa = np.repeat(np.arange(nq, dtype=np.int64), n_a)
+    qb = np.repeat(np.arange(nq, dtype=np.int64), n_b)
     key_a = qa * width + codes[: len(rows_a)]
     key_b = qb * width + codes[len(rows_a):]
     rank_a, rank_b = ra.rank[rows_a], rb.rank[rows_b]
     sides = []
-    for rows, key, rank, other_key, other_rank, r in (
-            (rows_a, key_a, rank_a, key_b, rank_b, ra), (rows_b, key_b, rank_b, key_a, rank_a, rb)):
+    for rows, key, rank, other_key, other_rank, r, n in (
+            (rows_a, key_a, rank_a, key_b, rank_b, ra, n_a),
+            (rows_b, key_b, rank_b, key_a, rank_a, rb, n_b)):
         top = rank <= depth
         sorted_at = np.argsort(other_key, kind="stable")
         sorted_keys = other_key[sorted_at]
@@ -219,7 +220,7 @@ def _sides(ra: Ranked, rb: Ranked, ia: np.ndarray, ib: np.ndarray, depth: int,
         hit = sorted_keys[at] == key[top] if len(sorted_keys) else np.zeros(0, dtype=bool)
         other = np.where(hit, other_rank[sorted_at][at], 0) if len(sorted_keys) else \
             np.zeros(int(top.sum()), dtype=np.int64)
-        kept = np.minimum(r.num_ret[ia if r is ra else ib], depth)
+        kept = np.minimum(n, depth)
         offsets = np.concatenate(([0], np.cumsum(kept))).astype(np.int64)
         sides.append(Side(offsets, r.docno[rows[top]], r.rel[rows[top]],
                           other.astype(np.int64)))
@@ -229,10 +230,7 @@ def _sides(ra: Ranked, rb: Ranked, ia: np.ndarray, ib: np.ndarray, depth: int,
 
 def _codes(a: Side, b: Side, qids: np.ndarray) -> tuple[Lists, Lists]:
     """The two sides' top k as :class:`~smarteval.stats.repro.Lists` coded together."""
-    from smarteval.read.keys import concat_ids
-    docnos = concat_ids([a.docno, b.docno])
-    codes = np.unique(docnos, return_inverse=True)[1].reshape(-1).astype(np.int64) \
-        if len(docnos) else np.zeros(0, dtype=np.int64)
+    codes = joint_codes([a.docno, b.docno])
     return Lists(qids, a.offsets, codes[: len(a.docno)]), \
         Lists(qids, b.offsets, codes[len(a.docno):])
 

@@ -23,7 +23,7 @@ Each number is repro_eval's (``repro_eval.measure``), its quirks included:
   lists differ in length; here KTU compares the first documents of the longer list, as
   many as the shorter has (a note says where).
 - **RBO** (:func:`rbo`) is Clarke et al.'s normalised, truncated form (repro_eval's
-  since 0.4): at each depth d = 1 .. D (``depth``, default 1000) the overlap of the two
+  own): at each depth d = 1 .. D (``depth``, default 1000) the overlap of the two
   prefixes of length d, divided by d, weighted by p^(d-1) (``p``, default 0.95), summed
   and divided by the sum of the weights. No extrapolation: a list shorter than d (cut at
   the cut-off, or short) adds nothing more to the overlap, while the weights go on to D.
@@ -57,7 +57,7 @@ from smarteval.columns import Run
 from smarteval.errors import UsageError
 from smarteval.ranking.join import concat_ranges
 from smarteval.ranking.order import as_listed
-from smarteval.read.keys import concat_ids
+from smarteval.read.keys import concat_ids, dictionary_codes
 from smarteval.settings import Settings
 from smarteval.stats.merit import align
 
@@ -91,12 +91,16 @@ class Lists:
 def listed(*runs: Run) -> list[Lists]:
     """The runs' lists, their docnos coded together (one code per distinct docno)."""
     orders = [as_listed(run) for run in runs]
-    docnos = concat_ids([run.docnos[order] for run, order in zip(runs, orders)])
-    codes = np.unique(docnos, return_inverse=True)[1].reshape(-1).astype(np.int64) \
-        if len(docnos) else np.zeros(0, dtype=np.int64)
+    codes = joint_codes([run.docnos[order] for run, order in zip(runs, orders)])
     bounds = np.cumsum([0] + [len(run.docnos) for run in runs])
     return [Lists(np.asarray(run.qids).astype(str), run.offsets, codes[lo:hi])
             for run, lo, hi in zip(runs, bounds[:-1], bounds[1:])]
+
+
+def joint_codes(columns: Sequence[np.ndarray]) -> np.ndarray:
+    """(total,) int64 codes of the docnos of ``columns`` put one after another, one code
+    per distinct docno, in the docnos' byte order."""
+    return dictionary_codes(concat_ids(list(columns))).astype(np.int64)
 
 
 def _heads(lst: Lists, queries: np.ndarray, lengths: np.ndarray) -> np.ndarray:

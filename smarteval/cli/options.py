@@ -110,7 +110,11 @@ INPUTS = {"qrels": "the qrels", "runs": "a run", "baseline": "the baseline run",
           "frozen": "the --frozen run", "full": "the --full run",
           "cutoffs_from": "the --cutoffs-from run", "results": "a results file",
           "zscores": "the -Z z-score file", "cwl_costs": "the --cwl-costs file",
-          "risk_baseline": "the --risk-baseline run"}
+          "risk_baseline": "the --risk-baseline run", "orig_run": "the original run",
+          "repro_run": "the reproduction", "baseline_orig": "the --baseline-orig run",
+          "baseline_repro": "the --baseline-repro run",
+          "replicability": "the --replicability qrels", "run_a": "run A", "run_b": "run B",
+          "docs": "the --docs file"}
 #: the parameters that name files written, and their option
 OUTPUTS = {"output": "-o", "plot": "--plot"}
 

@@ -397,11 +397,22 @@ class Spool:
 
     def __init__(self, source: str):
         self.source = source
-        raw = standard_input() if source == "-" else open(source, "rb")  # noqa: SIM115
-        self._raw = raw
+        self._raw: Any = None
+        self._copy: Any = None
+        self._path = ""
+
+    def _open(self) -> None:
+        """Open the input and the temporary file (done on entering the ``with`` block, so
+        that a signal arriving in between cannot leave the file behind)."""
+        source = self.source
+        self._raw = standard_input() if source == "-" else open(source, "rb")  # noqa: SIM115
         fd, self._path = temporary(None, SPOOL_PREFIX)
-        self._copy = os.fdopen(fd, "wb")
-        self.stream = io.BufferedReader(cast(Any, _Tee(raw, self._copy)), _BLOCK)
+        try:
+            self._copy = os.fdopen(fd, "wb")
+            self.stream = io.BufferedReader(cast(Any, _Tee(self._raw, self._copy)), _BLOCK)
+        except BaseException:
+            self.close()
+            raise
 
     def path(self) -> str:
         """The temporary file holding every byte of the input (the rest read now)."""
@@ -416,15 +427,17 @@ class Spool:
         return self._path
 
     def close(self) -> None:
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, AttributeError):
             self._copy.close()
         if self.source != "-":
-            with contextlib.suppress(OSError):
+            with contextlib.suppress(OSError, AttributeError):
                 self._raw.close()
-        with contextlib.suppress(OSError):
-            os.unlink(self._path)
+        if self._path:
+            with contextlib.suppress(OSError):
+                os.unlink(self._path)
 
     def __enter__(self) -> Spool:
+        self._open()
         return self
 
     def __exit__(self, *exc) -> None:

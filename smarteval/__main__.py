@@ -21,6 +21,23 @@ def run() -> None:
     except SystemExit as exc:
         _leave(exc)
         raise
+    except OSError as exc:
+        _unwritable(exc)
+
+
+def _unwritable(exc: OSError) -> None:
+    """What click printed itself (``--help``, ``--version``) could not be written: a reader
+    that went away is not an error; anything else (a full disk, ``/dev/full``) is one
+    line and exit 1, never a traceback. Either way what is still buffered is dropped."""
+    status = 0
+    if not isinstance(exc, BrokenPipeError):
+        status = 1
+        try:
+            sys.stderr.write(f"Error: standard output: cannot write: {exc.strerror or exc}\n")
+            sys.stderr.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    os._exit(status)
 
 
 def _leave(exc: SystemExit) -> None:

@@ -31,7 +31,7 @@ from smarteval.aggregate import check_zscores_average, has_value
 from smarteval.columns import Qrels, Run
 from smarteval.errors import UsageError
 from smarteval.evaluation import Evaluation, RunInfo, run_names
-from smarteval.measures.grammar import Request
+from smarteval.measures.grammar import Request, measure_specs
 from smarteval.read.source import is_in_memory
 from smarteval.settings import Settings, distinct_names
 
@@ -45,10 +45,10 @@ if TYPE_CHECKING:
     from smarteval.stats.table import Table
     from smarteval.stats.topicsets import Design
 
-__all__ = ["Comparison", "Correlation", "Curves", "DiscriminativePower", "Evaluation", "Metric",
-           "RelevanceEvaluator", "ReportTable", "Results", "TopicSets", "calc_aggregate",
-           "compare", "correlate", "curve", "discpower", "evaluate", "ir_measure", "iter_calc",
-           "report", "run_names", "topics"]
+__all__ = ["Comparison", "Correlation", "Curves", "Diff", "DiscriminativePower", "Evaluation",
+           "Metric", "RelevanceEvaluator", "ReportTable", "Repro", "Results", "TopicSets",
+           "calc_aggregate", "compare", "correlate", "curve", "diff", "discpower", "evaluate",
+           "ir_measure", "iter_calc", "report", "repro", "run_names", "topics"]
 
 _SETTING_NAMES = {f.name for f in fields(Settings)}
 
@@ -305,8 +305,9 @@ def evaluate(qrels: Source, runs: Source,
             raise UsageError("standard input ('-') can be either a run or the -Z file, "
                              "not both")
     requests = _requests(measures, settings, table, tell)
+    from smarteval.stats.baseline_risk import check_risk_alpha, check_risk_measures
+    check_risk_alpha(risk_alpha)
     if risk_baseline is not None:
-        from smarteval.stats.baseline_risk import check_risk_measures
         check_risk_measures([rq.measure for rq in requests])
     elif risk_alpha:
         tell(f"--risk-alpha {risk_alpha:g} has no effect without --risk-baseline")
@@ -349,7 +350,7 @@ def _requests(measures, settings: Settings, table: bool,
             tell("--ties average: left out " + ", ".join(dropped)
                  + " (no exact average over tied orders)")
         return requests
-    wanted: list = [measures] if isinstance(measures, (str, Request)) else list(measures)
+    wanted = measure_specs(measures)
     # (one measure, not a string of one-letter names)
     if wanted and all(isinstance(m, Request) for m in wanted):
         return wanted
@@ -459,8 +460,7 @@ def compare(qrels: Source, baseline: Source, runs: Source,
     """
     from smarteval.stats.report import compare_runs
     settings = _check_options(options, settings, "compare")
-    if isinstance(measures, str):
-        measures = [measures]
+    measures = measure_specs(measures)
     if isinstance(tests, str):
         tests = [tests]
     qrels = _qrels_source(qrels)
@@ -579,8 +579,7 @@ def report(qrels: Source, runs: Source, measures: str | Sequence[str] | None = N
     settings = _check_options(options, settings, "report")
     if measures is None:
         measures = DEFAULT_MEASURES
-    if isinstance(measures, str):
-        measures = [measures]
+    measures = measure_specs(measures)
     if isinstance(baselines, str):
         baselines = [baselines]
     qrels = _qrels_source(qrels)
@@ -845,8 +844,7 @@ def correlate(results: str | os.PathLike | Sequence[Any], measures: str | Sequen
     1.0
     """
     from smarteval.stats.report import correlate_results, leaderboards
-    if isinstance(measures, str):
-        measures = [measures]
+    measures = measure_specs(measures)
     if isinstance(results, (str, os.PathLike)):
         results = [results]
     items = list(results)
@@ -998,3 +996,141 @@ class RelevanceEvaluator:
         (ev,) = evaluate(self.qrels, [scores], self.measures, settings=self.settings,
                          require_common=False)
         return Results([ev]).to_dict(per_query=True)[ev.name]
+
+
+# --------------------------------------------------------------------------- repro
+
+@dataclass
+class Repro:
+    """How well a reproduction reproduced a run (``smarteval repro``), as data and text:
+    :class:`~smarteval.stats.repro.Reproduction`."""
+
+    result: Any
+
+    def render(self, fmt: str = "smart", *, header: bool = True) -> str:
+        """The text ``smarteval repro -f FMT`` prints."""
+        from smarteval.render.repro import render_reproduction
+        return render_reproduction(self.result, fmt, header=header)
+
+    def frame(self) -> pandas.DataFrame:
+        """The effectiveness level: one row per pair of runs and measure (means, RMSE,
+        p-value), the columns of the second table of ``repro -f tsv``."""
+        from smarteval.render.repro import EFFECT_COLUMNS, effect_rows
+        return _pandas().DataFrame(effect_rows(self.result), columns=list(EFFECT_COLUMNS))
+
+    def ranking_frame(self) -> pandas.DataFrame:
+        """The ranking level: KTU and RBO per pair, query (``all``: the mean) and cut-off."""
+        from smarteval.render.repro import RANKING_COLUMNS, ranking_rows
+        return _pandas().DataFrame(ranking_rows(self.result), columns=list(RANKING_COLUMNS))
+
+    def overall_frame(self) -> pandas.DataFrame:
+        """ER and DeltaRI per measure (empty without baselines)."""
+        from smarteval.render.repro import OVERALL_COLUMNS, overall_rows
+        return _pandas().DataFrame(overall_rows(self.result), columns=list(OVERALL_COLUMNS))
+
+    def to_markdown(self) -> str:
+        return self.render("markdown")
+
+    def to_latex(self) -> str:
+        return self.render("latex")
+
+    @property
+    def notes(self) -> list[str]:
+        return self.result.notes
+
+
+def repro(qrels: Source, orig: Source, reproduction: Source,
+          measures: str | Sequence[str] | None = None, *, baseline_orig: Source = None,
+          baseline_repro: Source = None, replicability: Source = None,
+          cutoffs: Sequence[int] | None = None, rbo_p: float | None = None,
+          rbo_depth: int | None = None, settings: Settings | None = None,
+          on_run: Callable[[RunInfo], None] | None = None, **options: Any) -> Repro:
+    """How well ``reproduction`` reproduces ``orig``, as ``smarteval repro`` and repro_eval
+    measure it (:mod:`smarteval.stats.repro`): KTU and RBO per query and cut-off, RMSE and
+    the paired t test of each measure (default map, P.10, ndcg_cut.10), and with both
+    baselines ER and DeltaRI. ``replicability`` (the other collection's qrels) makes it a
+    replication: the reproduction and its baseline are evaluated against those qrels,
+    and compared by an unpaired t test.
+
+    >>> r = repro("sample_data/qrels.txt", "sample_data/bm25.run",
+    ...           "sample_data/bm25_rm3.run", "map", cutoffs=[10])
+    >>> row = r.result.effects[0]
+    >>> row["measure"], round(row["rmse"], 4), round(row["p_value"], 4)
+    ('map', 0.093, 0.0158)
+    """
+    from smarteval.stats.repro import CUTOFFS, DEFAULT_MEASURES, RBO_DEPTH, RBO_P, reproduce
+    settings = _check_options(options, settings, "repro")
+    if isinstance(measures, str):
+        measures = [measures]
+    qrels = _qrels_source(qrels)
+    if replicability is not None:
+        replicability = _qrels_source(replicability)
+    named = {"orig": orig, "repro": reproduction, "baseline_orig": baseline_orig,
+             "baseline_repro": baseline_repro}
+    read = {k: _run_sources([v], first_tag=k)[0][0] for k, v in named.items() if v is not None}
+    return Repro(reproduce(qrels, read["orig"], read["repro"], list(measures or DEFAULT_MEASURES),
+                           settings, baseline_orig=read.get("baseline_orig"),
+                           baseline_repro=read.get("baseline_repro"),
+                           replicability=replicability,
+                           cutoffs=CUTOFFS if cutoffs is None else cutoffs,
+                           rbo_p=RBO_P if rbo_p is None else rbo_p,
+                           rbo_depth=RBO_DEPTH if rbo_depth is None else rbo_depth,
+                           on_run=on_run))
+
+
+# --------------------------------------------------------------------------- diff
+
+@dataclass
+class Diff:
+    """Two runs side by side, query by query (``smarteval diff``), as data and text:
+    :class:`~smarteval.stats.diff.RunDiff`."""
+
+    result: Any
+
+    def render(self, fmt: str = "smart", *, header: bool = True) -> str:
+        """The text ``smarteval diff -f FMT`` prints (``html``: the page)."""
+        from smarteval.render.diff import render_diff
+        return render_diff(self.result, fmt, header=header)
+
+    def frame(self) -> pandas.DataFrame:
+        """One row per query, in the diff's order: the columns of ``diff -f tsv`` (the
+        documents that moved as lists)."""
+        from smarteval.render.diff import COLUMNS
+        return _pandas().DataFrame(self.result.rows(), columns=list(COLUMNS))
+
+    def to_html(self) -> str:
+        return self.render("html")
+
+    def to_markdown(self) -> str:
+        return self.render("markdown")
+
+    @property
+    def notes(self) -> list[str]:
+        return self.result.notes
+
+
+def diff(qrels: Source, run_a: Source, run_b: Source, measure: str | None = None, *,
+         by: str = "delta", depth: int | None = None, rbo_p: float | None = None,
+         limit: int | None = None, docs: str | os.PathLike | None = None,
+         settings: Settings | None = None, on_run: Callable[[RunInfo], None] | None = None,
+         **options: Any) -> Diff:
+    """``run_b`` against ``run_a`` query by query, as ``smarteval diff`` sets them side by
+    side (:mod:`smarteval.stats.diff`): the queries ordered ``by`` the difference on
+    ``measure`` (default ndcg_cut.10) or by the change of the top-``depth`` lists (``tau``,
+    ``rbo``), with what moved in and out of the top k. ``docs`` (a DOCNO TAB TEXT file, or
+    an ir_datasets id with the ``datasets`` extra) adds the texts of the documents shown
+    to the page (``.to_html()``).
+
+    >>> d = diff("sample_data/qrels.txt", "sample_data/bm25.run", "sample_data/dense.run")
+    >>> d.result.counts()
+    (12, 3, 0)
+    """
+    from smarteval.stats.diff import DEFAULT_MEASURE, DEPTH, RBO_P, diff_runs
+    settings = _check_options(options, settings, "diff")
+    qrels = _qrels_source(qrels)
+    (a,), _ = _run_sources([run_a], first_tag="A")
+    (b,), _ = _run_sources([run_b], first_tag="B")
+    return Diff(diff_runs(qrels, a, b, measure or DEFAULT_MEASURE, settings, order=by,
+                          depth=DEPTH if depth is None else depth,
+                          rbo_p=RBO_P if rbo_p is None else rbo_p, limit=limit,
+                          docs=None if docs is None else os.fspath(docs), on_run=on_run))

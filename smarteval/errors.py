@@ -2,6 +2,24 @@
 
 from __future__ import annotations
 
+#: The most characters of an input line a message quotes; a longer line is cut, and its
+#: length in bytes said.
+QUOTED_MAX = 200
+#: Control characters as a message shows them (a CR would move the cursor back over the
+#: line, an escape sequence would be obeyed by the terminal); a tab stays a tab.
+_SHOWN = {c: f"\\x{c:02x}" for c in [*range(32), 127] if c != 9}
+_SHOWN.update({0: "\\0", 10: "\\n", 13: "\\r"})
+
+
+def quoted(text: str) -> str:
+    """An input line as a message quotes it: control characters escaped, and cut after
+    :data:`QUOTED_MAX` characters (the line's length in bytes said)."""
+    if len(text) <= QUOTED_MAX or (len(text) <= QUOTED_MAX + 40
+                                   and text.endswith(" bytes in all]")):   # quoted already
+        return text.translate(_SHOWN)
+    size = len(text.encode("utf-8", "surrogateescape"))
+    return f"{text[:QUOTED_MAX].translate(_SHOWN)} [... {size} bytes in all]"
+
 
 class SmartevalError(Exception):
     """Base class of every error smarteval reports to a user."""
@@ -18,7 +36,7 @@ class InputError(SmartevalError):
         self.path = path
         self.line = line
         self.problem = problem
-        self.text = text
+        self.text = None if text is None else quoted(text)
         self.expected = expected
         self.extra = extra
         super().__init__(self.render())

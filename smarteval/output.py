@@ -5,7 +5,10 @@ Where ``-o FILE`` goes:
 * a regular file, or a name not yet taken: written atomically (a temporary file beside
   it, renamed over it once complete), so that a failure or an interruption leaves the
   old file, if any, as it was and no temporary file behind; an existing file keeps its
-  permissions;
+  permissions. The temporary file (``.smarteval-PID-HOST-...``) names its process: one
+  left by a process killed outright (SIGKILL, which nothing can catch) is removed by the
+  next write into that directory;
+* a name ending in ``/``: refused (it names a directory, never a file);
 * a symbolic link: written through to its target, atomically, and the link stays;
 * ``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N``: that open file descriptor, as a
   shell redirection set it up (appending stays appending);
@@ -30,6 +33,10 @@ from dataclasses import dataclass
 from typing import IO
 
 from smarteval.errors import OutputError
+from smarteval.read.source import temporary
+
+#: How the temporary file of an atomic write starts its name, beside its target.
+TEMPORARY_PREFIX = ".smarteval-"
 
 #: How text is encoded on output: UTF-8, input bytes that are not UTF-8 given back as read.
 ENCODING, ERRORS = "utf-8", "surrogateescape"
@@ -71,6 +78,8 @@ def _fd_of(path: str) -> int | None:
 def target(path: str) -> Target:
     """Where writing to ``path`` goes (see the module docstring); :class:`OutputError`
     when it cannot be written: a directory, a missing or unwritable directory."""
+    if path.endswith(("/", os.sep)):     # a directory's name: never a file named so
+        raise OutputError(path, IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR)))
     fd = _fd_of(path)
     if fd is not None:
         try:
@@ -78,8 +87,8 @@ def target(path: str) -> Target:
         except OSError as exc:
             raise OutputError(path, exc) from None
         return Target("fd", path, fd)
-    real = os.path.realpath(path)
     try:
+        real = os.path.realpath(path)
         st = os.stat(real)
     except FileNotFoundError:
         st = None
@@ -131,8 +140,9 @@ def write_atomic(path: str, write: Callable[[IO[bytes]], None], *, suffix: str =
         return
     directory = os.path.dirname(where.path)
     try:
-        import tempfile  # only when writing a file
-        fd, tmp = tempfile.mkstemp(prefix=".smarteval-", suffix=suffix, dir=directory)
+        # named with this process's id: one left by a process killed outright (SIGKILL)
+        # is removed by the next write into the directory
+        fd, tmp = temporary(directory, TEMPORARY_PREFIX, suffix)
     except OSError as exc:
         raise OutputError(path, exc) from None
     try:
@@ -171,6 +181,9 @@ def write_text(text: str, path: str | None) -> None:
     """
     if path is None or path == "-":
         stream = sys.stdout
+        if stream is None:                  # closed (>&-)
+            raise OutputError("standard output",
+                              OSError(errno.EBADF, "it is closed (give -o FILE)"))
         try:
             buffer = getattr(stream, "buffer", None)
             if buffer is None:              # a text-only stream: it encodes as it can

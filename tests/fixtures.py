@@ -146,3 +146,27 @@ class Shared:
 def shared(request) -> Shared:
     """:class:`Shared`, for the tests of one module."""
     return Shared(request.session.items)
+
+
+# =========================================================================== a test's files
+
+LINUX_ONLY = "Linux /proc and /dev"
+
+
+def linux(test):
+    """``test`` skipped where there is no Linux ``/proc`` (in CI too, for that reason)."""
+    skip = pytest.mark.skipif(not os.path.exists("/proc/self/fd"), reason=LINUX_ONLY)
+    return pytest.mark.ci_skip_ok(LINUX_ONLY)(skip(test))
+
+
+def files_in(tmp_path: Path, monkeypatch, **contents: str | bytes) -> Path:
+    """``tmp_path``, made the working directory, holding a file of each name given with
+    its text (or bytes)."""
+    monkeypatch.chdir(tmp_path)
+    for name, text in contents.items():
+        path = tmp_path / name.replace("__", ".")
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text)
+    return tmp_path

@@ -163,8 +163,8 @@ def test_out_of_memory_names_the_file(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "qrels.txt").write_text(QRELS)
     (tmp_path / "run.txt").write_text(RUN)
-    monkeypatch.setattr(plain, "_read_run_file", exhausted)
+    monkeypatch.setattr(plain, "_read_run_fast", exhausted)
     result = CliRunner().invoke(main, ["evaluate", "qrels.txt", "run.txt"])
     assert result.exit_code == 1
-    assert result.stderr == ("Error: run.txt: out of memory while reading it (a very long "
-                             "document id or line takes memory on every line)\n")
+    assert result.stderr == ("Error: run.txt: out of memory while reading it (0 MiB of text): "
+                             "give smarteval more memory, or evaluate the file in parts\n")

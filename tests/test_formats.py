@@ -34,7 +34,7 @@ from smarteval.settings import Settings
 RENDERERS = ["smarteval.render.evaluation", "smarteval.render.compare",
              "smarteval.render.table", "smarteval.render.curves", "smarteval.render.correlate",
              "smarteval.render.measures", "smarteval.render.discpower",
-             "smarteval.render.topicsets"]
+             "smarteval.render.topicsets", "smarteval.render.repro", "smarteval.render.diff"]
 COMMANDS = [LazyGroup.lazy[name] for name in sorted(LazyGroup.lazy)]
 
 
@@ -73,6 +73,9 @@ def arguments(name: str, sample, results) -> list:
         "measures": [],
         "discpower": ["-m", "map", "-m", "P.10", "--samples", "200", sample.qrels, *sample.runs],
         "topics": ["-m", "map", "--diff", "0.05,0.1", sample.qrels, *sample.runs],
+        "diff": ["-m", "P.10", sample.qrels, *sample.runs[:2]],
+        "repro": ["-m", "map", "--cutoffs", "10", sample.qrels, *sample.runs[:2],
+                  "--baseline-orig", sample.runs[0], "--baseline-repro", sample.runs[2]],
     }[name]
 
 
@@ -116,7 +119,7 @@ def run_everywhere(formats, sample, results) -> list[tuple[str, str, str]]:
 
 def test_every_command_that_prints_is_run_here(sample, results):
     assert set(PRINTING) == {"evaluate", "compare", "report", "curve", "correlate", "measures",
-                             "discpower", "topics"}
+                             "discpower", "topics", "repro", "diff"}
     for name in PRINTING:
         arguments(name, sample, results)
 
@@ -203,7 +206,8 @@ def test_a_renderer_declares_only_formats_of_the_registry():
 LIBRARY = {"evaluate": (smarteval.api, "evaluate"), "compare": (smarteval.api, "compare"),
            "report": (smarteval.api, "report"), "curve": (smarteval.api, "curve"),
            "plot": (smarteval.plot.build, "picture"), "discpower": (smarteval.api, "discpower"),
-           "topics": (smarteval.api, "topics")}
+           "topics": (smarteval.api, "topics"), "repro": (smarteval.api, "repro"),
+           "diff": (smarteval.api, "diff")}
 
 
 def needed(name: str, tmp_path) -> list:

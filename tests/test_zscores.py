@@ -120,7 +120,8 @@ def test_from_standard_input():
     assert result.stdout == EXPECTED_MAP
     both = invoke(["evaluate", "-m", "map", "-Z", "-", QRELS, "-"], input=GOOD)
     assert both.exit_code == 2
-    assert "either a run or the -Z file" in both.stderr
+    assert both.stderr == ("Error: standard input (-) is given twice (a run and the -Z "
+                           "z-score file): it can be read only once\n")
 
 
 def test_lookup_follows_trec_eval_search(tmp_path):
@@ -155,11 +156,11 @@ def test_formats_name_z_scores(tmp_path):
 
 
 def test_api_matches_the_definition(tmp_path):
-    path = _write(tmp_path, "301 map 0.1 0.2\n302 map 0.3 0\n303 map 0.5 -0.25\n")
+    path = _write(tmp_path, "301 map 0.1 0.2\n302 map 0.3 0\n303 map 0.5 0.25\n")
     raw = smarteval.evaluate(QRELS, RUN, ["map"])[0].per_query["map"]
     results = smarteval.evaluate(QRELS, RUN, ["map"], zscores=str(path))
     (ev,) = results
-    expected = [(raw[0] - 0.1) / 0.2, -1000000.0, (raw[2] - 0.5) / -0.25]
+    expected = [(raw[0] - 0.1) / 0.2, -1000000.0, (raw[2] - 0.5) / 0.25]
     assert ev.per_query["map"].tolist() == expected
     assert ev.summary["map"] == pytest.approx(sum(expected) / 3)
     assert list(results.to_dict()["STANDARD"]) == ["Zmap"]

@@ -28,7 +28,8 @@ class LazyGroup(click.Group):
             "curve": "smarteval.cli.curve", "compare": "smarteval.cli.compare",
             "correlate": "smarteval.cli.correlate", "plot": "smarteval.cli.plot",
             "report": "smarteval.cli.report", "discpower": "smarteval.cli.discpower",
-            "topics": "smarteval.cli.topics"}
+            "topics": "smarteval.cli.topics", "diff": "smarteval.cli.diff",
+            "repro": "smarteval.cli.repro"}
 
     def list_commands(self, ctx):
         return sorted(set(super().list_commands(ctx)) | set(self.lazy))

@@ -68,15 +68,37 @@ def _on_signal(main_pid: int, signum, frame) -> None:
     raise Interrupted(signum)
 
 
+#: The signals that end the process by default and that a command turns into
+#: :class:`Interrupted`, so that its temporary files go with it (a spool of standard
+#: input, an output being written): besides Ctrl-C and SIGTERM, a closed terminal
+#: (SIGHUP), Ctrl-\\ (SIGQUIT) and the others a user or a scheduler sends.
+TERMINATING = tuple(getattr(signal, name) for name in (
+    "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGXCPU", "SIGXFSZ", "SIGVTALRM",
+    "SIGPROF") if hasattr(signal, name))
+
+
 def _handle_signals() -> dict:
-    """Ctrl-C and SIGTERM raise :class:`Interrupted` (main thread only); the old handlers.
+    """Ctrl-C, SIGTERM and the other terminating signals raise :class:`Interrupted` (main
+    thread only); the old handlers. A signal ignored when the command starts (``nohup``
+    ignores SIGHUP) stays ignored, but for SIGINT and SIGTERM.
 
     The handler knows this process as the main one: the worker processes of ``-j``,
     forked with it, stop without a word."""
     if threading.current_thread() is not threading.main_thread():
         return {}
     handler = functools.partial(_on_signal, os.getpid())
-    return {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    wanted = [signal.SIGINT, signal.SIGTERM]
+    wanted += [sig for sig in TERMINATING if signal.getsignal(sig) == signal.SIG_DFL]
+    return {sig: signal.signal(sig, handler) for sig in wanted}
+
+
+def _interrupted(signum: int) -> str:
+    """How a command stopped by signal ``signum`` says so."""
+    if signum == signal.SIGINT:
+        return "interrupted"
+    if signum == signal.SIGTERM:
+        return "terminated"
+    return f"terminated by {signal.Signals(signum).name}"
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
@@ -89,16 +111,21 @@ INPUTS = {"qrels": "the qrels", "runs": "a run", "baseline": "the baseline run",
           "frozen": "the --frozen run", "full": "the --full run",
           "cutoffs_from": "the --cutoffs-from run", "results": "a results file",
           "zscores": "the -Z z-score file", "cwl_costs": "the --cwl-costs file",
-          "risk_baseline": "the --risk-baseline run"}
+          "risk_baseline": "the --risk-baseline run", "orig_run": "the original run",
+          "repro_run": "the reproduction", "baseline_orig": "the --baseline-orig run",
+          "baseline_repro": "the --baseline-repro run",
+          "replicability": "the --replicability qrels", "run_a": "run A", "run_b": "run B",
+          "docs": "the --docs file"}
 #: the parameters that name files written, and their option
 OUTPUTS = {"output": "-o", "plot": "--plot"}
 
 
-def _given_paths(kwargs: dict, names) -> Iterator[tuple[str, str]]:
+def _given_paths(kwargs: dict, names, dash: bool = False) -> Iterator[tuple[str, str]]:
+    """(parameter, path) of every path given to ``names`` (``-`` too when ``dash``)."""
     for name in names:
         value = kwargs.get(name)
         for path in value if isinstance(value, (tuple, list)) else (value,):
-            if isinstance(path, str) and path != "-":
+            if isinstance(path, str) and (dash or path != "-"):
                 yield name, path
 
 
@@ -152,19 +179,34 @@ def _no_huge_pages() -> None:
 
 
 def check_paths(kwargs: dict) -> None:
-    """Before any work: no output names an input file (exit 2), every output can be
-    written (its directory exists and is writable; exit 1)."""
+    """Before any work: no output names an input file, standard input or a plugin's
+    source, no two outputs name one file, standard input is not read twice (exit 2);
+    every output can be written (its directory exists and is writable; exit 1)."""
+    from smarteval.measures.plugins import plugin_files
     from smarteval.output import check_writable, target
     from smarteval.read.source import same_file
     outputs = list(_given_paths(kwargs, OUTPUTS))
-    inputs = list(_given_paths(kwargs, INPUTS))
+    inputs = list(_given_paths(kwargs, INPUTS, dash=True))
+    dashes = [kind for kind, path in inputs if path == "-"]
+    if len(dashes) > 1:
+        raise UsageError("standard input (-) is given twice ("
+                         + " and ".join(dict.fromkeys(INPUTS[k] for k in dashes))
+                         + "): it can be read only once")
+    inputs += [("plugin", path) for path in plugin_files()]
+    for i, (name, out) in enumerate(outputs):
+        for other, again in outputs[:i]:
+            if target(out).kind == "file" and same_file(out, again):
+                raise UsageError(f"{OUTPUTS[other]} {again} and {OUTPUTS[name]} {out} name one "
+                                 "file: the second would replace the first; give two")
     for name, out in outputs:
         if target(out).kind != "file":
             continue                    # /dev/null, a FIFO, standard output: not replaced
         for kind, path in inputs:
             if same_file(out, path):
-                also = "" if path == out else f" ({path})"
-                raise UsageError(f"{OUTPUTS[name]} {out}: this file is {INPUTS[kind]}{also}, "
+                what = INPUTS.get(kind, "a --plugin module's source")
+                also = "" if path == out else \
+                    " (standard input)" if path == "-" else f" ({path})"
+                raise UsageError(f"{OUTPUTS[name]} {out}: this file is {what}{also}, "
                                  "and smarteval never writes over its input: give another "
                                  "output file")
     for _, out in outputs:
@@ -198,8 +240,7 @@ def reports_errors(func):
             raise CliError("out of memory", 1) from None
         except KeyboardInterrupt as exc:
             signum = getattr(exc, "signum", signal.SIGINT)
-            raise CliError("interrupted" if signum == signal.SIGINT else "terminated",
-                           128 + signum) from None
+            raise CliError(_interrupted(signum), 128 + signum) from None
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
@@ -432,12 +473,10 @@ def input_path(*, allow_dash: bool = False) -> click.Path:
     return click.Path(dir_okay=True, readable=False, allow_dash=allow_dash)
 
 
-#: The most levels --levels may ask for (a count, or a list).
-MAX_LEVELS = 10_000
-
-
 def _levels_bounded(ctx: click.Context, param, value: str | None) -> str | None:
-    """--levels asking for more than :data:`MAX_LEVELS` levels is refused before any work."""
+    """--levels asking for more than :data:`~smarteval.curves.base.MAX_LEVELS` levels is
+    refused before any work."""
+    from smarteval.curves.base import MAX_LEVELS
     if value is None:
         return value
     items = [x for x in value.replace(" ", "").split(",") if x]

@@ -48,21 +48,33 @@ class Curve:
         return self.value
 
 
+#: The most levels ``--levels`` may ask for (a count, or a list), and the largest document
+#: cut-off it may give (levels are kept as doubles, exact up to 2**53).
+MAX_LEVELS = 10_000
+MAX_CUTOFF = 2**53
+
+
 def parse_levels(text: str | Sequence[float] | None, kind: str = "ratio",
                  default: Sequence[float] = ()) -> tuple[float, ...]:
-    """Levels from ``--levels``, sorted and distinct.
+    """Levels from ``--levels``, sorted and distinct (the one check of every command's and
+    call's levels).
 
     ``kind`` "ratio" (recall or precision levels): ``n`` is n equal steps 1/n .. 1, a
     list ``0.1,0.5,1`` the levels themselves, each between 0 and 1. ``kind`` "count"
     (document cut-offs, stopping rules): ``n`` is 1 .. n, a list the positive whole
-    numbers given. None gives ``default``.
+    numbers given, up to :data:`MAX_CUTOFF`. At most :data:`MAX_LEVELS` levels. None
+    gives ``default``.
     """
     if text is None:
         return tuple(default)
     what = ("recall levels between 0 and 1 (0.1,0.5,1)" if kind == "ratio"
-            else "positive whole numbers (1,2,5,10)")
+            else f"positive whole numbers up to {MAX_CUTOFF} (1,2,5,10)")
+    shown = text if not isinstance(text, str) or len(text) <= 40 else text[:40] + "..."
     if not isinstance(text, str):
-        vals = [float(x) for x in text]
+        try:
+            vals = [float(x) for x in text]
+        except (TypeError, ValueError):
+            raise UsageError(f"--levels takes a count (10) or {what}, not {shown!r}") from None
     else:
         items = [x for x in text.replace(" ", "").split(",") if x]
         try:
@@ -70,17 +82,21 @@ def parse_levels(text: str | Sequence[float] | None, kind: str = "ratio",
                 n = int(items[0])
                 if n <= 0:
                     raise ValueError
+                if n > MAX_LEVELS:
+                    raise UsageError(f"--levels {n}: at most {MAX_LEVELS} levels")
                 return tuple(i / n for i in range(1, n + 1)) if kind == "ratio" else \
                     tuple(float(i) for i in range(1, n + 1))
             vals = [float(x) for x in items]
         except ValueError:
-            raise UsageError(f"--levels takes a count (10) or {what}, not {text!r}") from None
+            raise UsageError(f"--levels takes a count (10) or {what}, not {shown!r}") from None
     if kind == "ratio":
         bad = not vals or any(not 0 <= v <= 1 for v in vals)
     else:
-        bad = not vals or any(v < 1 or v != int(v) for v in vals)
+        bad = not vals or any(not 1 <= v <= MAX_CUTOFF or v != int(v) for v in vals)
     if bad:
-        raise UsageError(f"--levels takes {what}, not {text!r}")
+        raise UsageError(f"--levels takes {what}, not {shown!r}")
+    if len(set(vals)) > MAX_LEVELS:
+        raise UsageError(f"--levels: at most {MAX_LEVELS} levels, not {len(set(vals))}")
     return tuple(sorted(set(vals)))
 
 

@@ -63,6 +63,7 @@ import importlib
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -619,6 +620,8 @@ def _ir_cut(name: str, cut, at_param: str):
         return float(cut)
     if isinstance(cut, bool) or not isinstance(cut, int) or cut <= 0:
         raise _Refused(f"{name}@ takes a whole number of documents above 0, e.g. {name}@10")
+    if cut > LONG_MAX:
+        raise _Refused(f"{name}@ takes a whole number of documents up to {LONG_MAX}")
     return cut
 
 
@@ -637,6 +640,9 @@ def _ir_gains(gains) -> tuple:
         raise _Refused("gains= maps to gains of 0 or more: a negative one makes the grade a "
                        "negative judgement, on which pytrec_eval's nDCG for ir_measures "
                        "can loop forever")
+    if any(v > LONG_MAX for v in (*gains, *gains.values())):
+        raise _Refused(f"gains= maps grades up to {LONG_MAX} to gains up to {LONG_MAX} "
+                       "(a C long: pytrec_eval's)")
     return tuple(sorted(gains.items()))
 
 
@@ -831,6 +837,22 @@ def _looks_ir(name: str) -> bool:
         or name in RANX_NAMES
 
 
+def measure_specs(measures: Any) -> list:
+    """``measures`` as a list: one name (a string) or request, or an iterable of them;
+    anything else (a number, bytes, a nested list) is a :class:`UsageError` naming it (the
+    one check of every command's and call's measures)."""
+    if isinstance(measures, (str, Request)):
+        return [measures]
+    if isinstance(measures, (bytes, bytearray)) or not isinstance(measures, Iterable):
+        raise UsageError(f"measures are names (str), one or a list, not {measures!r} "
+                         f"({type(measures).__name__})")
+    given = list(measures)
+    for m in given:
+        if not isinstance(m, (str, Request)):
+            raise UsageError(f"measures are names (str), not {m!r} ({type(m).__name__})")
+    return given
+
+
 def parse_measures(specs: Sequence[str], version: int = 9,
                    on_note: Callable[[str], None] | None = None) -> Requests:
     """Turn ``-m`` arguments into requests: trec_eval's names in trec_eval's order, then
@@ -841,6 +863,7 @@ def parse_measures(specs: Sequence[str], version: int = 9,
     when given, is called with each. Every unknown or refused name is reported at once,
     with close matches or the reason (exit 2).
     """
+    specs = measure_specs(specs)
     nick = nicknames(version)
     names = {s.partition(".")[0] for group in specs for s in _split_specs(group)}
     wanted = {m for n in names for m in nick.get(n, [n])}

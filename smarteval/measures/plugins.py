@@ -143,13 +143,76 @@ def measure(name: str, *, params: str = "none", default: Sequence = (), average:
             raise UsageError(f"{label}: measure {name!r}: {exc}") from None
         _check_name(name, key, label)
         REGISTRY[name] = entry(
-            PluginMeasure, name, func, params=params, default=default, average=average,
-            value=value, per_query=per_query, versions=versions, family="plugin",
-            needs_num_docs=needs_num_docs, micro=micro, ties=ties, orders=orders,
-            order_free=order_free, plugin=key)
+            PluginMeasure, name, _checked(func, name, label, value), params=params,
+            default=default, average=average, value=value, per_query=per_query,
+            versions=versions, family="plugin", needs_num_docs=needs_num_docs,
+            micro=None if micro is None else _checked(micro, name, label, "micro"),
+            ties=None if ties is None else _checked(ties, name, label, value),
+            orders=orders, order_free=order_free, plugin=key)
         return func
 
     return register
+
+
+def _checked(func: Callable, name: str, label: str, value: str) -> Callable:
+    """``func``, a plugin's function, run with standard output sent to standard error
+    (its prints stay out of the results), an exception it raises made one
+    :class:`~smarteval.errors.UsageError` naming the plugin, and its result checked
+    (:func:`_check_result`)."""
+    import contextlib
+    import functools
+
+    @functools.wraps(func)
+    def run(r, *args, **kwargs):
+        try:
+            with contextlib.redirect_stdout(sys.stderr):
+                out = func(r, *args, **kwargs)
+        except SmartevalError:
+            raise
+        except Exception as exc:
+            raise UsageError(f"{label}: measure {name!r} failed: "
+                             f"{_why(exc, _source(func))}") from None
+        if value == "micro":
+            if not isinstance(out, tuple) or len(out) != 2:
+                raise UsageError(f"{label}: measure {name!r}'s micro function returned "
+                                 f"{type(out).__name__}, not (numerators, denominators)")
+            return tuple(_check_result(v, r, name, label, "float") for v in out)
+        return _check_result(out, r, name, label, value)
+    return run
+
+
+def _source(func: Callable) -> str:
+    code = getattr(func, "__code__", None)
+    return code.co_filename if code is not None else ""
+
+
+def _check_result(out, r, name: str, label: str, value: str) -> np.ndarray:
+    """A plugin measure's result as an array of one value per query of ``r``: numbers
+    (real and finite; whole numbers for ``value="int"``) or, for ``value="str"``, text."""
+    def refuse(problem: str) -> UsageError:
+        return UsageError(f"{label}: measure {name!r} returned {problem}: a measure returns "
+                          f"one {'text' if value == 'str' else 'number'} per query, a numpy "
+                          f"array of shape ({r.num_queries},)")
+    try:
+        arr = np.asarray(out)
+    except (TypeError, ValueError):
+        raise refuse(type(out).__name__) from None
+    if arr.shape != (r.num_queries,):
+        raise refuse(f"an array of shape {arr.shape}")
+    kind = arr.dtype.kind
+    if value == "str":
+        if kind not in "US" and not (kind == "O" and all(isinstance(v, str) for v in arr)):
+            raise refuse(f"values of type {arr.dtype}")
+        return arr
+    if kind not in "biuf":
+        raise refuse(f"values of type {arr.dtype}")
+    if kind == "f" and not np.isfinite(arr).all():
+        q = int(np.flatnonzero(~np.isfinite(arr))[0])
+        raise UsageError(f"{label}: measure {name!r} returned {arr[q]} for query "
+                         f"{r.qids[q]}: a measure's values are finite numbers")
+    if value == "int" and kind == "f" and (arr != np.round(arr)).any():
+        raise refuse("values that are not whole numbers (it is registered with value='int')")
+    return arr
 
 
 def _check_name(name: str, key: str, label: str) -> None:
@@ -196,10 +259,12 @@ def load_plugin(spec: str, label: str | None = None) -> tuple[str, ...]:
                          else f"{label}: a directory, not a .py file")
     _loading.append((key, label))
     try:
-        if path:
-            _exec_file(key)
-        else:
-            importlib.import_module(spec)
+        import contextlib
+        with contextlib.redirect_stdout(sys.stderr):    # its prints stay out of the results
+            if path:
+                _exec_file(key)
+            else:
+                importlib.import_module(spec)
     except SmartevalError:
         _forget(key)
         raise
@@ -220,6 +285,20 @@ def load_plugin(spec: str, label: str | None = None) -> tuple[str, ...]:
                          "smarteval.measures.measure)")
     PLUGINS[key] = names
     return names
+
+
+def plugin_files() -> list[str]:
+    """The source files of the plugins loaded (a file given, or a module's file)."""
+    files = []
+    for key in PLUGINS:
+        if os.path.isabs(key):
+            files.append(key)
+            continue
+        module = sys.modules.get(key)
+        origin = getattr(module, "__file__", None)
+        if origin:
+            files.append(origin)
+    return files
 
 
 def _forget(key: str) -> None:

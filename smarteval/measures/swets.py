@@ -27,7 +27,7 @@ import numpy as np
 
 from smarteval.columns import Ranked, segment_sum
 from smarteval.errors import UsageError
-from smarteval.measures.collection import num_docs
+from smarteval.measures.collection import num_docs, unranked
 from smarteval.measures.registry import measure
 from smarteval.measures.segments import safe_div
 
@@ -133,7 +133,9 @@ def operating_characteristic(r: Ranked, average: str = "macro") -> OperatingChar
     if average not in OC_AVERAGES:
         raise UsageError(f"the operating characteristic averages by {' or '.join(OC_AVERAGES)}, "
                          f"not {average!r}")
-    n_docs = num_docs(r, "the operating characteristic").astype(np.float64)
+    # N at least every query's retrieved and unretrieved relevant documents, as every
+    # measure and curve of N checks it (a smaller N drew an empty curve)
+    n_docs = unranked(r, "the operating characteristic")[0].astype(np.float64)
     Q = r.num_queries
     depth = int(min(r.num_ret.max(initial=0), n_docs.min())) if Q else 0
     R = r.num_rel.astype(np.float64)

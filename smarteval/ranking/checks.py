@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from smarteval.columns import Qrels, Run, distinct
-from smarteval.errors import InputError
+from smarteval.errors import InputError, quoted
 from smarteval.read.keys import descending_keys
 from smarteval.read.plain import line_texts
 from smarteval.settings import Settings
@@ -117,7 +117,7 @@ def _twice(path: str, first: int, again: int, problem: str, expected: str) -> In
     texts = line_texts(path, (first, again))
     return InputError(path, again, f"{problem} (first at line {first})",
                       text=texts.get(again),
-                      extra=f"    line {first}: {texts[first]}" if first in texts else None,
+                      extra=f"    line {first}: {quoted(texts[first])}" if first in texts else None,
                       expected=expected)
 
 

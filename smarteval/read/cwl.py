@@ -22,11 +22,11 @@ from smarteval.read.plain import (
     QRELS_EXPECTED,
     _decode_ids,
     _group_queries,
-    _Lines,
     _naming_the_file_out_of_memory,
     _parse_ints,
     _parse_scores,
     qrels_columns,
+    read_lines,
 )
 from smarteval.read.source import display, read_bytes
 
@@ -63,8 +63,7 @@ def read_gain_qrels(path: str | os.PathLike, *, data: bytes | None = None,
     here, and the first such line is refused with it.
     """
     name = display(str(path))
-    data = read_bytes(path) if data is None else read_bytes(name, data=data)
-    lines = _Lines(data, name, 4, QRELS_EXPECTED, "qrels", exact=True)
+    lines = read_lines(path, data, 4, QRELS_EXPECTED, "qrels")
     rel_bytes = lines.field(3)
     try:
         grades = _parse_ints(rel_bytes, lines)
@@ -102,7 +101,7 @@ def read_costs(path: str | os.PathLike) -> dict[bytes, float]:
     twice is refused in one line naming the file and line.
     """
     name = display(str(path))
-    data = read_bytes(path)
+    data = read_bytes(path, what="a cost file", expected=COSTS_EXPECTED)
     costs: dict[bytes, float] = {}
     first: dict[bytes, int] = {}
     for number, raw in enumerate(data.split(b"\n"), 1):

@@ -21,13 +21,13 @@ from smarteval.errors import InputError
 from smarteval.read.plain import (
     _decode_ids,
     _group_queries,
-    _Lines,
     _naming_the_file_out_of_memory,
     _parse_ints,
     highest_grades,
     query_docno_order,
+    read_lines,
 )
-from smarteval.read.source import display, read_bytes
+from smarteval.read.source import display
 
 DIVERSITY_EXPECTED = "QUERY_ID SUBTOPIC DOC_ID RELEVANCE (4 fields, whitespace-separated)"
 
@@ -89,8 +89,7 @@ def read_qrels_diversity(path: str | os.PathLike, *,
     denominator and keep one of the two grades at random), naming both lines.
     """
     name = display(str(path))
-    data = read_bytes(path) if data is None else read_bytes(name, data=data)
-    lines = _Lines(data, name, 4, DIVERSITY_EXPECTED, "qrels", exact=True)
+    lines = read_lines(path, data, 4, DIVERSITY_EXPECTED, "qrels")
     grades = _parse_ints(lines.field(3), lines, DIVERSITY_EXPECTED)
     uniq, codes, grouped = _group_queries(lines.ids(0))
     qids, codes, _ = _decode_ids(uniq, codes, grouped)
@@ -127,10 +126,8 @@ def looks_like_diversity(path: str | os.PathLike, *, data: bytes | None = None) 
 
     A file that is not qrels at all is left to the reader to word (False).
     """
-    name = display(str(path))
     try:
-        data = read_bytes(path) if data is None else read_bytes(name, data=data)
-        lines = _Lines(data, name, 4, DIVERSITY_EXPECTED, "qrels", exact=True)
+        lines = read_lines(path, data, 4, DIVERSITY_EXPECTED, "qrels")
     except InputError:
         return False
     qid, second = lines.field(0), lines.field(1)

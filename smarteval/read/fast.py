@@ -1,11 +1,13 @@
 """Fast run reader: a chunked, vectorised byte tokenizer over the file's bytes (numpy only).
 
 Reads a TREC run into grouped flat columns in bounded memory: fields are separated by
-runs of spaces and tabs, lines end in LF or CRLF, a UTF-8 BOM is skipped, blank and
-``#`` lines are skipped, fields after the sixth are ignored, and gzip / bz2 / xz input
-is recognised by its magic bytes. Any line it cannot take on its fast path raises
-:class:`~smarteval.errors.InputError`; :func:`smarteval.read.plain.read_run` then
-re-reads the file with the plain reader, which words the error for the user.
+runs of the bytes C's isspace takes (trec_eval's), lines end in LF or CRLF, a UTF-8 BOM
+is skipped, blank and ``#`` lines are skipped, fields after the sixth are ignored, and
+compressed input is recognised by its magic bytes. A line it refuses raises
+:class:`LineError` with the line's bytes, which :func:`smarteval.read.plain.read_run`
+gives the checked tokenizer to word (the file is not read again); anything it cannot
+take otherwise (a query id that is not UTF-8, a chunk of blank space) makes the plain
+reader read the file.
 """
 
 from __future__ import annotations
@@ -23,9 +25,25 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from smarteval.columns import distinct
 from smarteval.errors import InputError
-from smarteval.read.keys import concat_ids, decode_ids, fixed_width_pays, id_lengths
-from smarteval.read.source import open_binary
+from smarteval.read.keys import IS_SEPARATOR, concat_ids, decode_ids, fixed_width_pays, id_lengths
+from smarteval.read.source import TextGuard, decompressing, display, is_compressed, open_binary
 from smarteval.threads import spare_cpus
+
+
+class LineError(InputError):
+    """An error the fast reader found at a line, with the line's bytes (``raw``):
+    ``definite`` when the checked tokenizer refuses the line too (it words the message),
+    False when it may take it (a query id that is not UTF-8, a chunk of blank space)."""
+
+    def __init__(self, path: str, line: int, problem: str, raw: bytes = b"",
+                 definite: bool = True):
+        super().__init__(path, line, problem,
+                         raw.rstrip(b"\r\n").decode("utf-8", "replace") or None)
+        self.raw = raw
+        self.definite = definite
+
+    def __reduce__(self):
+        return (type(self), (self.path, self.line, self.problem, self.raw, self.definite))
 
 
 @dataclass(eq=False)
@@ -64,9 +82,11 @@ class _Chunk:
         self.scratch: dict[str, np.ndarray] = {}   # temporaries reused with the buffer
 
 
-def iter_chunks(f, chunk_bytes: int, get_buffer):
+def iter_chunks(f, chunk_bytes: int, get_buffer, guard: TextGuard | None = None):
     """Fill buffers from ``get_buffer()`` with whole lines (the last one may be padded
-    with a newline). Yields each filled _Chunk; a line longer than a chunk grows it."""
+    with a newline). Yields each filled _Chunk; a line longer than a chunk grows it.
+    ``guard`` checks the bytes as they are read (a NUL byte, a line or blank space
+    too long are refused before more is read)."""
     carry = b""
     first = True
     index = 0
@@ -86,6 +106,8 @@ def iter_chunks(f, chunk_bytes: int, get_buffer):
                 break
             got += r
         mv.release()
+        if guard is not None:
+            guard.check(ch.buf, PAD + nc, PAD + got)
         if first:
             first = False
             if ch.buf[PAD:PAD + 3] == b"\xef\xbb\xbf":   # UTF-8 BOM
@@ -588,12 +610,12 @@ def _parse_slow(buf, start, length):
     return np.zeros(len(s)), 0   # pragma: no cover
 
 
-def _text_at(buf: bytearray, off: int) -> str:
-    """The text of the line holding byte ``off`` of a chunk buffer."""
+def _line_at(buf: bytearray, off: int) -> bytes:
+    """The bytes of the line holding byte ``off`` of a chunk buffer (its line end too)."""
     s = buf.rfind(b"\n", PAD, off) + 1 or PAD
     s = max(s, PAD)
     e = buf.find(b"\n", off)
-    return bytes(buf[s:e]).rstrip(b"\r").decode("utf-8", "replace")
+    return bytes(buf[s:e + 1])
 
 
 @dataclass
@@ -607,12 +629,10 @@ class ChunkResult:
     qrun_starts: Any                # (runs,) row where the qid changes (first: 0)
     qrun_ids: Any                   # (runs,) 'S' qid of each run
     tag: bytes | None
-    error: Any = None      # (line index in the chunk, problem, text)
+    error: Any = None      # (line index in the chunk, problem, line bytes, definite)
     fast: bool = False
 
 
-_SEP = np.zeros(256, bool)
-_SEP[[9, 10, 13, 32]] = True
 
 
 def _scratch(scratch: dict | None, name: str, size: int, dtype) -> np.ndarray:
@@ -670,7 +690,7 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
         # whitespace byte would take 8 bytes a byte; the plain reader, which works on
         # token edges, takes it instead
         return ChunkResult(0, 0, None, None, None, None, None, None,
-                           error=(0, "mostly whitespace", ""))
+                           error=(0, "mostly whitespace", b"", False))
     pos = _positions(ws, nws, scratch)
     del ws
     vals = np.take(a, pos, out=_scratch(scratch, "vals", nws, np.uint8),
@@ -678,17 +698,22 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
     pos_all, vals_all = pos, vals                     # for the general path
     fast = False
     crlf = False
+    bare_cr = None                   # the line index of the first CR not before an LF
     if np.count_nonzero(np.equal(vals, 13, out=sb[:len(vals)])):
         # CRLF line ends: drop each CR that sits right before its LF
         cr = np.flatnonzero(sb[:len(vals)])
         nxt = np.minimum(cr + 1, len(pos) - 1)
-        if ((vals[nxt] == 10) & (pos[nxt] == pos[cr] + 1)).all():
+        before_lf = (vals[nxt] == 10) & (pos[nxt] == pos[cr] + 1)
+        if before_lf.all():
             keep = np.ones(len(pos), bool)
             keep[cr] = False
             pos, vals = pos[keep], vals[keep]
             crlf = True
+        else:
+            at = int(cr[np.flatnonzero(~before_lf)[0]])
+            bare_cr = (int(np.count_nonzero(vals[:at] == 10)), int(pos[at]))
     n6 = len(pos) // 6
-    if len(pos) == 6 * n6 and n6 and pos[0] > PAD:
+    if bare_cr is None and len(pos) == 6 * n6 and n6 and pos[0] > PAD:
         # one separator (space or tab) between the 6 fields, then LF: the separator
         # positions reshape to (lines, 6)
         nl = pos[5::6]
@@ -723,15 +748,15 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
         del P, pos, nl, pos_all, vals_all
     else:
         pos, vals = pos_all, vals_all
-        # separators: space, tab, CR, LF; any other control byte is part of a field
-        is_sep = _SEP[vals]
+        # separators: C's isspace (trec_eval's); any other control byte is part of a field
+        is_sep = IS_SEPARATOR[vals]
         if not is_sep.all():
             if (vals == 0).any():
                 at = int(pos[np.flatnonzero(vals == 0)[0]])
                 nlb = int(np.count_nonzero(vals[:np.flatnonzero(vals == 0)[0]] == 10))
                 return ChunkResult(0, 0, None, None, None, None, None, None,
                                    error=(nlb, "binary file (NUL byte), not a run file",
-                                          _text_at(buf, at).replace("\x00", "\\0")))
+                                          b"", True))
             pos, vals = pos[is_sep], vals[is_sep]
         del is_sep
         isnl = vals == 10
@@ -754,10 +779,16 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
         counts = np.diff(np.concatenate((firsts, [len(tl)])))
         data = a[ts[firsts]] != 35                    # not a '#' comment line
         short = data & (counts < 6)
+        if bare_cr is not None:                       # lines end in LF or CRLF only
+            short |= tl[firsts] >= bare_cr[0]
         if short.any():
             i = int(np.flatnonzero(short)[0])
-            error = (int(tl[firsts[i]]), _SHORT.format(int(counts[i])),
-                     _text_at(buf, int(ts[firsts[i]])))
+            if bare_cr is not None and int(tl[firsts[i]]) >= bare_cr[0]:
+                error = (bare_cr[0], "a carriage return not before a line feed",
+                         _line_at(buf, bare_cr[1]), True)
+            else:
+                error = (int(tl[firsts[i]]), _SHORT.format(int(counts[i])),
+                         _line_at(buf, int(ts[firsts[i]])), True)
             data[i:] = False                          # rows before it are still checked
         f0 = firsts[data]
         lines = tl[f0]
@@ -774,11 +805,11 @@ def parse_chunk(buf: bytearray, m: int, scratch: dict | None = None) -> ChunkRes
     if bad < 0 and not np.isfinite(scores).all():     # inf / nan: not a ranking score
         bad = int(np.flatnonzero(~np.isfinite(scores))[0])
     if bad >= 0:
-        text = _text_at(buf, int(ss[bad]))
+        text = _line_at(buf, int(ss[bad]))
         value = bytes(buf[ss[bad]:se[bad]]).decode("utf-8", "replace")
         return ChunkResult(nlines, 0, None, None, None, None, None, None,
                            error=(bad if lines is None else int(lines[bad]),
-                                  f"score {value!r} is not a finite number", text))
+                                  f"score {value!r} is not a finite number", text, True))
     if error is not None:
         return ChunkResult(nlines, 0, None, None, None, None, None, None, error)
     length = _scratch(scratch, "length", n, np.int64)
@@ -864,8 +895,8 @@ class Collector:
     def add(self, r: ChunkResult) -> None:
         """Append a chunk's rows (raises its error, with the physical line number)."""
         if r.error is not None:
-            raise InputError(self.path, self.line_base + r.error[0] + 1, r.error[1],
-                             r.error[2])
+            line, problem, raw, definite = r.error
+            raise LineError(self.path, self.line_base + line + 1, problem, raw, definite)
         self.chunks += 1
         self.fast_chunks += r.fast
         k, n = r.rows, self.n
@@ -978,8 +1009,9 @@ class Collector:
                     q.decode("utf-8")
                 except UnicodeDecodeError:
                     line = self._line_of(int(run_s[int(np.flatnonzero(inv == i)[0])]))
-                    raise InputError(self.path, line, "query id is not valid UTF-8",
-                                     _line_text(self.path, line)) from None
+                    # the checked tokenizer takes it (the id keeps its bytes)
+                    raise LineError(self.path, line, "query id is not valid UTF-8",
+                                    definite=False) from None
             raise
 
     def _line_of(self, row: int) -> int:
@@ -1030,15 +1062,6 @@ def _permute_in_place(docnos: np.ndarray, perm: np.ndarray) -> np.ndarray:
     return docnos
 
 
-def _line_text(path: str, line: int) -> str:
-    """The text of a physical line (1-based), re-read on the error path only."""
-    with open_binary(path) as f:
-        for i, raw in enumerate(f, 1):
-            if i == line:
-                return raw.rstrip(b"\r\n").decode("utf-8", "replace")
-    return ""
-
-
 # ---------------------------------------------------------------------------
 # The reader
 # ---------------------------------------------------------------------------
@@ -1066,8 +1089,13 @@ def parser_threads(size: int, chunk_bytes: int, compressed: bool = False) -> int
 
 
 def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int | None = None,
-             keep_lines: bool = True) -> RunCols:
+             keep_lines: bool = True, stream: Any = None,
+             expected: str | None = None) -> RunCols:
     """Read a TREC run file into grouped flat columns (see the module docstring).
+
+    ``stream``: the file's raw bytes, already open (an input read once, which ``path``
+    names in messages only); ``expected`` ends the refusals of the text as it is read
+    (:class:`~smarteval.read.source.TextGuard`).
 
     ``chunk_bytes`` bounds the temporaries (a few times a chunk per worker);
     ``workers`` >= 1 parses chunks in that many threads while the calling thread reads
@@ -1096,7 +1124,7 @@ def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int | None = None,
                 free.append(ch)
 
     try:
-        size = 0 if path == "-" else os.path.getsize(path)
+        size = 0 if path == "-" or stream is not None else os.path.getsize(path)
     except OSError:
         size = 0
     col = None
@@ -1109,16 +1137,18 @@ def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int | None = None,
             col = Collector(path, int(est) + 1024, keep_lines)
         col.add(r)
 
-    with open_binary(path) as f:
+    guard = TextGuard(display(path), "a run file", expected)
+    with (open_binary(path) if stream is None else decompressing(stream, path)) as f:
+        compressed = is_compressed(f)
         raw = getattr(f, "fileobj", None) or getattr(f, "_fp", None) or f
         if workers is None:
-            workers = parser_threads(size, chunk_bytes, raw is not f)
-        if 0 < size <= chunk_bytes and raw is f:      # one chunk of plain text: no thread
+            workers = parser_threads(size, chunk_bytes, compressed)
+        if 0 < size <= chunk_bytes and not compressed:  # one chunk of plain text: no thread
             workers = 0
             one_chunk = True
-        if workers <= 0 and raw is f and size > 0:    # plain text: a buffer of its size
+        if workers <= 0 and not compressed and size > 0:  # plain text: a buffer of its size
             chunk_bytes = min(chunk_bytes, size + 1)
-        chunks = iter_chunks(f, chunk_bytes, get_buffer)
+        chunks = iter_chunks(f, chunk_bytes, get_buffer, guard)
         first = next(chunks, None)
         if first is not None:  # bytes of text per byte of file, from the first chunk
             try:

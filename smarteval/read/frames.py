@@ -21,6 +21,7 @@ records need neither.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
 from itertools import chain
 from typing import Any
@@ -29,7 +30,14 @@ import numpy as np
 
 from smarteval.columns import Qrels, Run
 from smarteval.errors import InputError, UsageError
-from smarteval.read.keys import compact_ids, docno_hash, encode_ids, is_varlen
+from smarteval.read.keys import (
+    IS_SEPARATOR,
+    SEPARATORS,
+    compact_ids,
+    docno_hash,
+    encode_ids,
+    is_varlen,
+)
 from smarteval.read.plain import (
     ID_ERRORS,
     _may_have_duplicates,
@@ -96,11 +104,61 @@ def read_table(path: str | os.PathLike, kind: str, wanted: Iterable[str] | None 
     import io
 
     import pyarrow.json as pj
-    data = read_bytes(path)
+    data = read_bytes(path, what="a JSON Lines file")
+    _refuse_deep_nesting(data, name)
     try:
         return pj.read_json(io.BytesIO(data))
     except (OSError, pa.ArrowException) as exc:
         raise InputError(name, None, f"cannot read as JSON Lines: {exc}") from None
+
+
+#: The deepest nesting of arrays and objects a JSON Lines line may have (pyarrow's parser
+#: recurses, and crashes the process on a line nested some 20,000 deep).
+MAX_NESTING = 500
+
+
+def _refuse_deep_nesting(data: bytes, name: str) -> None:
+    """Refuse a JSON Lines line nested deeper than :data:`MAX_NESTING`, before pyarrow's
+    parser sees it. Only a line with more opening brackets than that can be (found a block
+    of lines at a time, all rows at once); each such line's depth is measured outside its
+    strings (:func:`_nesting`)."""
+    if data.count(b"[") + data.count(b"{") <= MAX_NESTING:
+        return
+    buf = np.frombuffer(data, dtype=np.uint8)
+    block = 1 << 22
+    start = 0                                   # of the line being counted
+    while start < len(buf):
+        stop = data.rfind(b"\n", start, start + block) + 1
+        if stop <= start:                       # a line longer than a block
+            stop = data.find(b"\n", start + block) + 1 or len(buf)
+        part = buf[start:stop]
+        ends = np.flatnonzero(part == 10)
+        bounds = np.concatenate(([0], ends + 1, [len(part)] if not len(ends) or
+                                 ends[-1] != len(part) - 1 else []))
+        opening = np.cumsum((part == 91) | (part == 123), dtype=np.int64)
+        before = np.concatenate(([0], opening))[bounds.astype(np.int64)]
+        for i in np.flatnonzero(np.diff(before) > MAX_NESTING).tolist():
+            if _nesting(part[int(bounds[i]):int(bounds[i + 1])]) > MAX_NESTING:
+                number = data.count(b"\n", 0, start + int(bounds[i])) + 1
+                raise InputError(name, number, f"nested deeper than {MAX_NESTING} arrays and "
+                                 "objects: not a run or qrels row")
+        start = stop
+
+
+def _nesting(line: np.ndarray) -> int:
+    """How deep a line of JSON nests its arrays and objects, brackets within strings left
+    out (a quote after an odd number of backslashes is escaped)."""
+    slash = line == 92
+    count = np.cumsum(slash)
+    run = count - np.maximum.accumulate(np.where(slash, 0, count))   # backslashes ending here
+    quotes = np.flatnonzero(line == 34)
+    real = quotes[np.where(quotes > 0, run[quotes - 1], 0) % 2 == 0]
+    toggles = np.zeros(len(line), dtype=np.int64)
+    toggles[real] = 1
+    in_string = np.cumsum(toggles) % 2 == 1
+    step = ((line == 91) | (line == 123)).astype(np.int64) - ((line == 93) | (line == 125))
+    step[in_string] = 0
+    return int(np.cumsum(step).max(initial=0))
 
 
 # --------------------------------------------------------------------------- entry points
@@ -457,8 +515,54 @@ def _text(value) -> str:
     return value.decode("utf-8", ID_ERRORS) if isinstance(value, bytes) else str(value)
 
 
+#: How a refusal names a byte that separates fields in a text file.
+_SEPARATOR_NAMES = {9: "a tab", 10: "a line feed", 11: "a vertical tab", 12: "a form feed",
+                    13: "a carriage return", 32: "a space"}
+
+
+def _refuse_separators(ids: np.ndarray, rows, name: str, what: str, expected: str) -> None:
+    """Refuse an id (bytes or text) that is empty or holds a byte that separates fields
+    in a text file (:data:`~smarteval.read.keys.SEPARATORS`): no TREC file can hold it, and
+    written out (``-f trec``, ``tsv``, ``csv``) it would split its line or field.
+    ``rows(i)`` is the first row holding ``ids[i]``."""
+    if not len(ids):
+        return
+    if ids.dtype.kind == "S":
+        width = ids.dtype.itemsize
+        grid = ids.view(np.uint8).reshape(len(ids), width)
+        bad = IS_SEPARATOR[grid].any(axis=1) | (grid[:, 0] == 0) if width \
+            else np.ones(len(ids), dtype=bool)
+    else:
+        odd = np.frompyfunc(lambda v: not v or _SEPARATOR_RE.search(
+            v if isinstance(v, bytes) else v.encode("utf-8", ID_ERRORS)) is not None, 1, 1)
+        bad = odd(ids).astype(bool)
+    if not bad.any():
+        return
+    i = _first(bad)
+    value = ids[i]
+    raw = value if isinstance(value, bytes) else str(value).encode("utf-8", ID_ERRORS)
+    if not raw:
+        raise _bad_row(name, rows(i), f"empty {what}", expected)
+    held = _SEPARATOR_NAMES[next(b for b in raw if IS_SEPARATOR[b])]
+    text = _text(raw)
+    shown = _show(text) if len(text) <= 60 else f"{_show(text[:60])}... ({len(raw)} bytes)"
+    raise _bad_row(name, rows(i), f"{what} {shown} holds {held}, which no id "
+                   "in a TREC file can hold (it would split the id's line or field when "
+                   "written out)", expected)
+
+
+_SEPARATOR_RE = re.compile(b"[" + re.escape(SEPARATORS) + b"]")
+
+
 def _docnos(col: _Column, name: str, expected: str) -> np.ndarray:
-    """Each row's docno as UTF-8 bytes (a fixed-width 'S' array)."""
+    """Each row's docno as UTF-8 bytes (a fixed-width 'S' array, or variable-length);
+    one that no TREC file could hold is refused (:func:`_refuse_separators`)."""
+    docnos = _docno_bytes(col, name, expected)
+    _refuse_separators(docnos, lambda i: i, name, "docno", expected)
+    return docnos
+
+
+def _docno_bytes(col: _Column, name: str, expected: str) -> np.ndarray:
     if not col.arrow:
         text = _numpy_ids(col, name, "docno", expected)
         if not len(text):
@@ -523,10 +627,13 @@ def _numbers(col: _Column, name: str, what: str, expected: str) -> np.ndarray:
         if values.null_count:
             raise _bad_row(name, _first(values.is_null().to_numpy(zero_copy_only=False)),
                            f"no {what} (missing value in column {col.label!r})", expected)
-        if pa.types.is_integer(values.type) or pa.types.is_floating(values.type) or \
-                pa.types.is_boolean(values.type) or pa.types.is_decimal(values.type):
-            return np.asarray(values.cast(pa.float64()).to_numpy(zero_copy_only=False),
-                              dtype=np.float64)
+        _refuse_nested(values, name, what, col.label, expected)
+        if pa.types.is_integer(values.type) or pa.types.is_boolean(values.type):
+            # rounded to the nearest double, as the text readers round its digits
+            return values.to_numpy(zero_copy_only=False).astype(np.float64)
+        if pa.types.is_floating(values.type) or pa.types.is_decimal(values.type):
+            return np.asarray(values.cast(pa.float64(), safe=False)
+                              .to_numpy(zero_copy_only=False), dtype=np.float64)
         values = np.asarray(values.to_pylist(), dtype=object) \
             if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)) \
             else values.to_numpy(zero_copy_only=False)
@@ -547,6 +654,15 @@ def _numbers(col: _Column, name: str, what: str, expected: str) -> np.ndarray:
     return out
 
 
+def _refuse_nested(values, name: str, what: str, label: str, expected: str) -> None:
+    """Refuse an Arrow column of lists, structs, maps...: one value a row, or none."""
+    import pyarrow as pa
+    t = values.type
+    if pa.types.is_nested(t) or pa.types.is_dictionary(t) and pa.types.is_nested(t.value_type):
+        raise InputError(name, None, f"column {label!r} holds {t}, not a {what} a row",
+                         expected=expected)
+
+
 def _is_number(x) -> bool:
     try:
         float(x)
@@ -564,9 +680,15 @@ def _grades(col: _Column, name: str, expected: str) -> np.ndarray:
         if values.null_count:
             raise _bad_row(name, _first(values.is_null().to_numpy(zero_copy_only=False)),
                            f"no relevance (missing value in column {col.label!r})", expected)
+        _refuse_nested(values, name, "relevance", col.label, expected)
         if pa.types.is_integer(t) or pa.types.is_boolean(t):
-            return np.asarray(values.cast(pa.int64()).to_numpy(zero_copy_only=False),
-                              dtype=np.int64)
+            grades = values.to_numpy(zero_copy_only=False)
+            if grades.dtype == np.uint64 and (grades > np.iinfo(np.int64).max).any():
+                row = _first(grades > np.iinfo(np.int64).max)
+                raise _bad_row(name, row, f"relevance {_show(grades[row])} is out of range: a "
+                               "grade lies between -9223372036854775808 and "
+                               "9223372036854775807", expected)
+            return grades.astype(np.int64)
         values = values.to_numpy(zero_copy_only=False)
     kind = values.dtype.kind
     if kind in "iub":
@@ -592,8 +714,10 @@ def _grades(col: _Column, name: str, expected: str) -> np.ndarray:
 
 
 def _query_codes(qid: _Column, name: str, expected: str) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's query code, codes in the text order of the ids, and the sorted ids."""
+    """Each row's query code, codes in the text order of the ids, and the sorted ids (an
+    id no TREC file could hold refused: :func:`_refuse_separators`)."""
     codes, texts = _id_text(qid, name, "query id", expected)
+    _refuse_separators(texts, lambda i: _first(codes == i), name, "query id", expected)
     qids, inverse = np.unique(texts, return_inverse=True)   # ids that are equal as text merge
     return inverse.astype(np.int64).ravel()[codes], qids
 

@@ -15,6 +15,14 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
+#: The bytes that separate fields in a text file, as C's ``isspace`` (trec_eval's): space,
+#: tab, LF, VT, FF and CR. Every other byte, a control byte too, is part of a field, so an
+#: id read from a text file never holds one of these; an id given in a table or in memory
+#: that holds one is refused (it could not be written back as text).
+SEPARATORS = b" \t\n\x0b\x0c\r"
+IS_SEPARATOR = np.zeros(256, dtype=bool)
+IS_SEPARATOR[list(SEPARATORS)] = True
+
 #: Ids up to this many bytes are always kept at a fixed width.
 FIXED_WIDTH_MAX = 64
 #: Bytes a variable-length column spends on an id besides its own: the pointer and the

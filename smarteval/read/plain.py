@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
 
 import numpy as np
 
 from smarteval.columns import Qrels, Run, block_query_index
 from smarteval.errors import InputError
-from smarteval.read.keys import decode_ids, docno_hash, is_varlen, sort_key_words
-from smarteval.read.source import CORRUPT, display, read_bytes
+from smarteval.read.keys import IS_SEPARATOR, decode_ids, docno_hash, is_varlen, sort_key_words
+from smarteval.read.source import (
+    CORRUPT,
+    Spool,
+    TextGuard,
+    display,
+    is_stream,
+    read_bytes,
+    text_size,
+)
 
 RUN_EXPECTED = "QUERY_ID Q0 DOC_ID RANK SCORE RUN_TAG (6 fields, whitespace-separated)"
 QRELS_EXPECTED = "QUERY_ID ITERATION DOC_ID RELEVANCE (4 fields, whitespace-separated)"
@@ -23,30 +30,54 @@ _CHUNK = 1 << 24  # bytes tokenised at a time: bounds the temporary arrays
 
 # --------------------------------------------------------------------------- tokenizer
 
+#: The refusal of a carriage return that does not end a line.
+BARE_CR = ("a carriage return (CR) not followed by a line feed: lines end in LF or CRLF "
+           "(a file with CR line ends: tr '\\r' '\\n' < FILE)")
+
+
+def _bare_cr(data: bytes, buf: np.ndarray) -> int:
+    """The offset of the first CR in ``data`` that is neither before an LF nor the last
+    byte, or -1."""
+    first = data.find(b"\r")
+    if first < 0:
+        return -1
+    cr = np.flatnonzero(buf[first:] == 13) + first
+    after = np.minimum(cr + 1, len(buf) - 1)
+    bare = (buf[after] != 10) & (cr + 1 < len(buf))
+    return int(cr[np.argmax(bare)]) if bare.any() else -1
+
+
 class _Lines:
     """The usable lines of a text file, tokenised: per line the start/end of its fields."""
 
     def __init__(self, data: bytes, name: str, nfields: int, expected: str, kind: str,
-                 exact: bool = False):
+                 exact: bool = False, first_line: int = 1):
         """``exact``: a line holds exactly ``nfields`` fields and no line is blank (qrels,
         as trec_eval reads them); otherwise later fields and blank lines are ignored (runs).
+        ``first_line``: the number of ``data``'s first line in its file.
+
+        Fields are separated by the bytes C's isspace takes (trec_eval's:
+        :data:`~smarteval.read.keys.SEPARATORS`); lines end in LF or CRLF, and a CR
+        anywhere else is refused (a file with CR line ends would read as one line).
         """
         self.data = data
         self.exact = exact
+        self.first_line = first_line
         self._padded: bytearray | None = None
         self.name = name
         if data.startswith(b"\xef\xbb\xbf"):
             data = b"   " + data[3:]  # keep byte offsets (and so line text) stable
             self.data = data
-        nul = data.find(b"\x00")
-        if nul >= 0:
-            line = data.count(b"\n", 0, nul) + 1
-            raise InputError(name, line, f"binary file (NUL byte), not a {kind} file",
-                             expected=expected)
+        TextGuard(name, f"a {kind} file", expected).check(data)
         self.buf = np.frombuffer(data, dtype=np.uint8)
+        cr = _bare_cr(data, self.buf)
+        if cr >= 0:
+            line = data.count(b"\n", 0, cr)
+            raise InputError(name, first_line + line, BARE_CR,
+                             text=self.line_text(first_line + line), expected=expected)
         starts, ends, lines = [], [], []
         pos = 0
-        line_base = 0
+        line_base = first_line - 1
         n = len(data)
         while pos < n:
             stop = min(pos + _CHUNK, n)
@@ -79,7 +110,7 @@ class _Lines:
     def _chunk(self, lo: int, hi: int, nfields: int, expected: str, kind: str,
                line_base: int):
         b = self.buf[lo:hi]
-        ws = b <= 32                       # space, tab, CR, LF and other controls
+        ws = IS_SEPARATOR[b]
         # the clean path takes a position per separator: only when at most every other
         # byte is one, as in any clean chunk (a line of millions of spaces is not)
         clean = None
@@ -140,7 +171,7 @@ class _Lines:
         """Field bounds when every line is ``nfields`` fields, one space or tab apart,
         ending in LF (no blank, comment or CRLF line): the separators' positions then
         reshape to (lines, nfields). None otherwise (the general path below)."""
-        if len(sep) == 0 or len(sep) % nfields or b[-1] != 10 or b[0] <= 32:
+        if len(sep) == 0 or len(sep) % nfields or b[-1] != 10 or IS_SEPARATOR[b[0]]:
             return None
         at = sep.reshape(-1, nfields)
         kinds = b[sep].reshape(-1, nfields)
@@ -163,7 +194,7 @@ class _Lines:
     def line_text(self, line: int) -> str:
         """The text of physical line ``line`` (1-based)."""
         start = 0
-        for _ in range(line - 1):
+        for _ in range(line - self.first_line):
             start = self.data.index(b"\n", start) + 1
         end = self.data.find(b"\n", start)
         return _clean(self.data[start:end if end >= 0 else len(self.data)])
@@ -194,25 +225,40 @@ class _Lines:
                           expected=expected, extra=extra)
 
 
+def read_lines(path, data: bytes | None, nfields: int, expected: str, kind: str,
+               exact: bool = True) -> _Lines:
+    """The lines of a text file of ``kind`` (``path``, or ``data`` when given), checked
+    as they are read and tokenised (:class:`_Lines`)."""
+    data = read_bytes(path, data=data, what=f"a {kind} file", expected=expected)
+    return _Lines(data, display(str(path)), nfields, expected, kind, exact=exact)
+
+
 def line_texts(path: str, lines) -> dict[int, str]:
     """The text of the given 1-based lines of a file read again (for an error message).
 
-    Empty when the file cannot be read again (standard input, a file since removed) or
-    is not text (Parquet, say: its rows are named by number alone).
+    Empty when the file cannot be read again (standard input, a FIFO or a device, which
+    are read once; a file since removed) or is not text (Parquet, say: its rows are named
+    by number alone).
     """
+    if path == "<stdin>" or is_stream(path):
+        return {}
     try:
         data = read_bytes(path)
     except (InputError, OSError, *CORRUPT):
         return {}
-    if data[:4] == b"PAR1" or b"\x00" in data[:65536]:
+    if data[:4] == b"PAR1":
         return {}
-    wanted = set(lines)
     out = {}
-    for number, raw in enumerate(data.split(b"\n"), 1):
-        if number in wanted:
-            out[number] = _clean(raw)
-            if len(out) == len(wanted):
-                break
+    start, number = 0, 1
+    for line in sorted(set(lines)):
+        while number < line and start >= 0:
+            start = data.find(b"\n", start)
+            start = start + 1 if start >= 0 else -1
+            number += 1
+        if start < 0:
+            break
+        end = data.find(b"\n", start)
+        out[line] = _clean(data[start:end if end >= 0 else len(data)])
     return out
 
 
@@ -298,9 +344,16 @@ def _naming_the_file_out_of_memory(read):
         try:
             return read(path, data=data, **options)
         except MemoryError:
-            raise InputError(display(str(path)), None, "out of memory while reading it (a very "
-                             "long document id or line takes memory on every line)") from None
+            raise InputError(display(str(path)), None, out_of_memory(path)) from None
     return reading
+
+
+def out_of_memory(path) -> str:
+    """What running out of memory while reading ``path`` is said as (its size, when known)."""
+    size = text_size(path) if isinstance(path, (str, os.PathLike)) else 0
+    held = f" ({size / (1 << 20):,.0f} MiB of text)" if size else ""
+    return (f"out of memory while reading it{held}: give smarteval more memory, or "
+            "evaluate the file in parts")
 
 
 @_naming_the_file_out_of_memory
@@ -318,29 +371,22 @@ def read_run(path: str | os.PathLike, *, data: bytes | None = None,
     trec_eval does, among the documents it evaluates.
     """
     name = display(str(path))
-    if data is None and name == "<stdin>":
-        # spooled to a file, so the fast reader can take it and the plain one re-read it
-        # (removed whatever happens, Ctrl-C and SIGTERM included)
-        import shutil
-        import tempfile
-        fd, spool = tempfile.mkstemp(prefix="smarteval-stdin-")
-        try:
-            with os.fdopen(fd, "wb") as tmp:
-                shutil.copyfileobj(sys.stdin.buffer, tmp, 1 << 20)
-            return _read_run_file(spool, name, element_types, ranks)
-        finally:
-            os.unlink(spool)
-    if data is None:
-        return _read_run_file(str(path), name, element_types, ranks)
-    return _read_run_data(read_bytes(name, data=data), name, element_types, ranks)
-
-
-def _read_run_file(path: str, name: str, element_types: bool = False,
-                   ranks: bool = False) -> Run:
-    fast = None if element_types or ranks else _read_run_fast(path, name)
-    if fast is not None:
-        return fast
-    return _read_run_data(read_bytes(path), name, element_types, ranks)
+    if data is not None or element_types or ranks:      # the checked tokenizer alone
+        return _read_run_data(read_bytes(path, data=data, what="a run file",
+                                         expected=RUN_EXPECTED), name, element_types, ranks)
+    source = str(path)
+    if not is_stream(source):
+        fast = _read_run_fast(source, name)
+        return fast if fast is not None else _read_run_data(
+            read_bytes(source, what="a run file", expected=RUN_EXPECTED), name)
+    # standard input, a FIFO, a device: read once, its bytes kept for the checked
+    # tokenizer (removed whatever happens, Ctrl-C and SIGTERM included)
+    with Spool(source) as spool:
+        fast = _read_run_fast(source, name, spool)
+        if fast is not None:
+            return fast
+        return _read_run_data(read_bytes(spool.path(), what="a run file",
+                                         expected=RUN_EXPECTED, shown=name), name)
 
 
 #: The largest rank field read (ndeval's rank order): ranks stay exact as 32-bit floats.
@@ -363,9 +409,12 @@ def _parse_ranks(fields: np.ndarray, lines: _Lines) -> np.ndarray:
 
 
 def _read_run_data(data: bytes, name: str, element_types: bool = False,
-                   ranks: bool = False) -> Run:
-    """The plain reader: every line checked, every error worded for the user."""
-    lines = _Lines(data, name, 6, RUN_EXPECTED, "run")
+                   ranks: bool = False, first_line: int = 1) -> Run:
+    """The plain reader: every line checked, every error worded for the user.
+
+    ``first_line``: the number of ``data``'s first line in its file (a line read alone).
+    """
+    lines = _Lines(data, name, 6, RUN_EXPECTED, "run", first_line=first_line)
     qid_bytes = lines.ids(0)
     docnos = lines.ids(2)
     types = lines.field(1) if element_types else None
@@ -397,17 +446,26 @@ def _read_run_data(data: bytes, name: str, element_types: bool = False,
                element_types=types, ranks=rank_no)
 
 
-def _read_run_fast(path: str, name: str) -> Run | None:
+def _read_run_fast(path: str, name: str, spool: Spool | None = None) -> Run | None:
     """The fast tokenizer's reading of a well-formed run, or None to use the plain reader.
 
-    Anything unusual (a malformed line, a non-finite score, an empty file, a possible
-    duplicate) goes to the plain reader, which finds the exact line and words the error.
+    A line it refuses is refused by the checked tokenizer, which words the error, given
+    that line alone (the file is not read again, nor kept: a late error costs no more
+    memory than a clean file). Anything else unusual (a query id that is not UTF-8, an
+    empty file, a possible duplicate, an unreadable file) goes to the plain reader.
+    ``spool``: the input, when it is not a regular file, read through it.
     """
     from smarteval.read import fast as fastrun
     try:
         # a run read here names no line (a repeat is read again by the plain reader)
-        cols = fastrun.read_run(path, chunk_bytes=4 << 20, keep_lines=False)
-    except (InputError, *CORRUPT):
+        cols = fastrun.read_run(path, chunk_bytes=4 << 20, keep_lines=False,
+                                stream=None if spool is None else spool.stream,
+                                expected=RUN_EXPECTED)
+    except fastrun.LineError as bad:
+        if bad.definite:
+            _read_run_data(bad.raw, name, first_line=bad.line or 1)    # raises its message
+        return None
+    except CORRUPT:                 # cannot be opened: worded by the plain reader
         return None
     if len(cols.docnos) == 0 or not np.isfinite(cols.scores).all() or "\ufffd" in cols.tag:
         return None                 # (a tag that may not be UTF-8: the plain reader keeps it)
@@ -593,7 +651,7 @@ def read_qrels(path: str | os.PathLike, *, data: bytes | None = None) -> Qrels:
     refuses it only in a query it evaluates.
     """
     name = display(str(path))
-    data = read_bytes(path) if data is None else read_bytes(name, data=data)
+    data = read_bytes(path, data=data, what="a qrels file", expected=QRELS_EXPECTED)
     clean = _clean_qrels(data, name)
     if clean is not None:
         return clean

@@ -40,8 +40,9 @@ from smarteval.read.plain import (
     parse_numbers,
     qrels_columns,
     query_docno_order,
+    read_lines,
 )
-from smarteval.read.source import display, read_bytes
+from smarteval.read.source import display
 
 PREFS_EXPECTED = "QUERY_ID JG JSG DOC_ID REL_LEVEL (5 fields, whitespace-separated)"
 QRELS_PREFS_EXPECTED = "QUERY_ID JG DOC_ID REL_LEVEL (4 fields, whitespace-separated)"
@@ -142,10 +143,9 @@ def read_qrels_prefs(path: str | os.PathLike, *, data: bytes | None = None) -> P
 
 def _read_preferences(path, data: bytes | None, fmt: str) -> Preferences:
     name = display(str(path))
-    data = read_bytes(path) if data is None else read_bytes(name, data=data)
     five = fmt == "prefs"
     expected = PREFS_EXPECTED if five else QRELS_PREFS_EXPECTED
-    lines = _Lines(data, name, 5 if five else 4, expected, fmt, exact=True)
+    lines = read_lines(path, data, 5 if five else 4, expected, fmt)
     level = _levels(lines.field(4 if five else 3), lines, expected)
     docnos = lines.ids(3 if five else 2)
     uniq, codes, grouped = _group_queries(lines.ids(0))
@@ -172,8 +172,7 @@ def _read_preferences(path, data: bytes | None, fmt: str) -> Preferences:
 def read_qrels_jg(path: str | os.PathLike, *, data: bytes | None = None) -> JudgementGroups:
     """Read qrels with judgement groups (``-R qrels_jg``): ``QID JG DOCNO REL`` per line."""
     name = display(str(path))
-    data = read_bytes(path) if data is None else read_bytes(name, data=data)
-    lines = _Lines(data, name, 4, QRELS_JG_EXPECTED, "qrels_jg", exact=True)
+    lines = read_lines(path, data, 4, QRELS_JG_EXPECTED, "qrels_jg")
     grades = _parse_ints(lines.field(3), lines, QRELS_JG_EXPECTED)
     docnos = lines.ids(2)
     uniq, codes, grouped = _group_queries(lines.ids(0))

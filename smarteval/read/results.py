@@ -22,11 +22,8 @@ def read_results(path: str) -> list[tuple[str, dict[str, float]]]:
     Reads trec_eval's text (``-f trec``, or trec_eval itself) and smarteval evaluate's
     ``-f tsv``, ``csv`` and ``json``; the ``all`` rows are the summaries.
     """
-    data = read_bytes(path)
+    data = read_bytes(path, what="evaluation results", expected=RESULTS_EXPECTED)
     name = "<stdin>" if path == "-" else path
-    if b"\x00" in data:
-        raise InputError(name, None, "binary file (NUL byte), not evaluation results",
-                         expected=RESULTS_EXPECTED)
     # run names and query ids keep their bytes, as the readers of runs keep them
     text = data.decode("utf-8", ID_ERRORS)
     stripped = text.lstrip()
@@ -50,6 +47,9 @@ def _results_json(name: str, text: str) -> list[tuple[str, dict[str, float]]]:
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise InputError(name, None, f"not smarteval evaluate -f json output ({exc})",
                          expected=RESULTS_EXPECTED) from None
+    except RecursionError:
+        raise InputError(name, None, "not smarteval evaluate -f json output (nested too "
+                         "deeply)", expected=RESULTS_EXPECTED) from None
 
 
 def _results_delimited(name: str, text: str, delim: str) -> list[tuple[str, dict[str, float]]]:

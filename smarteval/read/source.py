@@ -1,17 +1,25 @@
 """Sources: a file, standard input or bytes, opened as a binary stream and decompressed.
 
-Compression (gzip, bzip2, xz) is recognised by magic bytes, never by the file name, in
-one place for every reader: the fast run tokenizer streams from :func:`open_binary`,
-the plain readers take everything at once from :func:`read_bytes`.
+Compression (gzip, bzip2, xz, and zstd with the ``zstd`` extra) is recognised by magic
+bytes, never by the file name, in one place for every reader: the fast run tokenizer
+streams from :func:`open_binary`, the plain readers take everything at once from
+:func:`read_bytes`. Either way the text is checked as it comes (:class:`TextGuard`), so
+that what is read is bounded by what the input holds: a NUL byte (a binary file), a
+line longer than :data:`MAX_LINE` or a stretch of blank space as long stop the reading
+at once, naming the line, however much more a device or a decompressed bomb would give.
+An input that is not a regular file (standard input, a FIFO, a device) is read once:
+:class:`Spool` keeps its bytes for a second reader.
 """
 
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
 import io
 import lzma
 import os
+import re
 import stat
 import sys
 import zlib
@@ -42,11 +50,20 @@ def text_size(path: str | os.PathLike) -> int:
 
 
 def same_file(a: str, b: str) -> bool:
-    """Whether two paths name one file (the same path, a link to it, a hard link)."""
+    """Whether two paths name one file (the same path, a link to it, a hard link); ``-``
+    names standard input, the file its descriptor 0 is open on. A link that cannot be
+    followed (``/proc/1/fd/1``) names no file another path names."""
     try:
-        return os.path.samefile(a, b)
-    except OSError:
+        sa, sb = (os.fstat(0) if p == "-" else os.stat(p) for p in (a, b))
+        return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+    except (OSError, ValueError):
+        pass
+    if "-" in (a, b):
+        return False
+    try:
         return os.path.realpath(a) == os.path.realpath(b)
+    except (OSError, ValueError):
+        return False
 
 
 def display(name: str) -> str:
@@ -54,8 +71,149 @@ def display(name: str) -> str:
     return "<stdin>" if name == "-" else name
 
 
-def decompressing(f: IO[bytes]) -> IO[bytes]:
-    """``f`` itself, or a stream decompressing it when it starts with a known magic number."""
+#: The longest line read, and the longest stretch of blank lines and spaces (bytes): past
+#: either the input is refused, naming the line (no file of lines has one; a device or a
+#: decompression bomb would go on).
+MAX_LINE = 32 << 20
+#: Bytes read at a time where the size is not known beforehand.
+_BLOCK = 1 << 20
+
+_LEADING_BLANK = re.compile(rb"[ \t\n\x0b\x0c\r]*")
+
+
+class TextGuard:
+    """Checks text as it is read, block after block in file order: a NUL byte (a binary
+    file), a line longer than :data:`MAX_LINE` and blank space as long are refused at once,
+    naming the line, so that no reader takes more than the input holds.
+
+    ``what`` names what the file should be in the refusal ("a run file"), ``expected``
+    is the message's expected line.
+    """
+
+    def __init__(self, name: str, what: str = "a text file", expected: str | None = None):
+        self.name, self.what, self.expected = name, what, expected
+        self.lines = 0              # line ends before the next block
+        self.since = 0              # bytes since the last line end
+        self.blank = 0              # blank bytes just before the next block
+        self.blank_line = 1         # the line they start on
+
+    def _refuse(self, line: int, problem: str) -> InputError:
+        return InputError(self.name, line, problem, expected=self.expected)
+
+    def _long(self, line: int) -> InputError:
+        return self._refuse(line, f"a line longer than {MAX_LINE >> 20} MiB: not {self.what}")
+
+    def _blank(self, line: int) -> InputError:
+        return self._refuse(line, f"more than {MAX_LINE >> 20} MiB of blank lines and spaces "
+                                  f"from this line on: not {self.what}")
+
+    def check(self, buf: bytes | bytearray, start: int = 0, end: int | None = None) -> None:
+        """Check ``buf[start:end]``, the next block of the text."""
+        end = len(buf) if end is None else end
+        if start >= end:
+            return
+        nul = buf.find(b"\x00", start, end)
+        if nul >= 0:
+            raise self._refuse(self.lines + buf.count(b"\n", start, nul) + 1,
+                               f"binary file (NUL byte), not {self.what}")
+        limit = MAX_LINE
+        first = buf.find(b"\n", start, end)
+        if (end if first < 0 else first) - start + self.since > limit:
+            raise self._long(self.lines + 1)
+        lead = _LEADING_BLANK.match(buf, start, end).end() - start    # type: ignore[union-attr]
+        if self.blank + lead > limit:
+            raise self._blank(self.blank_line)
+        if end - start > limit // 2:
+            self._within(buf, start, end, limit)
+        newlines = buf.count(b"\n", start, end)
+        if lead == end - start:                 # all blank
+            self.blank += lead
+        else:
+            window = bytes(buf[max(start, end - 4096):end])
+            tail = len(window) - len(window.rstrip(_SEPARATORS))
+            self.blank = tail
+            b0 = end - tail                     # the line after the one it ends
+            self.blank_line = self.lines + newlines - window.count(b"\n", len(window) - tail) \
+                + (1 if b0 > start and buf[b0 - 1] == 10 else 2)
+        self.lines += newlines
+        self.since = self.since + end - start if first < 0 \
+            else end - 1 - buf.rfind(b"\n", start, end)
+        if self.since > limit:
+            raise self._long(self.lines + 1)
+
+    def _within(self, buf: bytes | bytearray, start: int, end: int, limit: int) -> None:
+        """The lines and blank stretches inside a block longer than half the limit: each
+        window of half the limit holds a line end and a byte that is not blank, or the
+        line or stretch around it is measured (a few windows a block, whatever its lines)."""
+        half = max(limit // 2, 1)
+        for p in range(start, end - half + 1, half):
+            q = p + half
+            if buf.find(b"\n", p, q) < 0:
+                s0 = buf.rfind(b"\n", start, p) + 1 or start
+                e0 = buf.find(b"\n", q, end)
+                length = (end if e0 < 0 else e0) - s0 + (self.since if s0 == start else 0)
+                if length > limit:
+                    raise self._long(self.lines + buf.count(b"\n", start, s0) + 1)
+            if _LEADING_BLANK.match(buf, p, q).end() == q:         # type: ignore[union-attr]
+                back = bytes(buf[max(start, p - limit - 1):p])
+                b0 = p - (len(back) - len(back.rstrip(_SEPARATORS)))
+                e1 = _LEADING_BLANK.match(buf, q, end).end()        # type: ignore[union-attr]
+                if e1 - b0 + (self.blank if b0 == start else 0) > limit:
+                    line = self.blank_line if b0 == start else \
+                        self.lines + buf.count(b"\n", start, b0) + (1 if buf[b0 - 1] == 10 else 2)
+                    raise self._blank(line)
+
+
+_SEPARATORS = b" \t\n\x0b\x0c\r"
+
+#: Compressions not read, by their magic bytes: the refusal names them.
+_UNREAD = ((b"PK\x03\x04", "a zip archive"), (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+           (b"Rar!\x1a\x07", "a RAR archive"), (b"\x04\x22\x4d\x18", "lz4-compressed"),
+           (b"\x1f\x9d", "compressed by compress (.Z)"), (b"LZIP", "lzip-compressed"),
+           (b"\x89LZO", "lzop-compressed"))
+_ZSTD = b"\x28\xb5\x2f\xfd"
+READ_COMPRESSIONS = "plain text, gzip, bzip2, xz and zstd"
+
+
+class _ZstdStream(io.RawIOBase):
+    """zstandard's decompressing reader, its errors raised as ValueError (a damaged file)."""
+
+    def __init__(self, buffered: Any):
+        import zstandard
+        self._error = zstandard.ZstdError
+        self._reader = zstandard.ZstdDecompressor().stream_reader(buffered,
+                                                                  read_across_frames=True)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        try:
+            return self._reader.readinto(b)
+        except self._error as exc:
+            raise ValueError(str(exc)) from None
+
+    def close(self) -> None:
+        self._reader.close()
+        super().close()
+
+
+def _zstd(buffered: Any, name: str) -> IO[bytes]:
+    try:
+        stream = _ZstdStream(buffered)
+    except ImportError:
+        raise InputError(name, None, "zstd-compressed: reading it needs the zstandard package "
+                         "(pip install 'smarteval[zstd]'), or decompress it first "
+                         "(zstd -d)") from None
+    return cast(IO[bytes], io.BufferedReader(stream, _BLOCK))
+
+
+def decompressing(f: IO[bytes], name: str = "-") -> IO[bytes]:
+    """``f`` itself, or a stream decompressing it when it starts with a known magic number.
+
+    A compression that is not read (zip, 7-Zip, lz4...) is refused by its name, and zstd
+    without the zstandard package with the extra that brings it.
+    """
     buffered: Any = f if hasattr(f, "peek") else io.BufferedReader(f)
     head = buffered.peek(6)[:6]
     if head[:2] == b"\x1f\x8b":
@@ -64,7 +222,37 @@ def decompressing(f: IO[bytes]) -> IO[bytes]:
         return cast(IO[bytes], bz2.BZ2File(buffered, "rb"))
     if head[:6] == b"\xfd7zXZ\x00":
         return cast(IO[bytes], lzma.LZMAFile(buffered, "rb"))
+    if head[:4] == _ZSTD:
+        return _zstd(buffered, display(name))
+    for magic, what in _UNREAD:
+        if head.startswith(magic):
+            raise InputError(display(name), None, f"{what}: smarteval reads "
+                             f"{READ_COMPRESSIONS} files; extract or decompress it first")
     return cast(IO[bytes], buffered)
+
+
+def is_compressed(stream: IO[bytes]) -> bool:
+    """Whether ``stream`` (from :func:`decompressing`) decompresses what it reads."""
+    return isinstance(stream, (gzip.GzipFile, bz2.BZ2File, lzma.LZMAFile)) or \
+        isinstance(getattr(stream, "raw", None), _ZstdStream)
+
+
+def standard_input() -> IO[bytes]:
+    """Standard input as a binary stream; refused when it is closed (``<&-``)."""
+    stdin = sys.stdin
+    buffer = getattr(stdin, "buffer", None)
+    closed = buffer is None or buffer.closed
+    if not closed:
+        try:
+            os.fstat(stdin.fileno())
+        except (io.UnsupportedOperation, AttributeError):
+            pass                    # a stream with no descriptor (a test's, say)
+        except (OSError, ValueError):
+            closed = True           # its descriptor is closed (<&-)
+    if closed:
+        raise InputError("<stdin>", None, "standard input is closed: give a file, or "
+                         "redirect it (< FILE)")
+    return cast(IO[bytes], buffer)
 
 
 def open_binary(path: str) -> IO[bytes]:
@@ -72,31 +260,78 @@ def open_binary(path: str) -> IO[bytes]:
 
     Raises OSError as ``open`` does; :func:`read_bytes` words it for the user.
     """
-    f = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
-    return decompressing(f)
+    f = standard_input() if path == "-" else open(path, "rb")  # noqa: SIM115
+    try:
+        return decompressing(f, path)
+    except BaseException:
+        if path != "-":
+            f.close()
+        raise
 
 
-def read_bytes(path: str | os.PathLike, *, data: bytes | None = None) -> bytes:
-    """The decompressed contents of ``path`` (``-`` is standard input), or of ``data``.
+def is_stream(path: str) -> bool:
+    """Whether ``path`` is read once: standard input, a FIFO, a device or a socket (not a
+    file that can be read again; a missing file or a directory is left to the reader to
+    word)."""
+    if path == "-":
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or \
+        stat.S_ISSOCK(mode)
 
-    Errors name the file: missing, a directory, unreadable, or a corrupt archive.
+
+def read_bytes(path: str | os.PathLike, *, data: bytes | None = None,
+               what: str = "a text file", expected: str | None = None,
+               shown: str | None = None) -> bytes:
+    """The decompressed contents of ``path`` (``-`` is standard input), or of ``data``,
+    checked as they come (:class:`TextGuard`; ``what`` and ``expected`` word its refusals).
+
+    Errors name the file (as ``shown``, when given): missing, a directory, unreadable, or
+    a corrupt archive.
     """
     name = str(path)
-    shown = display(name)
+    shown = shown or display(name)
     try:
-        stream = decompressing(io.BytesIO(data)) if data is not None else open_binary(name)
+        f = io.BytesIO(data) if data is not None else \
+            standard_input() if name == "-" else open(name, "rb")  # noqa: SIM115
     except FileNotFoundError:
-        raise InputError(name, None, "no such file") from None
+        raise InputError(shown, None, "no such file") from None
     except IsADirectoryError:
-        raise InputError(name, None, "is a directory, not a file") from None
+        raise InputError(shown, None, "is a directory, not a file") from None
     except PermissionError:
-        raise InputError(name, None, "permission denied") from None
+        raise InputError(shown, None, "permission denied") from None
     except OSError as exc:
-        raise InputError(name, None, f"cannot read: {exc.strerror or exc}") from None
+        raise InputError(shown, None, f"cannot read: {exc.strerror or exc}") from None
     try:
-        return stream.read()
+        stream = decompressing(f, shown)
+    except BaseException:
+        if name != "-":
+            f.close()
+        raise
+    guard = TextGuard(shown, what, expected)
+    try:
+        if data is not None and not is_compressed(stream):
+            out = data
+            guard.check(out)
+        elif not is_compressed(stream) and not is_stream(name):
+            out = stream.read()         # as much as the file holds
+            guard.check(out)
+        else:
+            blocks = []
+            while True:
+                block = stream.read(_BLOCK)
+                if not block:
+                    break
+                guard.check(block)
+                blocks.append(block)
+            out = b"".join(blocks)
+            del blocks
+        return out
     except CORRUPT as exc:
-        if isinstance(exc, OSError) and not _compressed(stream):
+        if isinstance(exc, OSError) and not is_compressed(stream):
             raise InputError(shown, None, f"cannot read: {exc.strerror or exc}") from None
         raise InputError(shown, None, f"corrupt compressed file: {exc}") from None
     finally:
@@ -104,8 +339,125 @@ def read_bytes(path: str | os.PathLike, *, data: bytes | None = None) -> bytes:
             stream.close()
 
 
-def _compressed(stream: IO[bytes]) -> bool:
-    return isinstance(stream, (gzip.GzipFile, bz2.BZ2File, lzma.LZMAFile))
+# --------------------------------------------------------------------------- temporary files
+
+def _host_mark() -> str:
+    import socket
+    return f"{zlib.crc32(socket.gethostname().encode('utf-8', 'replace')):08x}"
+
+
+def temporary(directory: str | None, prefix: str, suffix: str = "") -> tuple[int, str]:
+    """A new temporary file (descriptor, path) in ``directory`` (None: the system's),
+    named ``PREFIX<pid>-<host>-<random>SUFFIX`` so that a later run can tell one left by
+    a process killed outright (SIGKILL) and remove it (:func:`remove_stale`), which it
+    does first."""
+    import tempfile
+    where = tempfile.gettempdir() if directory is None else directory
+    remove_stale(where, prefix)
+    return tempfile.mkstemp(prefix=f"{prefix}{os.getpid()}-{_host_mark()}-", suffix=suffix,
+                            dir=where)
+
+
+_STALE = re.compile(r"(\d+)-([0-9a-f]{8})-")
+
+
+def remove_stale(directory: str, prefix: str) -> None:
+    """Remove the temporary files :func:`temporary` named in ``directory`` whose process,
+    on this host, no longer runs (a process killed outright leaves its file)."""
+    try:
+        names = [n for n in os.listdir(directory) if n.startswith(prefix)]
+    except OSError:
+        return
+    host = _host_mark()
+    for name in names:
+        match = _STALE.match(name, len(prefix))
+        if match is None or match.group(2) != host or int(match.group(1)) == os.getpid():
+            continue
+        try:
+            os.kill(int(match.group(1)), 0)
+            continue                                # still running
+        except ProcessLookupError:
+            pass
+        except (OSError, OverflowError, ValueError):
+            continue                                # another user's, or not a pid
+        with contextlib.suppress(OSError):
+            os.unlink(os.path.join(directory, name))
+
+
+#: How the spool of standard input (or of another input that is not a regular file) is
+#: named in the temporary directory.
+SPOOL_PREFIX = "smarteval-stdin-"
+
+
+class Spool:
+    """An input that is not a regular file (standard input, a FIFO, a device), read once:
+    :attr:`stream` gives its raw bytes and keeps a copy of each in a temporary file as it
+    is read; :meth:`path` copies the rest there and names that file, for a second
+    reader. The file is removed on :meth:`close`, whatever happened."""
+
+    def __init__(self, source: str):
+        self.source = source
+        self._raw: Any = None
+        self._copy: Any = None
+        self._path = ""
+
+    def _open(self) -> None:
+        """Open the input and the temporary file (done on entering the ``with`` block, so
+        that a signal arriving in between cannot leave the file behind)."""
+        source = self.source
+        self._raw = standard_input() if source == "-" else open(source, "rb")  # noqa: SIM115
+        fd, self._path = temporary(None, SPOOL_PREFIX)
+        try:
+            self._copy = os.fdopen(fd, "wb")
+            self.stream = io.BufferedReader(cast(Any, _Tee(self._raw, self._copy)), _BLOCK)
+        except BaseException:
+            self.close()
+            raise
+
+    def path(self) -> str:
+        """The temporary file holding every byte of the input (the rest read now)."""
+        # every byte read so far went through the copy (the buffered stream reads through
+        # it): the rest comes straight from the input
+        while True:
+            block = self._raw.read(_BLOCK)
+            if not block:
+                break
+            self._copy.write(block)
+        self._copy.flush()
+        return self._path
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError, AttributeError):
+            self._copy.close()
+        if self.source != "-":
+            with contextlib.suppress(OSError, AttributeError):
+                self._raw.close()
+        if self._path:
+            with contextlib.suppress(OSError):
+                os.unlink(self._path)
+
+    def __enter__(self) -> Spool:
+        self._open()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class _Tee(io.RawIOBase):
+    """A raw stream that writes what it reads to ``copy``."""
+
+    def __init__(self, raw: Any, copy: IO[bytes]):
+        self._raw, self._copy = raw, copy
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        n = self._raw.readinto(b)
+        if n:
+            self._copy.write(memoryview(b)[:n])
+        return n or 0
 
 
 #: Names of table files (any compression for JSON Lines), told apart from TREC text files.

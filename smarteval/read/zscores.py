@@ -29,11 +29,11 @@ import numpy as np
 
 from smarteval.read.plain import (
     ID_ERRORS,
-    _Lines,
     _naming_the_file_out_of_memory,
     parse_numbers,
+    read_lines,
 )
-from smarteval.read.source import display, read_bytes
+from smarteval.read.source import display
 
 ZSCORES_EXPECTED = "QUERY_ID MEASURE MEAN STDDEV (4 fields, whitespace-separated)"
 
@@ -115,10 +115,14 @@ def read_zscores(path: str | os.PathLike, *, data: bytes | None = None) -> ZScor
     number, a (query, measure) given twice.
     """
     name = display(str(path))
-    data = read_bytes(path) if data is None else read_bytes(name, data=data)
-    lines = _Lines(data, name, 4, ZSCORES_EXPECTED, "z-score", exact=True)
+    lines = read_lines(path, data, 4, ZSCORES_EXPECTED, "z-score")
     means = parse_numbers(lines.field(2), lines, "mean", ZSCORES_EXPECTED)
     stddevs = parse_numbers(lines.field(3), lines, "standard deviation", ZSCORES_EXPECTED)
+    if (stddevs < 0).any():         # (trec_eval would flip the z-scores' sign)
+        bad = int(np.flatnonzero(stddevs < 0)[0])
+        shown = lines.field(3)[bad].decode("utf-8", "replace")
+        raise lines.error(bad, f"standard deviation {shown!r} is negative: a standard "
+                          "deviation is 0 or more", ZSCORES_EXPECTED)
     qid_bytes = lines.field(0)
     measures = lines.field(1)
     order = np.lexsort((measures, qid_bytes))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,8 +52,7 @@ def risk(run: Evaluation, baseline: Evaluation, measure: str,
                              f"(it has {', '.join(ev.per_query) or 'none'})")
         if ev.per_query[measure].dtype.kind not in "biuf":
             raise UsageError(f"risk: {measure} has no numeric values")
-    if risk_alpha < 0:
-        raise UsageError("risk: risk_alpha takes a number of 0 or more")
+    check_risk_alpha(risk_alpha)
     run_q = np.asarray(run.qids).astype(str)
     base_q = np.asarray(baseline.qids).astype(str)
     qids = in_byte_order(np.union1d(run_q, base_q))
@@ -66,6 +66,14 @@ def risk(run: Evaluation, baseline: Evaluation, measure: str,
     return Risk(measure, float(risk_alpha), qids, out, mean)
 
 
+def check_risk_alpha(risk_alpha) -> None:
+    """Refuse a risk weight that is not a finite number of 0 or more (NaN, inf included)."""
+    if isinstance(risk_alpha, bool) or not isinstance(risk_alpha, (int, float, np.integer,
+                                                                   np.floating)) \
+            or not math.isfinite(risk_alpha) or risk_alpha < 0:
+        raise UsageError(f"--risk-alpha must be a number, 0 or more, not {risk_alpha!r}")
+
+
 def risk_evaluations(runs: list[Evaluation], baseline: Evaluation,
                      risk_alpha: float = 0.0) -> list[Evaluation]:
     """Each of ``runs`` with every value replaced by its risk-sensitive value against
@@ -76,6 +84,7 @@ def risk_evaluations(runs: list[Evaluation], baseline: Evaluation,
     measure must have numbers averaged as a mean (a count, a text, a geometric or no
     mean has no risk-sensitive difference: :class:`~smarteval.errors.UsageError`).
     """
+    check_risk_alpha(risk_alpha)
     check_risk_measures([o.measure for o in baseline.outputs])
     out = []
     for ev in runs:
@@ -107,4 +116,4 @@ def _positions(qids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     return order[np.searchsorted(qids[order], wanted)]
 
 
-__all__ = ["Risk", "check_risk_measures", "risk", "risk_evaluations"]
+__all__ = ["Risk", "check_risk_alpha", "check_risk_measures", "risk", "risk_evaluations"]

@@ -399,10 +399,15 @@ def leaderboards(systems: Sequence[tuple[str, dict[str, float], str]],
             if missing:
                 raise InputError(path, None, f"run {run} has no summary value of "
                                  + ", ".join(missing), extra="  it has: " + " ".join(vals))
+            for n in names:
+                if not math.isfinite(vals[n]):
+                    raise InputError(path, None, f"run {run}'s {n} is {vals[n]}: a value "
+                                     "that is not a finite number ranks no run")
     else:
-        common = set(systems[0][1])
+        # a measure that is not a finite number for some run (trec_eval's nan) ranks nothing
+        common = {n for n, v in systems[0][1].items() if math.isfinite(v)}
         for _, vals, _ in systems[1:]:
-            common &= set(vals)
+            common &= {n for n, v in vals.items() if math.isfinite(v)}
         names = [n for n in systems[0][1] if n in common and n not in _NOT_MEASURES]
     if len(names) < 2:
         raise UsageError("correlate needs two or more measures shared by every result"

@@ -272,21 +272,27 @@ def check_choices(test: str, correction: str | None, interval: str | None,
 
 
 def _find(spec: str, evaluations, labels: Sequence[str], what: str) -> int:
-    """The run a ``--baseline`` or ``--label`` names: by label, run tag, path as given, or
-    the file the path names (``./a.run`` for ``a.run``)."""
+    """The run a ``--baseline`` or ``--label`` names. A path that names one of the runs'
+    files is that run, always (``./a.run`` for ``a.run`` too); otherwise its label or run
+    tag, which must name one run (a name several runs go by is refused)."""
     import os
 
-    def where(path) -> str:
-        return os.path.realpath(path) if isinstance(path, str) else ""
-
-    for key, wanted in ((lambda i: labels[i], spec), (lambda i: evaluations[i].name, spec),
-                        (lambda i: evaluations[i].path, spec),
-                        (lambda i: where(evaluations[i].path), where(spec))):
-        found = [i for i in range(len(evaluations)) if key(i) == wanted]
+    from smarteval.read.source import same_file
+    if os.path.isfile(spec):
+        found = [i for i, ev in enumerate(evaluations)
+                 if isinstance(ev.path, str) and same_file(ev.path, spec)]
         if len(found) == 1:
             return found[0]
         if len(found) > 1:
-            raise UsageError(f"{what} {spec}: several runs go by this name: give the path")
+            raise UsageError(f"{what} {spec}: this file is given as several runs: give a "
+                             "label (--label) to tell them apart")
+    found = sorted({i for i in range(len(evaluations))
+                    if spec in (labels[i], evaluations[i].name, evaluations[i].path)})
+    if len(found) == 1:
+        return found[0]
+    if len(found) > 1:
+        raise UsageError(f"{what} {spec}: several runs go by this name "
+                         f"({', '.join(labels[i] for i in found)}): give the path")
     raise UsageError(f"{what} {spec}: none of the runs given (their paths, tags or labels: "
                      + ", ".join(labels) + ")")
 

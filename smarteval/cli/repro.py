@@ -1,0 +1,93 @@
+"""``smarteval repro``: did a reproduction reproduce the original run (repro_eval's measures)."""
+
+from __future__ import annotations
+
+import click
+
+from smarteval.cli.options import (
+    CONTEXT,
+    input_path,
+    note,
+    output_options,
+    reports_errors,
+    takes_settings,
+    trec_options,
+)
+from smarteval.output import write_text
+from smarteval.render.formats import is_table
+from smarteval.render.repro import FORMATS
+from smarteval.stats.repro import CUTOFFS, RBO_DEPTH, RBO_P
+
+
+def _cutoffs(ctx: click.Context, param, value: str) -> list[int]:
+    try:
+        cuts = [int(v) for v in value.replace(" ", "").split(",") if v]
+    except ValueError:
+        cuts = []
+    if not cuts or min(cuts) < 1:
+        raise click.BadParameter(f"{value!r}: expected whole numbers of 1 or more, separated "
+                                 "by commas (5,10,100)", ctx, param)
+    return cuts
+
+
+@click.command("repro", context_settings=CONTEXT)
+@click.argument("qrels", type=input_path())
+@click.argument("orig_run", type=input_path())
+@click.argument("repro_run", type=input_path())
+@trec_options(measure_help="Measure whose per-query values are compared, trec_eval style "
+                           "(map, P.10) or ir_measures style (AP, P@10). Repeatable. "
+                           "Default: map, P.10 and ndcg_cut.10.")
+@click.option("--baseline-orig", type=input_path(), default=None, metavar="RUN",
+              help="The original experiment's baseline run: with --baseline-repro, the "
+                   "baselines are compared too, and the effect ratio (ER) and delta relative "
+                   "improvement (DeltaRI) of the run over its baseline are given.")
+@click.option("--baseline-repro", type=input_path(), default=None, metavar="RUN",
+              help="The reproduction of the baseline (with --baseline-orig).")
+@click.option("--replicability", type=input_path(), default=None, metavar="QRELS",
+              help="A replication on another collection: the reproduced runs are evaluated "
+                   "against QRELS (that collection's), compared by an unpaired t test, with "
+                   "no KTU, RBO or RMSE (the queries are others).")
+@click.option("--cutoffs", default=",".join(map(str, CUTOFFS)), show_default=True,
+              metavar="K,...", callback=_cutoffs,
+              help="Cut-offs of the ranking level: KTU and RBO of each query's lists cut "
+                   "at each K.")
+@click.option("--rbo-p", type=click.FloatRange(0, 1, min_open=True), default=RBO_P,
+              show_default=True, metavar="P",
+              help="RBO's persistence: the weight of depth d is P^(d-1).")
+@click.option("--rbo-depth", type=click.IntRange(min=1), default=RBO_DEPTH,
+              show_default=True, metavar="D",
+              help="RBO sums the overlaps at depths 1..D (repro_eval's depth).")
+@output_options(FORMATS, header_help="Leave out the header lines of tsv and csv output.")
+@reports_errors
+@takes_settings
+def repro(qrels, orig_run, repro_run, measures, settings, baseline_orig, baseline_repro,
+          replicability, cutoffs, rbo_p, rbo_depth, fmt, output, no_header):
+    """Did REPRO_RUN reproduce ORIG_RUN? repro_eval's measures (Breuer et al., SIGIR 2020).
+
+    At the ranking level, per query and cut-off (--cutoffs), Kendall's tau Union (KTU)
+    and rank-biased overlap (RBO, --rbo-p, --rbo-depth) between the two runs' lists; at
+    the effectiveness level, for each measure (-m), the runs' means, the root mean square
+    error (RMSE) of their per-query values and the p-value of a paired t test; with
+    --baseline-orig and --baseline-repro the same for the baselines, and the effect
+    ratio (ER) and delta relative improvement (DeltaRI). --replicability QRELS: a
+    replication on another collection (unpaired t test). Every number is repro_eval's,
+    its quirks included (see REPRODUCIBILITY in the man page): a list is the run's lines
+    as written, equal neighbouring scores docno descending; KTU compares the docno order
+    of the documents at each pair of ranks. -f tsv, csv and json give KTU and RBO per
+    query too.
+    """
+    from smarteval.api import repro as reproduce
+    from smarteval.progress import Progress
+
+    paths = [p for p in (orig_run, repro_run, baseline_orig, baseline_repro) if p]
+    with Progress(paths, "smarteval") as bar:
+        finished = bar.each_run(paths)
+        bar.doing("evaluating")
+        result = reproduce(qrels, orig_run, repro_run, list(measures),
+                           baseline_orig=baseline_orig, baseline_repro=baseline_repro,
+                           replicability=replicability, cutoffs=cutoffs, rbo_p=rbo_p,
+                           rbo_depth=rbo_depth, settings=settings, on_run=finished)
+    write_text(result.render(fmt, header=not no_header), output)
+    if not is_table(fmt):
+        for n in result.notes:
+            note(f"smarteval: {n}")

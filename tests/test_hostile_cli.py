@@ -1,0 +1,186 @@
+"""Hostile use of the command line: never a lost file, never a traceback, and every
+terminating signal cleans up.
+
+An output that is standard input, a plugin's source or the other output of the command;
+standard input given twice; a name ending in ``/``; a link that cannot be followed;
+standard output closed or full (``--help`` into ``/dev/full``); a --baseline path that is
+another run's tag; SIGHUP and SIGQUIT while standard input is spooled; temporary files of
+a process killed outright.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from click.testing import CliRunner
+from fixtures import files_in, linux
+
+import smarteval
+from smarteval.cli import main
+from smarteval.read.source import _host_mark
+
+QRELS = "1 0 a 1\n1 0 b 0\n2 0 a 0\n2 0 d 1\n"
+RUN = "1 Q0 a 1 3.0 tag\n1 Q0 b 2 2.0 tag\n2 Q0 d 1 5.0 tag\n2 Q0 a 2 4.0 tag\n"
+OTHER = RUN.replace(" tag", " other").replace("3.0", "1.0")
+PLUGIN = ('import numpy as np\nfrom smarteval.measures import measure\n\n\n'
+          '@measure("hostile_zero")\ndef zero(r):\n    """Zero."""\n'
+          '    return np.zeros(r.num_queries)\n')
+NEVER = "and smarteval never writes over its input: give another output file"
+
+
+@pytest.fixture
+def files(tmp_path, monkeypatch):
+    return files_in(tmp_path, monkeypatch, q=QRELS, r=RUN, s=OTHER, plug__py=PLUGIN)
+
+
+def smarteval_cli(*args, **kw):
+    kw = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "timeout": 120, **kw}
+    return subprocess.run([sys.executable, "-m", "smarteval", *map(str, args)], **kw)
+
+
+def shell(command: str):
+    return subprocess.run(["bash", "-c", command.replace("smarteval",
+                                                         f"'{sys.executable}' -m smarteval")],
+                          capture_output=True, timeout=120)
+
+
+#: (name, arguments, file given as standard input, exit status, exact standard error);
+#: nothing is written, every file stays as it was
+REFUSED = [
+    ("-o onto the run read from standard input", ["evaluate", "-o", "r", "q", "-"], "r", 2,
+     f"Error: -o r: this file is a run (standard input), {NEVER}\n"),
+    ("-o onto the qrels read from standard input", ["evaluate", "-o", "q", "-", "r"], "q", 2,
+     f"Error: -o q: this file is the qrels (standard input), {NEVER}\n"),
+    ("standard input twice", ["evaluate", "-", "-"], "q", 2,
+     "Error: standard input (-) is given twice (the qrels and a run): it can be read only "
+     "once\n"),
+    ("-o onto a plugin's source", ["evaluate", "--plugin", "plug.py", "-m", "hostile_zero",
+                                   "-o", "plug.py", "q", "r"], None, 2,
+     f"Error: -o plug.py: this file is a --plugin module's source ({{tmp}}/plug.py), "
+     f"{NEVER}\n"),
+    ("--plot and -o one file", ["compare", "--plot", "same.png", "-o", "same.png", "q", "r",
+                                "s"], None, 2,
+     "Error: -o same.png and --plot same.png name one file: the second would replace the "
+     "first; give two\n"),
+    ("-o a directory's name", ["evaluate", "-o", "newdir/", "q", "r"], None, 1,
+     "Error: newdir/: cannot write: Is a directory\n"),
+]
+
+
+@pytest.mark.parametrize("name,args,stdin,status,stderr", REFUSED, ids=[c[0] for c in REFUSED])
+def test_refused_before_any_work(files, name, args, stdin, status, stderr):
+    before = {p.name: p.read_bytes() for p in files.iterdir()}
+    if stdin is None:
+        res = smarteval_cli(*args, cwd=files)
+    else:
+        with open(files / stdin, "rb") as fh:
+            res = smarteval_cli(*args, cwd=files, stdin=fh)
+    assert (res.returncode, res.stderr.decode(), res.stdout) == (
+        status, stderr.format(tmp=files), b"")
+    assert {p.name: p.read_bytes() for p in files.iterdir()} == before
+
+
+@linux
+def test_a_link_that_cannot_be_followed(files):
+    """/proc/1/fd/1 is a link no other process may follow: a message, never a traceback."""
+    res = smarteval_cli("evaluate", "-o", "x", "q", "/proc/1/fd/1", cwd=files)
+    assert res.returncode == 1 and res.stderr.startswith(b"Error: /proc/1/fd/1: ")
+    assert b"Traceback" not in res.stderr and not (files / "x").exists()
+    res = smarteval_cli("evaluate", "-o", "/proc/1/fd/1", "q", "r", cwd=files)
+    assert res.returncode == 1 and res.stderr.startswith(b"Error: /proc/1/fd/1: cannot write: ")
+    assert b"Traceback" not in res.stderr
+
+
+#: (shell command, exit status, exact standard error)
+STREAMS = [
+    ("smarteval evaluate q r >&-", 1,
+     b"Error: standard output: cannot write: it is closed (give -o FILE)\n"),
+    ("smarteval --help > /dev/full", 1,
+     b"Error: standard output: cannot write: No space left on device\n"),
+    ("smarteval --version > /dev/full", 1,
+     b"Error: standard output: cannot write: No space left on device\n"),
+    ("smarteval evaluate --help > /dev/full", 1,
+     b"Error: standard output: cannot write: No space left on device\n"),
+    ("smarteval evaluate -f trec -m map q r > /dev/full", 1,
+     b"Error: standard output: cannot write: No space left on device\n"),
+    ("smarteval --help | head -c 1 > /dev/null", 0, b""),
+]
+
+
+@linux
+@pytest.mark.parametrize("command,status,stderr", STREAMS, ids=[c[0] for c in STREAMS])
+def test_standard_output_closed_or_full(files, command, status, stderr):
+    res = shell(f"cd '{files}' && {command}")
+    assert (res.returncode, res.stderr) == (status, stderr)
+
+
+def test_a_baseline_path_is_that_file_not_another_runs_tag(files):
+    """y.run's tag is x.run: -b x.run is the file x.run all the same."""
+    (files / "x.run").write_text(OTHER)
+    (files / "y.run").write_text(RUN.replace(" tag", " x.run"))
+    table = smarteval.report("q", ["y.run", "x.run"], baselines=["x.run"]).table
+    assert table.runs[table.baselines[0]] == "other"
+    res = CliRunner().invoke(main, ["report", "-f", "tsv", "-b", "x.run", "q", "y.run",
+                                    "x.run"])
+    assert res.exit_code == 0, res.output
+
+
+def test_json_carries_an_infinite_z_score_as_null_and_tsv_as_inf(files):
+    """A -Z line 1e-320 gives z = inf, which trec_eval prints as inf (JSON has none)."""
+    (files / "z").write_text("1 map 0.1 1e-320\n2 map 0.1 1e-320\n")
+    res = CliRunner().invoke(main, ["evaluate", "-f", "json", "-Z", "z", "-m", "map", "q", "r"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)[0]["summary"] == {"Zmap": None}
+    res = CliRunner().invoke(main, ["evaluate", "-f", "tsv", "-Z", "z", "-m", "map", "q", "r"])
+    assert res.stdout.splitlines()[1] == "tag\tall\tZmap\tinf"
+
+
+# =========================================================================== temporary files
+
+def test_a_temporary_file_of_a_killed_process_is_removed(files):
+    host = _host_mark()
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = files / f".smarteval-{dead.pid}-{host}-abcd1234"
+    elsewhere = files / f".smarteval-{dead.pid}-00000000-abcd1234"      # another host's
+    alive = files / f".smarteval-{os.getpid()}-{host}-abcd1234"          # a running one's
+    for path in (stale, elsewhere, alive):
+        path.write_text("half")
+    res = CliRunner().invoke(main, ["evaluate", "-o", "out.txt", "q", "r"])
+    assert res.exit_code == 0, res.output
+    assert not stale.exists() and elsewhere.exists() and alive.exists()
+
+
+@linux
+@pytest.mark.parametrize("sig,status,line", [
+    (signal.SIGHUP, 129, b"Error: terminated by SIGHUP\n"),
+    (signal.SIGQUIT, 131, b"Error: terminated by SIGQUIT\n"),
+])
+def test_every_terminating_signal_removes_the_spool(files, sig, status, line):
+    spool = files / "tmp"
+    spool.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "smarteval", "evaluate", "q", "-"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**os.environ, "TMPDIR": str(spool)})
+    try:
+        proc.stdin.write(RUN.encode())
+        proc.stdin.flush()                   # standard input stays open: the read waits
+        for _ in range(600):
+            if os.listdir(spool):
+                break
+            time.sleep(0.05)
+        assert os.listdir(spool), "never spooled"
+        os.kill(proc.pid, sig)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(60)
+    assert (proc.returncode, err, out) == (status, line, b"")
+    assert os.listdir(spool) == []

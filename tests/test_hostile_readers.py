@@ -1,0 +1,395 @@
+"""Hostile input to the readers: never a wrong number, never a hang, never more memory than
+the input holds, and one message with its exact text and exit status for each.
+
+Line ends other than LF and CRLF, bytes C's isspace takes as separators (as trec_eval
+does), ids that no text file could hold, binary and endless inputs, compressions not
+read, FIFOs read once, long quoted lines.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+from click.testing import CliRunner
+from fixtures import files_in, linux
+
+from smarteval.cli import main
+from smarteval.errors import InputError
+from smarteval.read import read_qrels, read_run, source
+
+QRELS = b"1 0 a 1\n1 0 b 0\n2 0 a 0\n2 0 d 1\n"
+RUN = b"1 Q0 a 1 3.0 tag\n1 Q0 b 2 2.0 tag\n2 Q0 d 1 5.0 tag\n2 Q0 a 2 4.0 tag\n"
+RUN_EXPECTED = ("  expected: QUERY_ID Q0 DOC_ID RANK SCORE RUN_TAG (6 fields, "
+                "whitespace-separated)\n")
+QRELS_EXPECTED = ("  expected: QUERY_ID ITERATION DOC_ID RELEVANCE (4 fields, "
+                  "whitespace-separated)\n")
+BARE_CR = ("a carriage return (CR) not followed by a line feed: lines end in LF or CRLF "
+           "(a file with CR line ends: tr '\\r' '\\n' < FILE)")
+
+
+def invoke(args, input=None):
+    result = CliRunner().invoke(main, [str(a) for a in args], input=input)
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), \
+        repr(result.exception)
+    return result
+
+
+def smarteval(*args, **kw):
+    kw = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "timeout": 120, **kw}
+    return subprocess.run([sys.executable, "-m", "smarteval", *map(str, args)], **kw)
+
+
+@pytest.fixture
+def files(tmp_path, monkeypatch):
+    return files_in(tmp_path, monkeypatch, q=QRELS, r=RUN)
+
+
+def _zip(name: str, data: bytes) -> bytes:
+    import zipfile
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        z.writestr(name, data)
+    return out.getvalue()
+
+
+LONG = b"1 0 " + b"a" * 1000 + b" 1 extra\n"
+
+#: (name, qrels bytes, run bytes, extra options, exit status, exact standard error,
+#: what standard output holds): each evaluated as `evaluate -f trec -m num_ret -m
+#: num_rel_ret OPTIONS qrels run`
+CASES = [
+    ("a run with CR line ends", QRELS, RUN.replace(b"\n", b"\r"), [], 1,
+     f"Error: run:1: {BARE_CR}\n    1 Q0 a 1 3.0 tag\\r1 Q0 b 2 2.0 tag\\r2 Q0 d 1 5.0 "
+     "tag\\r2 Q0 a 2 4.0 tag\n" + RUN_EXPECTED, ""),
+    ("qrels with CR line ends", QRELS.replace(b"\n", b"\r"), RUN, [], 1,
+     f"Error: qrels:1: {BARE_CR}\n    1 0 a 1\\r1 0 b 0\\r2 0 a 0\\r2 0 d 1\n"
+     + QRELS_EXPECTED, ""),
+    ("a CR inside a late run line", QRELS, RUN.replace(b"2 Q0 d 1 5.0 tag", b"2 Q0 d\r1 5.0 tag"),
+     [], 1, f"Error: run:3: {BARE_CR}\n    2 Q0 d\\r1 5.0 tag\n" + RUN_EXPECTED, ""),
+    ("a CR ending the last line without LF", QRELS, RUN[:-1] + b"\r", [], 0, "",
+     "num_ret               \tall\t4\n"),
+    ("CRLF line ends", QRELS.replace(b"\n", b"\r\n"), RUN.replace(b"\n", b"\r\n"), [], 0, "",
+     "num_ret               \tall\t4\nnum_rel_ret           \tall\t2\n"),
+    # trec_eval 9.0.8 and 10.0 print num_rel_ret 1: a vertical tab and a form feed
+    # separate fields (isspace), so the docno is a and the rank z
+    ("a vertical tab separates fields", QRELS, b"1 Q0 a\x0bz 1 3.0 tag\n1 Q0 b 2 2.0 tag\n", [],
+     0, "", "num_ret               \tall\t2\nnum_rel_ret           \tall\t1\n"),
+    ("a form feed separates fields", QRELS, b"1 Q0 a\x0cz 1 3.0 tag\n1 Q0 b 2 2.0 tag\n", [],
+     0, "", "num_ret               \tall\t2\nnum_rel_ret           \tall\t1\n"),
+    # ... and other control bytes are part of a field (trec_eval: num_rel_ret 1 here)
+    ("a control byte belongs to its qrels docno", b"1 0 a\x01z 1\n1 0 b 0\n",
+     b"1 Q0 a\x01z 1 3.0 tag\n1 Q0 b 2 2.0 tag\n", [], 0, "",
+     "num_ret               \tall\t2\nnum_rel_ret           \tall\t1\n"),
+    ("a long line is cut in the message", LONG, RUN, [], 1,
+     "Error: qrels:1: qrels line has 5 fields, not 4 (sample_eval's sampled judgements, "
+     "QUERY ITER DOCNO STRATUM REL, are read with -R sample_qrels; the Million Query track's "
+     "prels, QUERY DOCNO REL METHOD PROB, are not read)\n    1 0 " + "a" * 196
+     + " [... 1012 bytes in all]\n"
+     + QRELS_EXPECTED, ""),
+    ("an escape sequence is shown, not obeyed", QRELS, RUN + b"3 Q0 \x1b[2J 1\n", [], 1,
+     "Error: run:5: run line has 4 fields, not 6\n    3 Q0 \\x1b[2J 1\n" + RUN_EXPECTED, ""),
+    ("a zip archive", QRELS, _zip("r", RUN), [], 1,
+     "Error: run: a zip archive: smarteval reads plain text, gzip, bzip2, xz and zstd "
+     "files; extract or decompress it first\n", ""),
+    ("lz4", b"\x04\x22\x4d\x18" + QRELS, RUN, [], 1,
+     "Error: qrels: lz4-compressed: smarteval reads plain text, gzip, bzip2, xz and zstd "
+     "files; extract or decompress it first\n", ""),
+    ("a NUL byte in the qrels", QRELS + b"3 0 \x00 1\n", RUN, [], 1,
+     "Error: qrels:5: binary file (NUL byte), not a qrels file\n" + QRELS_EXPECTED, ""),
+    ("a NUL byte in a compressed run", QRELS, gzip.compress(RUN + b"\x00"), [], 1,
+     "Error: run:5: binary file (NUL byte), not a run file\n" + RUN_EXPECTED, ""),
+]
+
+
+@pytest.mark.parametrize("name,qrels,run,options,status,stderr,stdout", CASES,
+                         ids=[c[0] for c in CASES])
+def test_hostile_text(files, name, qrels, run, options, status, stderr, stdout):
+    (files / "qrels").write_bytes(qrels)
+    (files / "run").write_bytes(run)
+    for args in (["qrels", "run"], ["qrels", "-"]):
+        res = invoke(["evaluate", "-f", "trec", "-m", "num_ret", "-m", "num_rel_ret",
+                      *options, *args], input=run if args[1] == "-" else None)
+        assert res.exit_code == status
+        expected = stderr.replace("Error: run", "Error: <stdin>") if args[1] == "-" \
+            else stderr
+        assert res.stderr == expected
+        assert res.stdout.startswith(stdout)
+
+
+def test_the_checked_tokenizer_is_given_the_bad_line_alone(files, monkeypatch):
+    """A late bad line of a large run is worded from its own bytes: the file is neither
+    read again nor held whole (a 2M-line run whose last line is bad needs no more memory
+    than a clean one)."""
+    from smarteval.read import plain
+    given = []
+    real = plain._read_run_data
+
+    def recording(data, *args, **kwargs):
+        given.append(bytes(data))
+        return real(data, *args, **kwargs)
+
+    monkeypatch.setattr(plain, "_read_run_data", recording)
+    (files / "r").write_bytes(RUN * 5000 + b"9 Q0 x 1 nan tag\n")
+    with pytest.raises(InputError) as err:
+        read_run("r")
+    assert err.value.line == 20001
+    assert str(err.value) == ("r:20001: score 'nan' is not a finite number\n"
+                              "    9 Q0 x 1 nan tag\n" + RUN_EXPECTED.rstrip("\n"))
+    assert given == [b"9 Q0 x 1 nan tag\n"]
+
+
+@pytest.mark.parametrize("kind", ["run", "qrels"])
+def test_a_line_past_the_limit_stops_the_reading(files, monkeypatch, kind):
+    monkeypatch.setattr(source, "MAX_LINE", 1 << 12)
+    (files / "r").write_bytes(RUN + b"1 Q0 " + b"x" * 8192 + b" 1 1 t\n")
+    (files / "q").write_bytes(QRELS + b"1 0 " + b"x" * 8192 + b" 1\n")
+    with pytest.raises(InputError) as err:
+        (read_run if kind == "run" else read_qrels)(kind[0])
+    expected = RUN_EXPECTED if kind == "run" else QRELS_EXPECTED
+    assert str(err.value) == (f"{kind[0]}:5: a line longer than 0 MiB: not a {kind} file\n"
+                              + expected.rstrip("\n"))
+
+
+@pytest.mark.parametrize("kind", ["run", "qrels"])
+def test_a_bomb_of_blank_lines_stops_the_reading(files, monkeypatch, kind):
+    """A gzip file of blank lines is refused once the blank space passes the limit, not
+    read whole and blamed on long ids."""
+    monkeypatch.setattr(source, "MAX_LINE", 1 << 16)
+    data = gzip.compress((RUN if kind == "run" else QRELS) + b"\n" * (1 << 20))
+    (files / "bomb.gz").write_bytes(data)
+    with pytest.raises(InputError) as err:
+        (read_run if kind == "run" else read_qrels)("bomb.gz")
+    expected = RUN_EXPECTED if kind == "run" else QRELS_EXPECTED
+    assert str(err.value) == (f"bomb.gz:5: more than 0 MiB of blank lines and spaces from "
+                              f"this line on: not a {kind} file\n" + expected.rstrip("\n"))
+
+
+def test_zstd_is_read(files):
+    zstandard = pytest.importorskip("zstandard")
+    (files / "r.zst").write_bytes(zstandard.ZstdCompressor().compress(RUN))
+    (files / "q.zst").write_bytes(zstandard.ZstdCompressor().compress(QRELS))
+    res = invoke(["evaluate", "-f", "trec", "-m", "num_ret", "q.zst", "r.zst"])
+    assert (res.exit_code, res.stdout) == (0, "num_ret               \tall\t4\n")
+    (files / "bad.zst").write_bytes(b"\x28\xb5\x2f\xfd" + b"garbage" * 10)
+    res = invoke(["evaluate", "q", "bad.zst"])
+    assert res.exit_code == 1
+    assert res.stderr.startswith("Error: bad.zst: corrupt compressed file: zstd ")
+
+
+def test_zstd_without_its_package_is_named(files, monkeypatch):
+    monkeypatch.setitem(sys.modules, "zstandard", None)      # import fails
+    (files / "r.zst").write_bytes(b"\x28\xb5\x2f\xfd" + b"\x00" * 16)
+    res = invoke(["evaluate", "q", "r.zst"])
+    assert res.exit_code == 1
+    assert res.stderr == ("Error: r.zst: zstd-compressed: reading it needs the zstandard "
+                          "package (pip install 'smarteval[zstd]'), or decompress it first "
+                          "(zstd -d)\n")
+
+
+# =========================================================================== read once
+
+def _through_fifo(path, data: bytes, args):
+    os.mkfifo(path)
+    writer = threading.Thread(target=lambda: path.write_bytes(data), daemon=True)
+    writer.start()
+    res = smarteval(*args)
+    writer.join(60)
+    return res
+
+
+#: (name, run bytes, exit status, exact standard error, standard output)
+FIFO_CASES = [
+    ("a valid run", RUN, 0, b"", b"num_ret               \tall\t4\n"),
+    ("a malformed line", RUN + b"2 Q0 x 3\n", 1,
+     b"Error: fifo:5: run line has 4 fields, not 6\n    2 Q0 x 3\n"
+     + RUN_EXPECTED.encode(), b""),
+    ("a docno twice", RUN + b"2 Q0 d 3 1.0 tag\n", 1,
+     b"Error: fifo:5: document d appears again in query 2 (first at line 3)\n"
+     b"  expected: each document at most once per query (among the first -M)\n", b""),
+    ("a tag that is not UTF-8", RUN + b"2 Q0 x 3 1.0 \xff\n", 0, b"",
+     b"num_ret               \tall\t5\n"),
+]
+
+
+@linux
+@pytest.mark.parametrize("name,run,status,stderr,stdout", FIFO_CASES,
+                         ids=[c[0] for c in FIFO_CASES])
+def test_a_fifo_is_read_once(files, name, run, status, stderr, stdout):
+    """Through a FIFO (and so `<(cat run)`) a run is read once, whatever the reader that
+    takes it: no hang, no "empty run"."""
+    res = _through_fifo(files / "fifo", run, ["evaluate", "-f", "trec", "-m", "num_ret", "q",
+                                              "fifo"])
+    assert (res.returncode, res.stderr, res.stdout) == (status, stderr, stdout)
+
+
+@linux
+@pytest.mark.parametrize("device,kind,args", [
+    ("/dev/zero", "run", ["q", "/dev/zero"]),
+    ("/dev/zero", "qrels", ["/dev/zero", "r"]),
+    ("/dev/urandom", "run", ["q", "/dev/urandom"]),
+    ("/dev/urandom", "qrels", ["/dev/urandom", "r"]),
+])
+def test_an_endless_device_is_refused_at_once(files, device, kind, args):
+    res = smarteval("evaluate", *args, timeout=60)
+    expected = (RUN_EXPECTED if kind == "run" else QRELS_EXPECTED).encode()
+    assert res.returncode == 1
+    assert res.stderr.startswith(f"Error: {device}:".encode())
+    assert res.stderr.endswith(f": binary file (NUL byte), not a {kind} file\n".encode()
+                               + expected)
+    if device == "/dev/zero":
+        assert res.stderr.startswith(f"Error: {device}:1:".encode())
+
+
+@linux
+def test_standard_input_closed(files):
+    res = subprocess.run(["bash", "-c", f"'{sys.executable}' -m smarteval evaluate q - <&-"],
+                         capture_output=True, timeout=120)
+    assert (res.returncode, res.stderr, res.stdout) == (
+        1, b"Error: <stdin>: standard input is closed: give a file, or redirect it "
+           b"(< FILE)\n", b"")
+
+
+# =========================================================================== ids from tables
+
+SPLIT = ("which no id in a TREC file can hold (it would split the id's line or field when "
+         "written out)")
+FRAME_RUN = "  expected: columns qid, docno, score (or query_id, doc_id, score)"
+FRAME_QRELS = "  expected: columns qid, docno, label (or query_id, doc_id, relevance)"
+
+#: (name, reader, source, exact message)
+ID_CASES = [
+    ("a tab in a docno", read_run, {"1": {"a": 1.0, "b\tc": 2.0}},
+     f"<run dict>:2: docno 'b\\tc' holds a tab, {SPLIT}\n{FRAME_RUN}"),
+    ("a line feed in a query id", read_run, {"1\n": {"a": 1.0}},
+     f"<run dict>:1: query id '1\\n' holds a line feed, {SPLIT}\n{FRAME_RUN}"),
+    ("a CR in a qrels docno", read_qrels, {"1": {"a": 1, "b\r": 0}},
+     f"<qrels dict>:2: docno 'b\\r' holds a carriage return, {SPLIT}\n{FRAME_QRELS}"),
+    ("a space in a query id", read_qrels, [("4 01", "a", 1)],
+     f"<qrels records>:1: query id '4 01' holds a space, {SPLIT}\n{FRAME_QRELS}"),
+    ("an empty query id", read_run, [("1", "a", 1.0), ("", "b", 2.0)],
+     f"<run records>:2: empty query id\n{FRAME_RUN}"),
+    ("a long id is cut", read_run, {"1": {"x" * 100 + "\n": 1.0}},
+     f"<run dict>:1: docno '{'x' * 60}'... (101 bytes) holds a line feed, {SPLIT}\n"
+     f"{FRAME_RUN}"),
+]
+
+
+@pytest.mark.parametrize("name,reader,given,message", ID_CASES, ids=[c[0] for c in ID_CASES])
+def test_ids_no_text_file_could_hold_are_refused(name, reader, given, message):
+    with pytest.raises(InputError) as err:
+        reader(given)
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize("form", ["frame", "parquet", "jsonl"])
+def test_ids_with_a_tab_from_tables(tmp_path, form):
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b\tc"], "score": [2.0, 1.0]})
+    source_of = {"frame": lambda: frame}
+    path = tmp_path / f"run.{form}"
+    if form == "parquet":
+        frame.to_parquet(path)
+    elif form == "jsonl":
+        frame.to_json(path, orient="records", lines=True)
+    name = "<run DataFrame>" if form == "frame" else str(path)
+    with pytest.raises(InputError) as err:
+        read_run(source_of.get(form, lambda: path)())
+    assert str(err.value) == f"{name}:2: docno 'b\\tc' holds a tab, {SPLIT}\n{FRAME_RUN}"
+
+
+# =========================================================================== tables' types
+
+def _parquet(path, columns: dict):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+    pq.write_table(pa.table(columns), path)
+    return path
+
+
+def test_a_parquet_integer_score_past_2_53_is_rounded_as_its_text_would_be(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    path = _parquet(tmp_path / "run.parquet", {"qid": ["1", "1"], "docno": ["a", "b"],
+                                               "score": pa.array([2**53 + 1, 3], pa.int64())})
+    assert read_run(path).scores.tolist() == [float("9007199254740993"), 3.0]
+
+
+def _typed(name):
+    import pyarrow as pa
+    return {
+        "uint64 label": (read_qrels, {"label": pa.array([2, 2**64 - 1], pa.uint64())},
+                         "{path}:2: relevance 18446744073709551615 is out of range: a grade "
+                         "lies between -9223372036854775808 and 9223372036854775807\n"
+                         + FRAME_QRELS),
+        "list scores": (read_run, {"score": pa.array([[1.0], [2.0]])},
+                        "{path}: column 'score' holds list<element: double>, not a score a "
+                        "row\n" + FRAME_RUN),
+        "list labels": (read_qrels, {"label": pa.array([[1], [2]])},
+                        "{path}: column 'label' holds list<element: int64>, not a relevance a "
+                        "row\n" + FRAME_QRELS),
+        "struct scores": (read_run, {"score": pa.array([{"x": 1.0}, {"x": 2.0}])},
+                          "{path}: column 'score' holds struct<x: double>, not a score a row\n"
+                          + FRAME_RUN),
+    }[name]
+
+
+@pytest.mark.parametrize("name", ["uint64 label", "list scores", "list labels",
+                                  "struct scores"])
+def test_parquet_columns_of_the_wrong_type(tmp_path, name):
+    pytest.importorskip("pyarrow")
+    reader, column, message = _typed(name)
+    path = _parquet(tmp_path / "t.parquet", {"qid": ["1", "1"], "docno": ["a", "b"], **column})
+    with pytest.raises(InputError) as err:
+        reader(path)
+    assert str(err.value) == message.format(path=path)
+
+
+@pytest.mark.parametrize("depth,refused", [(400, False), (501, True), (30000, True)])
+def test_json_lines_nested_too_deeply_are_refused_before_pyarrow(tmp_path, depth, refused):
+    """pyarrow's parser crashes the process on a line nested some 20,000 deep; brackets
+    inside strings do not count."""
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"qid": "1", "docno": "a", "score": 1.0, "x": "' + "[" * 30000 + '\\\\"}\n'
+                    '{"qid": "1", "docno": "b", "score": 2.0, "x": "\\"["}\n'
+                    '{"qid": "1", "docno": "c", "score": 3.0, "x": '
+                    + "[" * depth + "]" * depth + "}\n")
+    with pytest.raises(InputError) as err:
+        read_run(path)              # (x changes type: pyarrow refuses it when it reads)
+    if not refused:
+        assert "nested deeper" not in str(err.value)
+        return
+    assert str(err.value) == (f"{path}:3: nested deeper than 500 arrays and objects: not a "
+                              "run or qrels row")
+
+
+# =========================================================================== results read back
+
+def test_correlate_leaves_out_a_measure_that_is_nan(files):
+    """The tool's own output, where iprec_at_recall_0.00 is nan (-M 0), correlated."""
+    (files / "res.tsv").write_text("run\tquery\tmeasure\tvalue\na\tall\tmap\t0.5\n"
+                                   "a\tall\tP_5\t0.2\na\tall\tiprec_at_recall_0.00\tnan\n"
+                                   "b\tall\tmap\t0.4\nb\tall\tP_5\t0.4\n"
+                                   "b\tall\tiprec_at_recall_0.00\tnan\n")
+    res = invoke(["correlate", "-f", "tsv", "res.tsv"])
+    assert res.exit_code == 0, res.output
+    assert res.stdout.splitlines()[1].startswith("map\tP_5\t2\t")
+    res = invoke(["correlate", "-m", "map", "-m", "iprec_at_recall.0", "res.tsv"])
+    assert (res.exit_code, res.stderr) == (
+        1, "Error: res.tsv: run a's iprec_at_recall_0.00 is nan: a value that is not a finite "
+           "number ranks no run\n")
+
+
+def test_correlate_refuses_json_nested_too_deeply(files):
+    (files / "deep.json").write_text("[" * 100000 + "]" * 100000)
+    res = invoke(["correlate", "deep.json", "deep.json"])
+    assert (res.exit_code, res.stderr) == (
+        1, "Error: deep.json: not smarteval evaluate -f json output (nested too deeply)\n"
+           "  expected: evaluation results: trec_eval output (MEASURE QUERY VALUE) or "
+           "smarteval evaluate -f tsv, csv or json\n")

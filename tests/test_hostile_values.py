@@ -1,0 +1,109 @@
+"""Hostile values: a number past what the program can hold, NaN or an infinity where a
+command or a call takes a value, refused in one message with its exit status (never an
+OverflowError, a ValueError or an IndexError), by one check that every command shares."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+from fixtures import files_in
+
+import smarteval
+from smarteval.cli import main
+from smarteval.errors import UsageError
+
+QRELS = "1 0 a 1\n1 0 b 0\n2 0 a 0\n2 0 d 1\n"
+RUN = "1 Q0 a 1 3.0 tag\n1 Q0 b 2 2.0 tag\n2 Q0 d 1 5.0 tag\n2 Q0 a 2 4.0 tag\n"
+BIG = "100000000000000000000000"
+LONG_MAX = 2**63 - 1
+
+
+@pytest.fixture
+def files(tmp_path, monkeypatch):
+    return files_in(tmp_path, monkeypatch, q=QRELS, r=RUN, base="1 Q0 a 1 1.0 b\n2 Q0 d 1 2 b\n",
+                    zneg="1 map 0.1 0.2\n2 map 0.1 -0.2\n")
+
+
+def invoke(args):
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), \
+        repr(result.exception)
+    return result
+
+
+def refused(spec: str, why: str) -> str:
+    return f"Error: refused measure:\n  {spec}: {why}\n"
+
+
+CUTOFFS = "positive whole numbers up to 9007199254740992 (1,2,5,10)"
+
+#: (name, arguments, exit status, exact standard error)
+CASES = [
+    ("P@ past a C long", ["evaluate", "-m", f"P@{BIG}", "q", "r"], 2,
+     refused(f"P@{BIG}", f"P@ takes a whole number of documents up to {LONG_MAX}")),
+    ("ERR@ past a C long", ["evaluate", "-m", f"ERR@{BIG}", "q", "r"], 2,
+     refused(f"ERR@{BIG}", f"ERR@ takes a whole number of documents up to {LONG_MAX}")),
+    ("a gain past a C long", ["evaluate", "-m", f"nDCG(gains={{0:0,1:{BIG}}})@10", "q", "r"], 2,
+     refused(f"nDCG(gains={{0:0,1:{BIG}}})@10", f"gains= maps grades up to {LONG_MAX} to "
+             f"gains up to {LONG_MAX} (a C long: pytrec_eval's)")),
+    ("a grade past a C long", ["evaluate", "-m", f"nDCG(gains={{0:0,{BIG}:1}})@10", "q", "r"],
+     2, refused(f"nDCG(gains={{0:0,{BIG}:1}})@10", f"gains= maps grades up to {LONG_MAX} to "
+                f"gains up to {LONG_MAX} (a C long: pytrec_eval's)")),
+    *[(f"curve --method {method} --levels {level}",
+       ["curve", "-N", "100", "--method", method, "--levels", level, "q", "r"], 2,
+       f"Error: --levels takes {CUTOFFS}, not '{level}'\n")
+      for method in ("characteristic", "cnr") for level in ("nan", "inf", "1e30")],
+    ("plot --method cnr --levels inf",
+     ["plot", "-N", "100", "--method", "cnr", "--levels", "inf", "-o", "x.png", "q", "r"], 2,
+     f"Error: --levels takes {CUTOFFS}, not 'inf'\n"),
+    ("plot -k oc -N 1 as curve refuses it", ["plot", "-k", "oc", "-N", "1", "-o", "x.png",
+                                             "q", "r"], 1,
+     "Error: -N/--num-docs: collection of 1 documents is smaller than query 1's 2 retrieved "
+     "plus 0 unretrieved relevant documents\n  expected: N at least the retrieved plus the "
+     "unretrieved relevant documents of every query\n"),
+    ("a negative standard deviation", ["evaluate", "-Z", "zneg", "-m", "map", "q", "r"], 1,
+     "Error: zneg:2: standard deviation '-0.2' is negative: a standard deviation is 0 or "
+     "more\n    2 map 0.1 -0.2\n  expected: QUERY_ID MEASURE MEAN STDDEV (4 fields, "
+     "whitespace-separated)\n"),
+    *[(f"--risk-alpha {a}", ["evaluate", "-m", "map", "--risk-baseline", "base",
+                             "--risk-alpha", a, "q", "r"], 2,
+       f"Error: --risk-alpha must be a number, 0 or more, not {a}\n") for a in ("nan", "inf")],
+]
+
+
+@pytest.mark.parametrize("name,args,status,stderr", CASES, ids=[c[0] for c in CASES])
+def test_refused(files, name, args, status, stderr):
+    if "plot" in args:
+        pytest.importorskip("matplotlib")
+    res = invoke(args)
+    assert (res.exit_code, res.stderr, res.stdout) == (status, stderr, "")
+    assert not (files / "x.png").exists()
+
+
+#: (name, measures given to smarteval.evaluate, exact message)
+API_MEASURES = [
+    ("bytes in a list", [b"map"], "measures are names (str), not b'map' (bytes)"),
+    ("an int in a list", ["map", 3], "measures are names (str), not 3 (int)"),
+    ("a nested list", [["map"]], "measures are names (str), not ['map'] (list)"),
+]
+
+
+@pytest.mark.parametrize("name,measures,message", API_MEASURES, ids=[c[0] for c in API_MEASURES])
+def test_api_measures_of_the_wrong_type(files, name, measures, message):
+    with pytest.raises(UsageError) as err:
+        smarteval.evaluate("q", "r", measures)
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize("levels,message", [
+    (10**9, "--levels takes a count (10) or recall levels between 0 and 1 (0.1,0.5,1), not "
+            "1000000000"),
+    ("1000000000", "--levels 1000000000: at most 10000 levels"),
+    ([0.5, float("nan")], "--levels takes recall levels between 0 and 1 (0.1,0.5,1), not "
+                          "[0.5, nan]"),
+])
+def test_api_levels(files, levels, message):
+    with pytest.raises(UsageError) as err:
+        smarteval.curve("q", "r", levels=levels)
+    assert str(err.value) == message

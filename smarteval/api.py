@@ -305,12 +305,13 @@ def evaluate(qrels: Source, runs: Source,
             raise UsageError("standard input ('-') can be either a run or the -Z file, "
                              "not both")
     requests = _requests(measures, settings, table, tell)
-    from smarteval.stats.baseline_risk import check_risk_alpha, check_risk_measures
-    check_risk_alpha(risk_alpha)
-    if risk_baseline is not None:
-        check_risk_measures([rq.measure for rq in requests])
-    elif risk_alpha:
-        tell(f"--risk-alpha {risk_alpha:g} has no effect without --risk-baseline")
+    if risk_baseline is not None or risk_alpha:     # the statistics stage only then
+        from smarteval.stats.baseline_risk import check_risk_alpha, check_risk_measures
+        check_risk_alpha(risk_alpha)
+        if risk_baseline is not None:
+            check_risk_measures([rq.measure for rq in requests])
+        else:
+            tell(f"--risk-alpha {risk_alpha:g} has no effect without --risk-baseline")
     for text in unused_notes(settings, requests) + repeated_notes(given):
         tell(text)
     # read once, whatever the number of runs; in the format asked for (-R)

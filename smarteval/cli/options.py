@@ -182,7 +182,6 @@ def check_paths(kwargs: dict) -> None:
     """Before any work: no output names an input file, standard input or a plugin's
     source, no two outputs name one file, standard input is not read twice (exit 2);
     every output can be written (its directory exists and is writable; exit 1)."""
-    from smarteval.measures.plugins import plugin_files
     from smarteval.output import check_writable, target
     from smarteval.read.source import same_file
     outputs = list(_given_paths(kwargs, OUTPUTS))
@@ -192,7 +191,8 @@ def check_paths(kwargs: dict) -> None:
         raise UsageError("standard input (-) is given twice ("
                          + " and ".join(dict.fromkeys(INPUTS[k] for k in dashes))
                          + "): it can be read only once")
-    inputs += [("plugin", path) for path in plugin_files()]
+    plugins = sys.modules.get("smarteval.measures.plugins")     # loaded with a plugin only
+    inputs += [("plugin", path) for path in (plugins.plugin_files() if plugins else [])]
     for i, (name, out) in enumerate(outputs):
         for other, again in outputs[:i]:
             if target(out).kind == "file" and same_file(out, again):

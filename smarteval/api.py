@@ -431,13 +431,23 @@ class Comparison:
     def to_tsv(self) -> str:
         return self.render("tsv")
 
+    def failures(self, fail_if: str = "worse", tolerance: float = 0.0) -> list[str]:
+        """What ``compare --fail-if FAIL_IF --tolerance X`` says of these runs: one line per
+        run and measure that regressed (``worse``: the mean below the baseline's by more
+        than ``tolerance``; ``significantly-worse``: so, and significantly); empty when
+        none did."""
+        from smarteval.stats.gate import comparison_failures
+        return comparison_failures(self.report, fail_if, tolerance)
+
     @property
     def notes(self) -> list[str]:
         return self.report.notes
 
 
 def compare(qrels: Source, baseline: Source, runs: Source,
-            measures: str | Sequence[str] = ("map",), *, tests: str | Sequence[str] = ("t",),
+            measures: str | Sequence[str] = ("map",), *,
+            baseline_results: str | os.PathLike | None = None,
+            tests: str | Sequence[str] = ("t",),
             correction: str = "holm", alpha: float = 0.05, confidence: float = 0.95,
             samples: int = 10000, seed: int | None = 0, tie_tolerance: float = 0.0,
             select: str | None = None, depth: int = 200, theta: float = 1.5,
@@ -452,6 +462,11 @@ def compare(qrels: Source, baseline: Source, runs: Source,
     that are :class:`~smarteval.settings.Settings` fields set the evaluation (``complete``,
     ``rel_level``...).
 
+    ``baseline_results`` (the path of what ``evaluate -q -f json``, ``tsv`` or ``csv``
+    wrote for the baseline's run, with ``baseline`` None) is a stored baseline: its
+    per-query values are compared as read, and its run is not needed (what a CI job
+    keeps). The runs should be evaluated under the settings the baseline was.
+
     >>> cmp = compare("sample_data/qrels.txt", "sample_data/bm25.run",
     ...               ["sample_data/dense.run"], "map", tests="t")
     >>> row = cmp.report.rows[0]
@@ -464,9 +479,18 @@ def compare(qrels: Source, baseline: Source, runs: Source,
     if isinstance(tests, str):
         tests = [tests]
     qrels = _qrels_source(qrels)
-    (base,), _ = _run_sources([baseline] if not isinstance(baseline, Mapping)
-                              or _split_runs(baseline)[0][0] is None
-                              else baseline, eager_names=True, first_tag="baseline")
+    if baseline_results is not None:
+        if baseline is not None:
+            raise UsageError("give the baseline's run or its stored results "
+                             "(baseline_results), not both")
+        from smarteval.read.results import read_baseline
+        base = read_baseline(os.fspath(baseline_results))
+    elif baseline is None:
+        raise UsageError("give a baseline: its run, or its stored results (baseline_results)")
+    else:
+        (base,), _ = _run_sources([baseline] if not isinstance(baseline, Mapping)
+                                  or _split_runs(baseline)[0][0] is None
+                                  else baseline, eager_names=True, first_tag="baseline")
     given, _ = _run_sources(runs, eager_names=True)
     rep = compare_runs(qrels, base, given, list(measures), settings, tests=list(tests),
                        correction=correction, alpha=alpha, confidence=confidence,
@@ -544,6 +568,12 @@ class ReportTable:
     def to_html(self, **kw: Any) -> str:
         return self.render("html", **kw)
 
+    def failures(self, fail_if: str = "worse", tolerance: float = 0.0) -> list[str]:
+        """What ``report --fail-if FAIL_IF --tolerance X`` says: one line per run, baseline
+        and measure where the run regressed (as :meth:`Comparison.failures`)."""
+        from smarteval.stats.gate import table_failures
+        return table_failures(self.table, fail_if, tolerance)
+
     @property
     def notes(self) -> list[str]:
         return self.table.notes
@@ -551,6 +581,7 @@ class ReportTable:
 
 def report(qrels: Source, runs: Source, measures: str | Sequence[str] | None = None, *,
            baselines: str | Sequence[str] = (),
+           baseline_results: str | os.PathLike | None = None,
            labels: Mapping[str, str] | Sequence[str] | None = None,
            test: str = "t", correction: str | None = None, alpha: float = 0.05,
            confidence: float = 0.95, interval: str | None = None, samples: int = 10000,
@@ -564,7 +595,10 @@ def report(qrels: Source, runs: Source, measures: str | Sequence[str] | None = N
     Inputs take every form :func:`evaluate` takes (a ``{name: run}`` dict names the runs);
     ``measures`` default to map, P.10 and ndcg_cut.10; ``labels`` maps a run's path or
     tag to its name in the table (or lists ``RUN=NAME`` strings); ``baselines`` are
-    labels, tags or paths. ``test`` is one of compare's tests or, every pair only,
+    labels, tags or paths. ``baseline_results`` (what ``evaluate -q -f json``, ``tsv`` or
+    ``csv`` wrote) adds each run of the file to the table as a baseline, its per-query
+    values as read (a stored baseline whose name a run has is named ``NAME (baseline)``).
+    ``test`` is one of compare's tests or, every pair only,
     ``tukey`` (Tukey's HSD blocked by query), ``randomized-tukey`` or
     ``tukey-independent``; ``correction`` (``holm``, ``bonferroni``, ``bh``, ``none``;
     None: holm, and nothing beyond Tukey's own adjustment for the Tukey tests) applies
@@ -584,8 +618,13 @@ def report(qrels: Source, runs: Source, measures: str | Sequence[str] | None = N
         baselines = [baselines]
     qrels = _qrels_source(qrels)
     given, _ = _run_sources(runs, eager_names=True)
+    stored = []
+    if baseline_results is not None:
+        from smarteval.read.results import read_per_query
+        stored = read_per_query(os.fspath(baseline_results))
     return ReportTable(table_runs(
         qrels, given, list(measures), settings, on_run=on_run, baselines=list(baselines),
+        stored=stored,
         labels=labels, test=test, correction=correction, alpha=alpha, confidence=confidence,
         interval=interval, samples=samples, seed=seed, tolerance=tie_tolerance))
 

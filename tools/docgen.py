@@ -229,6 +229,15 @@ def tests_block() -> list[str]:
     return out
 
 
+def exit_status_block() -> list[str]:
+    """Each exit status and what it means (smarteval.errors, their one home)."""
+    from smarteval.errors import EXIT_STATUSES
+    out = []
+    for code, what in EXIT_STATUSES.items():
+        out += [".TP", f".B {code}", roff(what)]
+    return out
+
+
 def version_line() -> str:
     """The .TH line: the version from smarteval.__version__, the date from CHANGELOG.md."""
     from smarteval import __version__
@@ -247,7 +256,8 @@ def generated_man(text: str) -> str:
     """The man page ``text`` with its .TH line and generated blocks rewritten."""
     from smarteval.cli import main
     blocks = {"synopsis": synopsis_block(main), "commands": commands_block(main),
-              "measures": measures_block(), "tests": tests_block()}
+              "measures": measures_block(), "tests": tests_block(),
+              "exit-status": exit_status_block()}
     seen = set()
 
     def fill(mt: re.Match) -> str:
@@ -311,7 +321,8 @@ def rerun(block: str) -> str:
     out = []
     for cmd, printed in zip(commands, outputs(commands), strict=True):
         out.append(f"$ {cmd}")
-        out.append(printed)
+        if printed:                 # (a command that prints nothing: the next follows it)
+            out.append(printed.rstrip("\n"))
     return "\n".join(out).rstrip("\n") + "\n"
 
 

@@ -7,6 +7,7 @@ import click
 from smarteval.cli.options import (
     CONTEXT,
     comparison_options,
+    gate_options,
     input_path,
     note,
     output_options,
@@ -17,7 +18,7 @@ from smarteval.cli.options import (
     trec_options,
     zscores_option,
 )
-from smarteval.errors import UsageError
+from smarteval.errors import Regressed, UsageError
 from smarteval.output import write_bytes, write_text
 from smarteval.render.compare import FORMATS
 from smarteval.render.formats import is_table
@@ -27,7 +28,7 @@ from smarteval.stats.report import MAX_DEPTH
 @click.command("compare", context_settings=CONTEXT)
 @click.argument("qrels", type=input_path())
 @click.argument("baseline", type=input_path())
-@click.argument("runs", nargs=-1, required=True, type=input_path())
+@click.argument("runs", nargs=-1, type=input_path(), metavar="RUN...")
 @trec_options(measure_help="Measure to compare, trec_eval style (map, P.10, ndcg_cut.10) or "
                            "ir_measures style (AP, P@10, nDCG@10). Repeatable. Default: map.")
 @zscores_option(refused=True)
@@ -59,12 +60,17 @@ from smarteval.stats.report import MAX_DEPTH
               help="Correlate each run's document ordering with the baseline's, query by "
                    "query: Kendall's tau, Spearman, Pearson, tau-AP.")
 @rel_info_format_option()
+@gate_options(baseline_help="A stored baseline instead of BASELINE's run: the per-query "
+                            "values smarteval evaluate -q -f json (or tsv, csv) wrote for "
+                            "it, compared as read (every digit). BASELINE is then not "
+                            "given: every RUN is compared with it. A CI job keeps this "
+                            "small file instead of a run.")
 @output_options(FORMATS, header_help="Leave out the header lines of tsv and csv output.")
 @reports_errors
 @takes_settings
 def compare(qrels, baseline, runs, measures, settings, tests, correction, alpha, confidence,
             samples, seed, tie_tolerance, magnitudes, plot, select, select_measure, depth,
-            theta, tau, fmt, output, no_header):
+            theta, tau, baseline_results, fail_if, tolerance, fmt, output, no_header):
     """Compare each RUN with BASELINE query by query: is the difference real?
 
     For each run and measure (-m, default map): the queries better, worse and equal
@@ -73,25 +79,37 @@ def compare(qrels, baseline, runs, measures, settings, tests, correction, alpha,
     Queries are paired by id; without -c a query missing from either run is left out.
     --select picks the best of all the runs (Joiner & Werner); --tau compares the
     runs' document orderings.
+
+    With --baseline-results FILE no BASELINE is given (every RUN is compared with the
+    stored baseline); --fail-if makes a regression exit with status 3, for CI.
     """
-    reuse_freed_memory([qrels, baseline, *runs])
+    if baseline_results is not None:
+        runs, baseline = (baseline, *runs), None
+    elif not runs:
+        raise click.UsageError("Missing argument 'RUN...': give a baseline and one run or "
+                               "more (or --baseline-results FILE and the runs).")
+    given_runs = [*([] if baseline is None else [baseline]), *runs]
+    reuse_freed_memory([qrels, *given_runs])
     from smarteval.api import compare as compare_runs
     from smarteval.api import repeated_notes
     from smarteval.progress import Progress
     from smarteval.read.source import same_file
+    from smarteval.stats.gate import check_gate, comparison_failures
 
-    if any(same_file(baseline, run) for run in runs):
+    check_gate(fail_if, tolerance)
+    if baseline is not None and any(same_file(baseline, run) for run in runs):
         raise UsageError(f"the baseline {baseline} is also given as a run: a run compared "
                          "with itself differs on no query")
     for text in repeated_notes(runs):
         note(f"smarteval: {text}")
-    paths = [baseline, *runs]
+    paths = given_runs
     with Progress(paths, "smarteval") as bar:   # only on a terminal, only for long work
         finished = bar.each_run(paths)
 
         bar.doing("evaluating")
         result = compare_runs(qrels, baseline, list(runs), list(measures), settings=settings,
-                              tests=list(tests), correction=correction, alpha=alpha,
+                              baseline_results=baseline_results, tests=list(tests),
+                              correction=correction, alpha=alpha,
                               confidence=confidence, samples=samples, seed=seed,
                               tie_tolerance=tie_tolerance,
                               select=select_measure if select else None, depth=depth,
@@ -108,3 +126,6 @@ def compare(qrels, baseline, runs, measures, settings, tests, correction, alpha,
     if not is_table(fmt):
         for n in rep.notes:
             note(f"smarteval: {n}")
+    failures = comparison_failures(rep, fail_if, tolerance)
+    if failures:
+        raise Regressed(failures)

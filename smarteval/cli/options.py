@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from smarteval.errors import SmartevalError, UsageError
+from smarteval.errors import BAD_INPUT, SIGNALLED, Regressed, SmartevalError, UsageError
 from smarteval.settings import (
     AVERAGES,
     ORDERS,
@@ -34,7 +34,7 @@ Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 class CliError(click.ClickException):
     """A user's mistake reported as one message, never a traceback."""
 
-    def __init__(self, message: str, exit_code: int = 1):
+    def __init__(self, message: str, exit_code: int = BAD_INPUT):
         super().__init__(message)
         self.exit_code = exit_code  # type: ignore[misc]  # click declares it on the class
 
@@ -59,7 +59,7 @@ class Interrupted(KeyboardInterrupt):
 def _on_signal(main_pid: int, signum, frame) -> None:
     if os.getpid() != main_pid:
         # a worker process of -j: it stops without a word; the main process reports
-        os._exit(128 + signum)
+        os._exit(SIGNALLED + signum)
     multiprocessing = sys.modules.get("multiprocessing")
     if multiprocessing is not None:         # SIGTERM reaches this process only
         for child in multiprocessing.active_children():
@@ -110,7 +110,8 @@ INPUTS = {"qrels": "the qrels", "runs": "a run", "baseline": "the baseline run",
           "frozen": "the --frozen run", "full": "the --full run",
           "cutoffs_from": "the --cutoffs-from run", "results": "a results file",
           "zscores": "the -Z z-score file", "cwl_costs": "the --cwl-costs file",
-          "risk_baseline": "the --risk-baseline run"}
+          "risk_baseline": "the --risk-baseline run",
+          "baseline_results": "the --baseline-results file"}
 #: the parameters that name files written, and their option
 OUTPUTS = {"output": "-o", "plot": "--plot"}
 
@@ -213,7 +214,9 @@ def reports_errors(func):
 
     Also the checks every command shares before any work (:func:`check_paths`); Ctrl-C
     and SIGTERM become one line and exit 130 and 143, after every cleanup (no temporary
-    file is left); a library's warning becomes one line.
+    file is left); a library's warning becomes one line. A gate that failed
+    (:class:`~smarteval.errors.Regressed`, raised once the output is written) is one line
+    per failure and exit 3.
     """
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
@@ -229,13 +232,18 @@ def reports_errors(func):
                 warnings.showwarning = _show_warning
                 check_paths(kwargs)
                 return func(*args, **kwargs)
+        except Regressed as exc:
+            # the output stands; each failure is a line of its own, not an error message
+            for line in exc.failures:
+                note(f"smarteval: regression: {line}")
+            raise click.exceptions.Exit(exc.exit_code) from None
         except SmartevalError as exc:
             raise CliError(str(exc), exc.exit_code) from None
         except MemoryError:
             raise CliError("out of memory", 1) from None
         except KeyboardInterrupt as exc:
             signum = getattr(exc, "signum", signal.SIGINT)
-            raise CliError(_interrupted(signum), 128 + signum) from None
+            raise CliError(_interrupted(signum), SIGNALLED + signum) from None
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
@@ -736,3 +744,33 @@ def comparison_options(*, all_pairs: bool = False,
         click.option("--tie-tolerance", type=click.FloatRange(min=0), default=0.0,
                      show_default=True, metavar="X", help=tolerance_help),
     )
+
+
+def gate_options(baseline_help: str) -> Decorator:
+    """``--baseline-results``, ``--fail-if`` and ``--tolerance``: a stored baseline and the
+    gate of a CI job (:mod:`smarteval.stats.gate`), for compare and report."""
+    from smarteval.stats.gate import FAIL_IF
+    listed = "; ".join(f"{k}: {v}" for k, v in FAIL_IF.items())
+    return group(
+        click.option("--baseline-results", type=input_path(), default=None, metavar="FILE",
+                     help=baseline_help),
+        click.option("--fail-if", type=click.Choice(list(FAIL_IF)), default=None,
+                     help=f"Exit with status 3, the output written, when a run regresses "
+                          f"({listed}), one line per failing run and measure on standard "
+                          f"error: the gate of a CI job."),
+        click.option("--tolerance", type=click.FloatRange(min=0), default=0.0,
+                     show_default=True, metavar="X",
+                     help="--fail-if: how far a run's mean may fall below its baseline's "
+                          "before it fails."),
+    )
+
+
+def require_option() -> Decorator:
+    """``--require "map>=0.25"``: a floor (or ceiling) every run's summary value keeps."""
+    return click.option(
+        "--require", "requirements", multiple=True, metavar="MEASURE>=X",
+        help="Exit with status 3, the output written, when a run's summary value of MEASURE "
+             "is not >= X (or >, <=, < as written; undefined fails too), one line per "
+             "failing run and measure on standard error: a floor for a CI job. "
+             "Repeatable; MEASURE names one value (map, P.10, nDCG@10) among those "
+             "evaluated.")

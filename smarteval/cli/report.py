@@ -7,6 +7,7 @@ import click
 from smarteval.cli.options import (
     CONTEXT,
     comparison_options,
+    gate_options,
     input_path,
     note,
     output_options,
@@ -15,6 +16,7 @@ from smarteval.cli.options import (
     takes_settings,
     trec_options,
 )
+from smarteval.errors import Regressed, UsageError
 from smarteval.output import write_text
 from smarteval.render.formats import is_table
 from smarteval.render.table import FORMATS
@@ -64,6 +66,11 @@ from smarteval.stats.table import INTERVALS
                    "run's tag.")
 @click.option("--digits", type=click.IntRange(0, 15), default=4, show_default=True, metavar="N",
               help="Decimal places of the means and intervals.")
+@gate_options(baseline_help="Stored baselines: each run of FILE, the per-query values "
+                            "smarteval evaluate -q -f json (or tsv, csv) wrote, joins the "
+                            "table as a --baseline, its values as read (every digit); one "
+                            "whose name a RUN has is named 'NAME (baseline)'. A CI job keeps "
+                            "this small file instead of the runs.")
 @output_options(FORMATS, format_more="tsv, csv and json give the marks as data: every pair's "
                                      "difference, interval, effect size, raw and adjusted p.",
                 header_help="Leave out the header lines of tsv and csv output.")
@@ -71,7 +78,7 @@ from smarteval.stats.table import INTERVALS
 @takes_settings
 def report(qrels, runs, measures, settings, baselines, test, correction, alpha, confidence,
            samples, seed, tie_tolerance, interval, second, wins, deltas, anova, standalone,
-           labels, digits, fmt, output, no_header):
+           labels, digits, baseline_results, fail_if, tolerance, fmt, output, no_header):
     """The table of a paper: each RUN's mean on each measure (-m), the best of each column
     in bold, and a mark where a run is significantly better than another.
 
@@ -96,11 +103,17 @@ def report(qrels, runs, measures, settings, baselines, test, correction, alpha, 
     from smarteval.api import report as make_report
     from smarteval.progress import Progress
     from smarteval.render.table import check_options
+    from smarteval.stats.gate import check_gate, table_failures
     from smarteval.stats.table import parse_label
 
     for text in labels:
         parse_label(text)                       # a malformed --label, before any work
-    check_options(fmt, deltas=deltas, standalone=standalone, baselines=len(baselines))
+    check_gate(fail_if, tolerance)
+    if fail_if is not None and not baselines and baseline_results is None:
+        raise UsageError("--fail-if compares runs with a baseline: give --baseline RUN or "
+                         "--baseline-results FILE")
+    check_options(fmt, deltas=deltas, standalone=standalone,
+                  baselines=len(baselines) + (baseline_results is not None))
     reuse_freed_memory([qrels, *runs])
     for text in repeated_notes(runs):
         note(f"smarteval: {text}")
@@ -108,7 +121,8 @@ def report(qrels, runs, measures, settings, baselines, test, correction, alpha, 
         finished = bar.each_run(list(runs))
         bar.doing("evaluating")
         result = make_report(qrels, list(runs), list(measures) or None, settings=settings,
-                             baselines=list(baselines), labels=list(labels), test=test,
+                             baselines=list(baselines), baseline_results=baseline_results,
+                             labels=list(labels), test=test,
                              correction=correction, alpha=alpha, confidence=confidence,
                              interval=interval, samples=samples, seed=seed,
                              tie_tolerance=tie_tolerance, on_run=finished)
@@ -117,3 +131,6 @@ def report(qrels, runs, measures, settings, baselines, test, correction, alpha, 
     if not is_table(fmt):
         for n in result.notes:
             note(f"smarteval: {n}")
+    failures = table_failures(result.table, fail_if, tolerance)
+    if failures:
+        raise Regressed(failures)

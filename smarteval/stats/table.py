@@ -242,7 +242,7 @@ def check_choices(test: str, correction: str | None, interval: str | None,
                          + ", ".join((*TESTS, *ALL_PAIRS_TESTS)))
     if test in ALL_PAIRS_TESTS and baselines:
         raise UsageError(f"--test {test} compares every pair of runs at once: give no "
-                         "--baseline, or another test")
+                         "--baseline (nor --baseline-results), or another test")
     if correction is not None and correction not in CORRECTIONS:
         raise UsageError(f"unknown correction {correction!r}: expected one of "
                          + ", ".join(CORRECTIONS))
@@ -312,18 +312,21 @@ def build_table(evaluations, names: Sequence[str], *, baselines: Sequence[str] =
                 correction: str | None = None, alpha: float = 0.05,
                 confidence: float = 0.95, interval: str | None = None,
                 samples: int = 10000, seed: int | None = 0,
-                tolerance: float = 0.0) -> Table:
+                tolerance: float = 0.0, stored_baselines: int = 0) -> Table:
     """The table of ``evaluations`` on the measures ``names``, on the queries they all have.
 
     ``baselines`` (labels, tags or paths) mark the runs significantly better than each of
-    them; without any, every pair of runs is compared. p-values are corrected over every
-    comparison of the table (pairs x measures) by ``correction``.
+    them, and so do the first ``stored_baselines`` evaluations (stored baselines,
+    ``--baseline-results``); without any, every pair of runs is compared. p-values are
+    corrected over every comparison of the table (pairs x measures) by ``correction``.
     """
-    applied = check_choices(test, correction, interval, baselines)
+    applied = check_choices(test, correction, interval,
+                            [*baselines, *(["--baseline-results"] if stored_baselines else [])])
     if not evaluations:
         raise UsageError("a table needs at least one run")
     runs = run_labels(evaluations, labels)
-    base = [_find(b, evaluations, runs, "--baseline") for b in baselines]
+    base = [*range(stored_baselines),
+            *(_find(b, evaluations, runs, "--baseline") for b in baselines)]
     base = list(dict.fromkeys(base))
     if len(evaluations) - len(base) < 1 and base:
         raise UsageError("every run is a --baseline: nothing is compared with them")
@@ -468,10 +471,22 @@ def table_runs(qrels, runs: Sequence, measures: Sequence[str] = DEFAULT_MEASURES
         if isinstance(options.get("labels"), Mapping):
             break
         parse_label(text)
+    stored = list(options.pop("stored", ()))
     evs, names, skipped = evaluate_comparable(qrels, runs, measures or DEFAULT_MEASURES,
                                               settings or Settings(),
                                               "no measure for the table", on_run)
-    table = build_table(evs, names, **options)
+    if stored:
+        from dataclasses import replace
+
+        from smarteval.stats.report import check_stored
+        for run in stored:
+            check_stored(run, names)
+        # a stored baseline of the run under test (its tag) is told apart from it
+        taken = {ev.name for ev in evs}
+        stored = [replace(run, name=f"{run.name} (baseline)") if run.name in taken else run
+                  for run in stored]
+        evs = [*stored, *evs]
+    table = build_table(evs, names, stored_baselines=len(stored), **options)
     if skipped:
         table.notes.append("left out (no number for each query): " + ", ".join(skipped))
     return table

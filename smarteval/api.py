@@ -108,9 +108,10 @@ class Results(list):
     def to_dict(self, per_query: bool = False) -> dict[str, dict[str, Any]]:
         """``{run: {measure: value}}``, or with ``per_query`` ``{run: {qid: {measure: value}}}``
         (pytrec_eval's shape, one level up)."""
+        from smarteval.render.evaluation import printed
         out: dict[str, dict[str, Any]] = {}
         for ev in self:
-            numeric = [o for o in ev.outputs if _numeric(o)]
+            numeric = printed(ev, numbers_only=True)
             if per_query:
                 cols = {ev.label(o): (ev.per_query[o.name].tolist(),
                                       has_value(o, ev.per_query[o.name]))
@@ -151,10 +152,12 @@ def _rows(ev: Evaluation, per_query: bool):
 
 
 def _columns(evaluations, per_query: bool):
-    """The tidy columns of ``evaluations``, built per measure (no loop over rows)."""
+    """The tidy columns of ``evaluations``, built per measure (no loop over rows): the
+    rows ``evaluate -f tsv`` prints, in its order."""
+    from smarteval.render.evaluation import printed
     runs, queries, names, values = [], [], [], []
     for ev in evaluations:
-        numeric = [o for o in ev.outputs if _numeric(o)]
+        numeric = printed(ev, numbers_only=True)
         if per_query:
             nq = len(ev.qids)
             cols = [o for o in numeric if o.measure.per_query]
@@ -509,14 +512,24 @@ class ReportTable:
 
     def render(self, fmt: str = "smart", *, second: bool = False, wins: bool = False,
                deltas: bool = False, digits: int = 4, header: bool = True,
-               standalone: bool = False, anova: bool = False) -> str:
-        """The text ``smarteval report -f FMT`` prints (``--second``, ``--wins``,
-        ``--deltas``, ``--digits``, ``--no-header``, ``--standalone``, ``--anova``)."""
+               standalone: bool = False, anova: bool = False, pairs: bool = False) -> str:
+        """The text ``smarteval report -f FMT`` prints (``--second``, ``--pairs``,
+        ``--wins``, ``--deltas``, ``--digits``, ``--no-header``, ``--standalone``,
+        ``--anova``)."""
         from smarteval.render.table import render_table
         return render_table(self.table, fmt, second=second, wins=wins, deltas=deltas,
-                            digits=digits, header=header, standalone=standalone, anova=anova)
+                            digits=digits, header=header, standalone=standalone, anova=anova,
+                            pairs=pairs)
 
-    def to_frame(self) -> pandas.DataFrame:
+    def frame(self) -> pandas.DataFrame:
+        """One row per (run, measure), its mean, interval, place and marks: the table of
+        ``report -f tsv`` (:meth:`pairs_frame`, :meth:`anova_frame`, :meth:`wins_frame`
+        and :meth:`deltas_frame` are those of ``--pairs``, ``--anova``, ``--wins`` and
+        ``--deltas``)."""
+        return self._frame([{**c, "better_than": ";".join(c["better_than"])}
+                            for c in self.table.cells()], "CELL_COLUMNS")
+
+    def wide(self) -> pandas.DataFrame:
         """Runs x measures: each run's mean (index: the run labels); the marks, intervals
         and caption are in ``.attrs``."""
         from smarteval.render.table import Plain, caption
@@ -531,14 +544,24 @@ class ReportTable:
                                for c in cells})
         return frame
 
+    def to_frame(self) -> pandas.DataFrame:
+        """:meth:`wide`, under the name of earlier versions (``.frame()`` is every result's
+        table of ``-f tsv``)."""
+        return self.wide()
+
     def cells_frame(self) -> pandas.DataFrame:
-        """One row per (run, measure): the columns of the first table of ``report -f tsv``."""
+        """One row per (run, measure), ``better_than`` a list: :meth:`frame`'s rows."""
         return self._frame(self.table.cells(), "CELL_COLUMNS")
 
-    def comparisons_frame(self) -> pandas.DataFrame:
+    def pairs_frame(self) -> pandas.DataFrame:
         """One row per comparison: the pair, the difference (with Tukey's simultaneous
-        interval), Sakai's ES_E, raw and adjusted p, which run is better."""
+        interval), Sakai's ES_E, raw and adjusted p, which run is better (``report -f tsv
+        --pairs``)."""
         return self._frame(self.table.comparisons(), "COMPARISON_COLUMNS")
+
+    def comparisons_frame(self) -> pandas.DataFrame:
+        """:meth:`pairs_frame`, under the name of earlier versions."""
+        return self.pairs_frame()
 
     def anova_frame(self) -> pandas.DataFrame:
         """Each measure's two-way ANOVA without replication (runs x queries): sums of
@@ -1027,9 +1050,13 @@ class RelevanceEvaluator:
         self.settings = replace(Settings(), rel_level=relevance_level,
                                 judged_only=judged_docs_only_flag)
         self.qrels = evaluation.as_qrels(query_relevance)
-        self.measures = sorted(measures) if isinstance(measures, (set, frozenset)) \
-            else list(measures)
-        evaluation.requests_for(self.measures, self.settings)     # refused now, if at all
+        unordered = isinstance(measures, (set, frozenset))
+        names = sorted(measures) if unordered else list(measures)
+        requests = evaluation.requests_for(names, self.settings)    # refused now, if at all
+        if unordered:                   # a set asks in no order: trec_eval's
+            for rq in requests:
+                rq.asked = 0
+        self.measures: list[str] | list[Request] = requests if unordered else names
 
     def evaluate(self, scores: Source) -> dict[str, dict[str, float]]:
         (ev,) = evaluate(self.qrels, [scores], self.measures, settings=self.settings,

@@ -291,8 +291,10 @@ def test_data_formats_carry_the_marks():
     assert cmp["p_value"] == pytest.approx(ref, rel=1e-12)
     assert cmp["p_adjusted"] == pytest.approx(min(1, 2 * ref), rel=1e-12)
     assert len(obj["deltas"]) == 2 * 15 and len(obj["wins"]) == 2
-    tsv = invoke("report", QRELS, *RUNS, "-m", "map", "-f", "tsv").output
-    cells, comparisons = tsv.split("\n\n")
+    cells = invoke("report", QRELS, *RUNS, "-m", "map", "-f", "tsv").output
+    assert "\n\n" not in cells and len(cells.splitlines()) == 4     # one table: the cells
+    assert cells.splitlines()[0].split("\t")[:4] == ["run", "measure", "n", "mean"]
+    comparisons = invoke("report", QRELS, *RUNS, "-m", "map", "-f", "tsv", "--pairs").output
     assert comparisons.splitlines()[0].split("\t") == [
         "measure", "run", "other", "n", "mean_run", "mean_other", "diff", "ci_low", "ci_high",
         "es_e", "test", "statistic", "p_value", "p_adjusted", "significant", "better"]

@@ -299,7 +299,26 @@ def generated_readme(text: str, console: bool = True) -> str:
     if console:
         text = _CONSOLE.sub(lambda m: "```console\n" + rerun(m.group("body")) + "```", text)
         text = _OUTPUT.sub(lambda m: output_block(m.group("cmd")), text)
+        text = _NOTEBOOK.sub(lambda m: notebook_block(), text)
     return text
+
+
+NOTEBOOK = ROOT / "docs" / "notebook.py"
+#: README's copy of docs/notebook.py and what it prints (tests/test_api.py runs it).
+_NOTEBOOK = re.compile(r'(?ms)^```python\n"""smarteval in a notebook.*?^```\n\nprints\n\n'
+                       r'```text\n.*?^```$')
+
+
+def notebook_block() -> str:
+    """docs/notebook.py and its output, as README shows them."""
+    import os
+    import subprocess
+    script = NOTEBOOK.read_text(encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "100"}
+    printed = subprocess.run([sys.executable, str(NOTEBOOK.relative_to(ROOT))], cwd=ROOT,
+                             env=env, capture_output=True, text=True, check=True,
+                             timeout=300).stdout
+    return f"```python\n{script}```\n\nprints\n\n```text\n{printed}```"
 
 
 _CONSOLE = re.compile(r"(?ms)^```console\n(?P<body>.*?)^```$")

@@ -28,7 +28,7 @@ from smarteval.stats.report import MAX_DEPTH
 @click.command("compare", context_settings=CONTEXT)
 @click.argument("qrels", type=input_path())
 @click.argument("baseline", type=input_path())
-@click.argument("runs", nargs=-1, type=input_path(), metavar="RUN...")
+@click.argument("runs", nargs=-1, type=input_path(), metavar="RUNS...")
 @trec_options(measure_help="Measure to compare, trec_eval style (map, P.10, ndcg_cut.10) or "
                            "ir_measures style (AP, P@10, nDCG@10). Repeatable. Default: map.")
 @zscores_option(refused=True)
@@ -41,13 +41,14 @@ from smarteval.stats.report import MAX_DEPTH
                    "tests, --select ties.")
 @click.option("--magnitudes", is_flag=True,
               help="Also print Keen's Fig. 36 data: each side's per-query differences, "
-                   "largest first.")
+                   "largest first (-f tsv, csv: that table instead of the comparisons).")
 @click.option("--plot", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Draw Keen's Fig. 36 magnitude-difference plots to FILE (.png, .pdf, .svg); "
                    "needs smarteval[plot].")
 @click.option("--select", is_flag=True,
               help="Select the best of all the runs, baseline included (Joiner & Werner), with "
-                   "Bechhofer's probability of correct selection.")
+                   "Bechhofer's probability of correct selection (-f tsv, csv: that table "
+                   "instead of the comparisons).")
 @click.option("--select-measure", default="jw_prob", show_default=True, metavar="MEASURE",
               help="Cut-off measure (jw_prob, P, recall...) whose best run on a query wins "
                    "that query's point at each cut-off.")
@@ -58,7 +59,8 @@ from smarteval.stats.report import MAX_DEPTH
                    "selection is given.")
 @click.option("--tau", is_flag=True,
               help="Correlate each run's document ordering with the baseline's, query by "
-                   "query: Kendall's tau, Spearman, Pearson, tau-AP.")
+                   "query: Kendall's tau, Spearman, Pearson, tau-AP (-f tsv, csv: that "
+                   "table instead of the comparisons).")
 @rel_info_format_option()
 @gate_options(baseline_help="A stored baseline instead of BASELINE's run: the per-query "
                             "values smarteval evaluate -q -f json (or tsv, csv) wrote for "
@@ -86,7 +88,7 @@ def compare(qrels, baseline, runs, measures, settings, tests, correction, alpha,
     if baseline_results is not None:
         runs, baseline = (baseline, *runs), None
     elif not runs:
-        raise click.UsageError("Missing argument 'RUN...': give a baseline and one run or "
+        raise click.UsageError("Missing argument 'RUNS...': give a baseline and one run or "
                                "more (or --baseline-results FILE and the runs).")
     given_runs = [*([] if baseline is None else [baseline]), *runs]
     reuse_freed_memory([qrels, *given_runs])
@@ -94,9 +96,11 @@ def compare(qrels, baseline, runs, measures, settings, tests, correction, alpha,
     from smarteval.api import repeated_notes
     from smarteval.progress import Progress
     from smarteval.read.source import same_file
+    from smarteval.render.compare import check_options
     from smarteval.stats.gate import check_gate, comparison_failures
 
     check_gate(fail_if, tolerance)
+    check_options(fmt, magnitudes=magnitudes, select=select, tau=tau)
     if baseline is not None and any(same_file(baseline, run) for run in runs):
         raise UsageError(f"the baseline {baseline} is also given as a run: a run compared "
                          "with itself differs on no query")

@@ -48,22 +48,29 @@ from smarteval.stats.table import INTERVALS
                    "Student's t interval) or bootstrap (the percentile interval, --samples "
                    "resamples).")
 @click.option("--second", is_flag=True, help="Underline the second best of each column.")
+@click.option("--pairs", is_flag=True,
+              help="Add every comparison: each pair's difference, (Tukey's) interval, "
+                   "effect size ES_E, raw and adjusted p. With -f tsv or csv: that table "
+                   "instead of the cells.")
 @click.option("--wins", is_flag=True,
               help="Add a table of wins, ties and losses of each pair on each measure (Keen's "
-                   "Fig. 35 counts).")
+                   "Fig. 35 counts). With -f tsv or csv: that table instead of the cells.")
 @click.option("--deltas", is_flag=True,
-              help="Add each run's per-query differences from each --baseline.")
+              help="Add each run's per-query differences from each --baseline. With -f tsv "
+                   "or csv: that table instead of the cells.")
 @click.option("--anova", is_flag=True,
               help="Add each measure's two-way ANOVA without replication (runs x queries): "
                    "sums of squares, df, mean squares, F and p of the runs and the queries, "
-                   "and the size of the runs' effect (eta- and omega-squared).")
+                   "and the size of the runs' effect (eta- and omega-squared). With -f tsv "
+                   "or csv: that table instead of the cells.")
 @click.option("--standalone", is_flag=True,
               help="-f latex: a whole document (article class, booktabs) that pdflatex "
                    "compiles as it is; -f html: a whole page. Without it: the table alone, "
                    "to paste.")
 @click.option("--label", "labels", multiple=True, metavar="RUN=NAME",
               help="Name RUN (its path or tag) NAME in the table; repeatable. Default: the "
-                   "run's tag.")
+                   "run's tag. A measure is renamed so too (--label ndcg_cut_10=nDCG@10, "
+                   "or ndcg_cut.10=...), in every format.")
 @click.option("--digits", type=click.IntRange(0, 15), default=4, show_default=True, metavar="N",
               help="Decimal places of the means and intervals.")
 @gate_options(baseline_help="Stored baselines: each run of FILE, the per-query values "
@@ -71,13 +78,16 @@ from smarteval.stats.table import INTERVALS
                             "table as a --baseline, its values as read (every digit); one "
                             "whose name a RUN has is named 'NAME (baseline)'. A CI job keeps "
                             "this small file instead of the runs.")
-@output_options(FORMATS, format_more="tsv, csv and json give the marks as data: every pair's "
-                                     "difference, interval, effect size, raw and adjusted p.",
+@output_options(FORMATS, format_more="tsv and csv give one table, a row per run and measure "
+                                     "(its mean, place and marks), or the one --pairs, "
+                                     "--anova, --wins or --deltas asks for; json holds "
+                                     "them all.",
                 header_help="Leave out the header lines of tsv and csv output.")
 @reports_errors
 @takes_settings
 def report(qrels, runs, measures, settings, baselines, test, correction, alpha, confidence,
-           samples, seed, tie_tolerance, interval, second, wins, deltas, anova, standalone,
+           samples, seed, tie_tolerance, interval, second, pairs, wins, deltas, anova,
+           standalone,
            labels, digits, baseline_results, fail_if, tolerance, fmt, output, no_header):
     """The table of a paper: each RUN's mean on each measure (-m), the best of each column
     in bold, and a mark where a run is significantly better than another.
@@ -113,7 +123,8 @@ def report(qrels, runs, measures, settings, baselines, test, correction, alpha, 
         raise UsageError("--fail-if compares runs with a baseline: give --baseline RUN or "
                          "--baseline-results FILE")
     check_options(fmt, deltas=deltas, standalone=standalone,
-                  baselines=len(baselines) + (baseline_results is not None))
+                  baselines=len(baselines) + (baseline_results is not None), pairs=pairs,
+                  anova=anova, wins=wins)
     reuse_freed_memory([qrels, *runs])
     for text in repeated_notes(runs):
         note(f"smarteval: {text}")
@@ -127,7 +138,8 @@ def report(qrels, runs, measures, settings, baselines, test, correction, alpha, 
                              interval=interval, samples=samples, seed=seed,
                              tie_tolerance=tie_tolerance, on_run=finished)
     write_text(result.render(fmt, second=second, wins=wins, deltas=deltas, digits=digits,
-                             header=not no_header, standalone=standalone, anova=anova), output)
+                             header=not no_header, standalone=standalone, anova=anova,
+                             pairs=pairs), output)
     if not is_table(fmt):
         for n in result.notes:
             note(f"smarteval: {n}")

@@ -8,7 +8,15 @@ import re
 
 from smarteval.errors import UsageError
 from smarteval.render.compare import p_text
-from smarteval.render.formats import Rows, fixed, full, tabulate_table, writable, written
+from smarteval.render.formats import (
+    Rows,
+    chosen_table,
+    fixed,
+    full,
+    tabulate_table,
+    writable,
+    written,
+)
 from smarteval.stats.significance import ALL_PAIRS_TESTS, CORRECTION_NAMES, TEST_HELP
 from smarteval.stats.table import Table
 
@@ -28,22 +36,27 @@ FORMATS = writable(but=("trec",))
 
 def render_table(t: Table, fmt: str, *, second: bool = False, wins: bool = False,
                  deltas: bool = False, digits: int = 4, header: bool = True,
-                 standalone: bool = False, anova: bool = False) -> str:
+                 standalone: bool = False, anova: bool = False, pairs: bool = False) -> str:
     """The table in one of report's formats; ``second`` underlines each column's second
-    best, ``wins`` adds the win/tie/loss counts, ``deltas`` the per-query differences from
-    each baseline, ``anova`` each measure's two-way ANOVA without replication; ``standalone``
-    makes LaTeX or HTML a whole document."""
-    check_options(fmt, deltas=deltas, standalone=standalone, baselines=len(t.baselines))
+    best, ``pairs`` adds every comparison, ``wins`` the win/tie/loss counts, ``deltas``
+    the per-query differences from each baseline, ``anova`` each measure's two-way ANOVA
+    without replication; ``standalone`` makes LaTeX or HTML a whole document. TSV and CSV
+    write one table: the cells (run x measure), or the one ``pairs``, ``anova``, ``wins``
+    or ``deltas`` asks for."""
+    check_options(fmt, deltas=deltas, standalone=standalone, baselines=len(t.baselines),
+                  pairs=pairs, anova=anova, wins=wins)
     return written(fmt, header=header, json=lambda: _json(t, second, wins, deltas, anova),
-                   tables=lambda: _tables(t, wins, deltas, anova),
+                   tables=lambda: [_data(t, fmt, pairs, wins, deltas, anova)],
                    table=lambda f: _styled(t, STYLES[f], second, wins, deltas, digits,
-                                           standalone, anova))
+                                           standalone, anova, pairs))
 
 
 def _styled(t: Table, style: Style, second: bool, wins: bool, deltas: bool, digits: int,
-            standalone: bool, anova: bool) -> str:
+            standalone: bool, anova: bool, pairs: bool = False) -> str:
     """The table and its companions in a format for people, as ``style`` writes them."""
     out = [style.table(t, _main(t, style, second, digits), caption(t, style, second))]
+    if pairs and len(t.pairs):
+        out.append(style.table(t, _pairs(t, style, digits), _pairs_caption(t, style)))
     if anova and any(a is not None for a in t.anovas):
         out.append(style.table(t, _anova(t, style, digits), _anova_caption(t, style)))
     if wins and len(t.pairs):
@@ -58,8 +71,16 @@ def _styled(t: Table, style: Style, second: bool, wins: bool, deltas: bool, digi
     return style.document(text) if standalone else text
 
 
-def check_options(fmt: str, *, deltas: bool, standalone: bool, baselines: int) -> None:
+#: The tables of ``-f tsv``/``csv``, by the option that asks for each (the cells without one).
+DATA_TABLES = {"--pairs": "comparisons", "--anova": "anova", "--wins": "wins",
+               "--deltas": "deltas"}
+
+
+def check_options(fmt: str, *, deltas: bool, standalone: bool, baselines: int,
+                  pairs: bool = False, anova: bool = False, wins: bool = False) -> None:
     """Refuse rendering options that cannot apply (before any work, on the command line)."""
+    chosen_table(fmt, {"--pairs": pairs, "--anova": anova, "--wins": wins,
+                       "--deltas": deltas}, "cells")
     if deltas and not baselines:
         raise UsageError("--deltas are the differences from each --baseline: give one")
     if standalone and fmt not in STANDALONE:
@@ -233,6 +254,29 @@ def _main(t: Table, s: Style, second: bool, digits: int):
     return headers, body, align
 
 
+def _pairs(t: Table, s: Style, digits: int):
+    """Every comparison: the pair, the difference, Tukey's interval, ES_E, p (the
+    statistic is in the data formats)."""
+    tukey = t.test == "tukey"
+    headers = [s.text(h) for h in ("measure", "run", "other", "diff",
+                                   *(["CI"] if tukey else []), "ES_E", "p", "p adjusted")]
+    body = []
+    for r in t.comparisons():
+        body.append([s.text(r["measure"]), s.text(r["run"]), s.text(r["other"]),
+                     fixed(r["diff"], digits),
+                     *([s.text(f"[{fixed(r['ci_low'], digits)}, {fixed(r['ci_high'], digits)}]")]
+                       if tukey else []),
+                     fixed(r["es_e"], 2), p_text(r["p_value"]),
+                     p_text(r["p_adjusted"]) + (" *" if r["significant"] else "")])
+    return headers, body, ["left"] * 3 + ["right"] * (len(headers) - 3)
+
+
+def _pairs_caption(t: Table, s: Style) -> str:
+    return s.text(f"Every comparison: the difference of the means, run - other, over the "
+                  f"queries of each measure; * where the adjusted p is below {t.alpha:g} "
+                  f"({test_words(t)})")
+
+
 def _wins(t: Table, s: Style):
     headers = [s.text("run"), s.text("against")] + [s.text(m) for m in t.measures]
     body = [[s.text(t.runs[a]), s.text(t.runs[b])]
@@ -336,17 +380,18 @@ def caption(t: Table, s: Style = STYLES["smart"], second: bool = False) -> str:
 
 # --------------------------------------------------------------------------- data
 
-def _tables(t: Table, wins: bool, deltas: bool, anova: bool) -> list[Rows]:
-    tables: list[tuple[tuple[str, ...], list[dict]]] = [
-        (CELL_COLUMNS, [{**c, "better_than": ";".join(c["better_than"])} for c in t.cells()]),
-        (COMPARISON_COLUMNS, t.comparisons())]
-    if anova:
-        tables.append((ANOVA_COLUMNS, t.anova_rows()))
-    if wins:
-        tables.append((WIN_COLUMNS, t.win_counts()))
-    if deltas:
-        tables.append((DELTA_COLUMNS, t.deltas()))
-    return [(cols, [[full(r[c]) for c in cols] for r in rows]) for cols, rows in tables]
+def _data(t: Table, fmt: str, pairs: bool, wins: bool, deltas: bool, anova: bool) -> Rows:
+    """The one table of ``-f tsv``/``csv``: the cells, or the table an option asks for."""
+    chosen = chosen_table(fmt, {"--pairs": pairs, "--anova": anova, "--wins": wins,
+                                "--deltas": deltas}, "cells")
+    cols, rows = {
+        "cells": (CELL_COLUMNS, [{**c, "better_than": ";".join(c["better_than"])}
+                                 for c in t.cells()]),
+        "--pairs": (COMPARISON_COLUMNS, t.comparisons()),
+        "--anova": (ANOVA_COLUMNS, t.anova_rows()),
+        "--wins": (WIN_COLUMNS, t.win_counts()),
+        "--deltas": (DELTA_COLUMNS, t.deltas())}[chosen]
+    return cols, [[full(r[c]) for c in cols] for r in rows]
 
 
 def _json(t: Table, second: bool, wins: bool, deltas: bool, anova: bool) -> dict:

@@ -112,13 +112,15 @@ def comparable(out) -> bool:
 
 def comparable_requests(measures: Sequence[str], version: int, nothing: str):
     """The requests of ``-m`` specs, the names of their outputs that have per-query numbers
-    to compare, and the names of those that have none; ``nothing`` starts the message
+    to compare (in the order the specs ask for them), and the names of those that have
+    none; ``nothing`` starts the message
     refusing specs that give no comparable output."""
     from smarteval.measures import parse_measures
+    from smarteval.measures.grammar import in_asked_order
     requests = parse_measures(list(measures), version)
     names: list[str] = []
     skipped: list[str] = []
-    for rq in requests:
+    for rq in in_asked_order(requests):         # the order asked for
         for o in rq.outputs():
             (names if comparable(o) else skipped).append(o.name)
     if not names:

@@ -66,7 +66,42 @@ def _pandas():
 
 # --------------------------------------------------------------------------- results as data
 
-class Results(list):
+class Shown:
+    """What every result of this module shows of itself: ``print()`` gives the text the
+    command prints (``-f smart``), a notebook shows its HTML table (``_repr_html_``;
+    IPython's console the text), and ``to_markdown``, ``to_latex``, ``to_html`` and
+    ``to_tsv`` give the other formats; ``frame()`` is ``-f tsv`` as a DataFrame. Keyword
+    arguments go to :meth:`render` (``per_query=True``, ``pairs=True``...)."""
+
+    #: the text of ``fmt`` (each result's own, with its options)
+    render: Callable[..., str]
+
+    def __str__(self) -> str:
+        return self.render("smart")
+
+    def __repr__(self) -> str:
+        return str(self).rstrip("\n")
+
+    def _repr_html_(self) -> str:
+        return self.render("html")
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(str(self))
+
+    def to_markdown(self, **kw: Any) -> str:
+        return self.render("markdown", **kw)
+
+    def to_latex(self, **kw: Any) -> str:
+        return self.render("latex", **kw)
+
+    def to_html(self, **kw: Any) -> str:
+        return self.render("html", **kw)
+
+    def to_tsv(self, **kw: Any) -> str:
+        return self.render("tsv", **kw)
+
+
+class Results(Shown, list):
     """The evaluations of one call, in run order (a list of :class:`Evaluation`), with
     their values as DataFrames and dicts.
 
@@ -132,7 +167,11 @@ class Results(list):
                header: bool = True) -> str:
         """The text ``smarteval evaluate -f FMT`` prints for these evaluations (``-q``,
         ``-n``, ``--no-header``)."""
-        from smarteval.render.evaluation import render
+        from smarteval.render.evaluation import check_options, render
+        check_options(fmt, per_query=per_query, summary=summary)
+        if not self:
+            return "" if fmt not in ("smart", "markdown", "latex", "html") else \
+                "No run evaluated\n"
         return render(list(self), fmt, per_query=per_query, summary=summary, header=header)
 
 
@@ -406,8 +445,8 @@ def repeated_notes(paths: Iterable, what: str = "run") -> list[str]:
 
 # --------------------------------------------------------------------------- compare
 
-@dataclass
-class Comparison:
+@dataclass(repr=False)
+class Comparison(Shown):
     """What ``compare`` found (:class:`~smarteval.stats.report.Report`), as data and text."""
 
     report: Report
@@ -424,15 +463,6 @@ class Comparison:
         """The text ``smarteval compare -f FMT`` prints."""
         from smarteval.render.compare import render_report
         return render_report(self.report, fmt, show_magnitudes=magnitudes, header=header)
-
-    def to_markdown(self) -> str:
-        return self.render("markdown")
-
-    def to_latex(self) -> str:
-        return self.render("latex")
-
-    def to_tsv(self) -> str:
-        return self.render("tsv")
 
     def failures(self, fail_if: str = "worse", tolerance: float = 0.0) -> list[str]:
         """What ``compare --fail-if FAIL_IF --tolerance X`` says of these runs: one line per
@@ -504,8 +534,8 @@ def compare(qrels: Source, baseline: Source, runs: Source,
 
 # --------------------------------------------------------------------------- report
 
-@dataclass
-class ReportTable:
+@dataclass(repr=False)
+class ReportTable(Shown):
     """The table of a paper (:class:`~smarteval.stats.table.Table`), as data and as text."""
 
     table: Table
@@ -582,15 +612,6 @@ class ReportTable:
         pd = _pandas()
         return pd.DataFrame(rows, columns=list(getattr(render, columns)))
 
-    def to_markdown(self, **kw: Any) -> str:
-        return self.render("markdown", **kw)
-
-    def to_latex(self, **kw: Any) -> str:
-        return self.render("latex", **kw)
-
-    def to_html(self, **kw: Any) -> str:
-        return self.render("html", **kw)
-
     def failures(self, fail_if: str = "worse", tolerance: float = 0.0) -> list[str]:
         """What ``report --fail-if FAIL_IF --tolerance X`` says: one line per run, baseline
         and measure where the run regressed (as :meth:`Comparison.failures`)."""
@@ -654,8 +675,8 @@ def report(qrels: Source, runs: Source, measures: str | Sequence[str] | None = N
 
 # --------------------------------------------------------------------------- discriminative power
 
-@dataclass
-class DiscriminativePower:
+@dataclass(repr=False)
+class DiscriminativePower(Shown):
     """Each measure's discriminative power (:class:`~smarteval.stats.discpower.Discpower`),
     as data and as text."""
 
@@ -718,8 +739,8 @@ def discpower(qrels: Source, runs: Source, measures: str | Sequence[str] | None 
 
 # --------------------------------------------------------------------------- topic set sizes
 
-@dataclass
-class TopicSets:
+@dataclass(repr=False)
+class TopicSets(Shown):
     """Topic set sizes (:class:`~smarteval.stats.topicsets.Design`, one per cell of
     Sakai's tables), as data and as text."""
 
@@ -788,8 +809,8 @@ def topics(diffs: float | Sequence[float], variances: float | Sequence[float] | 
 
 # --------------------------------------------------------------------------- curves
 
-@dataclass
-class Curves:
+@dataclass(repr=False)
+class Curves(Shown):
     """Each run's curve (``smarteval curve``), or with ``cutoffs_from`` each run's point."""
 
     result: RunCurves | RunPoints
@@ -816,12 +837,6 @@ class Curves:
     def frame(self) -> pandas.DataFrame:
         """The rows of ``curve -f tsv`` as a DataFrame (one row per run and level)."""
         return _tsv_frame(self.render("tsv"), ("run",))
-
-    def to_markdown(self) -> str:
-        return self.render("markdown")
-
-    def to_latex(self) -> str:
-        return self.render("latex")
 
 
 def _tsv_frame(text: str, names: Sequence[str]) -> pandas.DataFrame:
@@ -865,8 +880,8 @@ def curve(qrels: Source, runs: Source, levels: str | Sequence[float] | None = No
 
 # --------------------------------------------------------------------------- correlate
 
-@dataclass
-class Correlation:
+@dataclass(repr=False)
+class Correlation(Shown):
     """How much the choice of measure changes the leaderboard (``smarteval correlate``)."""
 
     board: Leaderboards
@@ -885,12 +900,6 @@ class Correlation:
         pd = _pandas()
         return pd.DataFrame(self.board.table, index=pd.Index(self.board.runs, name="run"),
                             columns=self.board.measures)
-
-    def to_markdown(self) -> str:
-        return self.render("markdown")
-
-    def to_latex(self) -> str:
-        return self.render("latex")
 
 
 def correlate(results: str | os.PathLike | Sequence[Any], measures: str | Sequence[str] = (),

@@ -9,6 +9,7 @@ from smarteval.render.formats import (
     chosen_table,
     fixed,
     full,
+    readable,
     tabulate_table,
     writable,
     written,
@@ -16,8 +17,8 @@ from smarteval.render.formats import (
 from smarteval.stats.report import Report
 from smarteval.stats.significance import CORRECTION_NAMES
 
-#: The formats of ``compare``: not trec_eval's (it has no such output), not HTML.
-FORMATS = writable(but=("trec", "html"))
+#: The formats of ``compare``: not trec_eval's (it has no such output).
+FORMATS = writable(but=("trec",))
 
 #: The columns of ``-f tsv``/``csv`` (and of each comparison of ``-f json``): one row per
 #: (run, measure, test). ``mean_baseline`` and ``mean_run`` are the means over the queries
@@ -32,7 +33,7 @@ def render_report(rep: Report, fmt: str, *, show_magnitudes: bool = False,
     """The report in one of compare's formats (:data:`FORMATS`)."""
     return written(fmt, header=header, json=lambda: _json(rep),
                    tables=lambda: _tables(rep, fmt, show_magnitudes),
-                   table=lambda f: _render_table(rep, f, show_magnitudes))
+                   table=lambda f: readable(f, _render_table(rep, f, show_magnitudes)))
 
 
 def _render_table(rep: Report, fmt: str, show_magnitudes: bool) -> str:

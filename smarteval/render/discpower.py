@@ -6,13 +6,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from smarteval.render.compare import p_text
-from smarteval.render.formats import Rows, fixed, full, tabulate_table, writable, written
+from smarteval.render.formats import (
+    Rows,
+    fixed,
+    full,
+    readable,
+    tabulate_table,
+    writable,
+    written,
+)
 from smarteval.stats.discpower import DISCPOWER_TESTS, Discpower
 from smarteval.stats.significance import CORRECTION_NAMES
 
-#: The formats of ``discpower``: not trec_eval's (it has no such output), not HTML (a
-#: caption and two tables, not one self-contained table).
-FORMATS = writable(but=("trec", "html"))
+#: The formats of ``discpower``: not trec_eval's (it has no such output).
+FORMATS = writable(but=("trec",))
 #: The columns of the summary (one row a measure) and of the pairs (one row a pair).
 SUMMARY_COLUMNS = ("measure", "test", "correction", "alpha", "queries", "pairs", "significant",
                    "share", "needed")
@@ -44,7 +51,7 @@ def render_discpower(results: Sequence[Discpower], fmt: str, *, pairs: bool = Fa
     the measures' (JSON always has both)."""
     return written(fmt, header=header, json=lambda: _json(results),
                    tables=lambda: _tables(results, pairs),
-                   table=lambda f: _table(results, f, pairs, digits))
+                   table=lambda f: readable(f, _table(results, f, pairs, digits)))
 
 
 def _json(results: Sequence[Discpower]) -> dict:

@@ -36,10 +36,18 @@ from smarteval.aggregate import has_value
 from smarteval.columns import distinct
 from smarteval.errors import UsageError
 from smarteval.measures.grammar import in_asked_order
-from smarteval.render.formats import delimited, fixed, is_table, tabulate_table, writable, written
+from smarteval.render.formats import (
+    delimited,
+    fixed,
+    is_table,
+    readable,
+    tabulate_table,
+    writable,
+    written,
+)
 
-#: The formats of ``evaluate``: every one but HTML.
-FORMATS = writable(but=("html",))
+#: The formats of ``evaluate``: every one.
+FORMATS = writable()
 
 
 def _trec_value(kind: str, name: str, value, z: bool = False) -> str:
@@ -238,7 +246,7 @@ def smart_table(evaluations) -> tuple[list[str], list[list]]:
 
 def render_table(evaluations, fmt: str) -> str:
     """The SMART table as plain text (``smart``, wrapped past the terminal's width),
-    ``markdown`` or ``latex``, numbers aligned right."""
+    ``markdown``, ``latex`` or ``html`` (its title above it), numbers aligned right."""
     header, rows = smart_table(evaluations)
     nq = sorted({ev.num_averaged for ev in evaluations})
     title = f"Averages over {_queries(nq[0])}" if len(nq) == 1 else \
@@ -248,6 +256,8 @@ def render_table(evaluations, fmt: str) -> str:
     align = ("left", *["right"] * (len(header) - 1))          # numbers to the right
     if fmt in ("markdown", "latex"):
         return tabulate_table(cells, header, fmt, align) + "\n"
+    if fmt == "html":
+        return readable(fmt, f"{title}\n\n{tabulate_table(cells, header, fmt, align)}\n")
     # SMART's REC. heads the recall levels: over measures alone, the column is "measure"
     levels = any(o.measure.name == "iprec_at_recall" and float(o.param) > 0
                  for o in evaluations[0].outputs)

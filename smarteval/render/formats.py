@@ -94,6 +94,26 @@ def written(fmt: str, *, json: Callable[[], Any], tables: Callable[[], Iterable[
     raise ValueError(f"-f {fmt}: no writer for this format here")
 
 
+def readable(fmt: str, text: str) -> str:
+    """The text of a format for people, as a renderer that writes paragraphs and tabulate's
+    tables (:func:`tabulate_table`) gives it: under ``html`` each paragraph (the lines
+    between blank lines) that is not a table becomes an escaped ``<p>`` (its lines kept
+    apart), so the page reads as the plain text does; other formats' text as it is."""
+    if fmt != "html":
+        return text
+    import html
+    out = []
+    for block in (b.strip("\n") for b in text.split("\n\n")):
+        if not block.strip():
+            continue
+        if block.lstrip().startswith("<table"):
+            out.append(block)
+        else:
+            out.append("<p>" + "<br>\n".join(html.escape(line, quote=False)
+                                             for line in block.split("\n")) + "</p>")
+    return "\n".join(out) + "\n"
+
+
 #: The width a plain-text table is wrapped at when the terminal's is unknown (a file, a pipe).
 WIDTH = 100
 

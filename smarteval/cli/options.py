@@ -289,10 +289,22 @@ def takes_settings(func):
 
 
 def complete_measures(ctx, param, incomplete: str):
-    """Shell completion of -m: measure names, nicknames and ir_measures names."""
+    """Shell completion of -m: measure names, nicknames and ir_measures names; a name
+    that takes parameters (``ndcg_cut``, ``P``, ``nDCG``) without a space after it, so
+    that ``.10`` or ``@10`` follows it (:mod:`smarteval.cli.complete`)."""
+    from smarteval.cli.complete import item
     from smarteval.measures import ALIASES, all_measures, nicknames
-    names = [*all_measures(), *nicknames(10), *ALIASES]
-    return sorted(n for n in dict.fromkeys(names) if n.startswith(incomplete))
+    from smarteval.measures.grammar import IR_NAMES
+    measures = all_measures()
+    names = [*measures, *nicknames(10), *ALIASES]
+
+    def takes_parameters(name: str) -> bool:
+        if name in measures:
+            return measures[name].params != "none"
+        entry = IR_NAMES.get(name)
+        return entry is not None and (entry.cut is not None or bool(entry.params))
+    return [item(n, takes_parameters(n)) for n in sorted(dict.fromkeys(names))
+            if n.startswith(incomplete)]
 
 
 def measure_option(help: str = "Measure to compute, trec_eval style (map, P.5,10, ndcg_cut.10, "
@@ -774,3 +786,28 @@ def require_option() -> Decorator:
              "failing run and measure on standard error: a floor for a CI job. "
              "Repeatable; MEASURE names one value (map, P.10, nDCG@10) among those "
              "evaluated.")
+
+
+def option_names(command: click.Command) -> list[str]:
+    """The name each option of ``command`` goes by: its first long name (``--format``, not
+    trec_eval's ``--Results_format`` beside ``--results-format``), else its short one."""
+    names = []
+    for param in command.params:
+        if isinstance(param, click.Option):
+            spelled = [*param.opts, *param.secondary_opts]
+            names.append(next((o for o in spelled if o.startswith("--")), spelled[0]))
+    return names
+
+
+def did_you_mean(name: str, candidates) -> str:
+    """`` Did you mean X?`` for the candidate ``name`` is closest to (those as close as
+    it, too), case aside; empty when none is close."""
+    import difflib
+
+    def score(candidate: str) -> float:
+        return difflib.SequenceMatcher(None, name.lower(), candidate.lower()).ratio()
+    scored = sorted(((score(c), c) for c in dict.fromkeys(candidates)), key=lambda x: -x[0])
+    close = [c for s, c in scored if s >= 0.6 and s >= scored[0][0] - 0.05]
+    if not close:
+        return ""
+    return " Did you mean " + " or ".join(repr(c) for c in close[:3]) + "?"

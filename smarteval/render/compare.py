@@ -140,7 +140,10 @@ def _prob(p: float) -> str:
 
 def _sup(row) -> str:
     s = row["superiority"]
-    return "-" if s is None else f"{s:+.0f}"
+    if s is None:
+        return "-"
+    whole = round(s)
+    return "0" if whole == 0 else f"{whole:+d}"     # no "-0" (nor "+0") for a rounded 0
 
 
 def check_options(fmt: str, *, magnitudes: bool, select: bool, tau: bool) -> None:

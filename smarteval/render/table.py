@@ -6,6 +6,8 @@ from __future__ import annotations
 import html
 import re
 
+import numpy as np
+
 from smarteval.errors import UsageError
 from smarteval.render.compare import p_text
 from smarteval.render.formats import (
@@ -112,6 +114,12 @@ class Style:
     def symbol(self, s: str) -> str:
         return s
 
+    def marked(self, cell: str, mark: str, widest: str) -> str:
+        """A mean followed by its superscript ``mark`` (empty: none), in a column whose
+        widest mark is ``widest``: where a format can, the means stay aligned whatever
+        their marks (:class:`Latex`, :class:`Html`)."""
+        return cell + mark
+
     def note(self, s: str) -> str:
         return self.NOTE.format(s)
 
@@ -175,12 +183,22 @@ class Latex(Style):
         lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
         return "\n".join(lines)
 
+    def marked(self, cell: str, mark: str, widest: str) -> str:
+        """The mark set over the room of the column's widest (``\\rlap`` over
+        ``\\hphantom``): every mean of the column ends at one place."""
+        if not widest:
+            return cell
+        return cell + (rf"\rlap{{{mark}}}" if mark else "") + rf"\hphantom{{{widest}}}"
+
     def join(self, parts: list[str]) -> str:
-        return "% needs \\usepackage{booktabs}\n" + super().join(parts)
+        return self.NEEDS + super().join(parts)
+
+    #: What the table alone says it needs (a whole document has it, and says nothing).
+    NEEDS = "% needs \\usepackage{booktabs}\n"
 
     def document(self, body: str) -> str:
         return ("\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n"
-                + body + "\\end{document}\n")
+                + body.removeprefix(self.NEEDS) + "\\end{document}\n")
 
 
 class Html(Style):
@@ -195,11 +213,17 @@ class Html(Style):
         return f"<!-- Note: {html.escape(s).replace('--', '- -')} -->"
 
     def table(self, t: Table, rows, caption_text: str) -> str:
-        headers, body, align = rows
+        headers, body, align = _marks_apart(*rows)
 
         def cells(tag: str, row: list[str]) -> str:
-            return "".join(f'<{tag} style="padding:2px 8px;text-align:{a}">{c}</{tag}>'
-                           for c, a in zip(row, align, strict=True))
+            out = []
+            for c, a in zip(row, align, strict=True):
+                # a mean and its marks: two cells that touch, the mean's right edge the
+                # column's whatever the marks (numbers align as in the LaTeX)
+                pad = {"mean": "2px 0 2px 8px", "marks": "2px 8px 2px 1px"}.get(a, "2px 8px")
+                side = {"mean": "right", "marks": "left"}.get(a, a)
+                out.append(f'<{tag} style="padding:{pad};text-align:{side}">{c}</{tag}>')
+            return "".join(out)
         lines = ['<table style="border-collapse:collapse;border-top:2px solid;'
                  'border-bottom:2px solid;font-variant-numeric:tabular-nums">',
                  f'<caption style="caption-side:top;text-align:left">{caption_text}</caption>',
@@ -215,6 +239,32 @@ class Html(Style):
                 + "</body>\n</html>\n")
 
 
+_MARK = re.compile(r"^(?P<cell>.*?)(?P<mark>(?:<sup>[^<]*</sup>)+)$", re.S)
+
+
+def _marks_apart(headers: list[str], body: list[list[str]], align: list[str]):
+    """The HTML table's columns whose means carry marks, each as two columns, the means
+    (aligned right, ``mean``) and their marks (``marks``); the heading above the means."""
+    split = [a == "right" and any(_MARK.match(row[j]) for row in body)
+             for j, a in enumerate(align)]
+    if not any(split):
+        return headers, body, align
+
+    def apart(row: list[str], heading: bool = False) -> list[str]:
+        out = []
+        for j, c in enumerate(row):
+            if not split[j]:
+                out.append(c)
+                continue
+            found = None if heading else _MARK.match(c)
+            out += [found.group("cell"), found.group("mark")] if found else [c, ""]
+        return out
+    new_align = []
+    for j, a in enumerate(align):
+        new_align += ["mean", "marks"] if split[j] else [a]
+    return apart(headers, True), [apart(row) for row in body], new_align
+
+
 #: The formats ``--standalone`` makes a whole document of.
 STANDALONE = ("latex", "html")
 
@@ -227,6 +277,18 @@ STYLES: dict[str, Style] = {"smart": Style(), "markdown": Markdown(), "latex": L
 def _main(t: Table, s: Style, second: bool, digits: int):
     marks = t.marks()
     seconds = t.second
+
+    def sup(m: list[int]) -> str:
+        if not m:
+            return ""
+        sep = "," if any(len(t.symbols[i]) > 1 for i in m) and t.all_pairs else ""
+        return s.sup(sep.join(s.symbol(t.symbols[i]) for i in m))
+    shown = [[sup(marks[r][m]) for m in range(len(t.measures))] for r in range(len(t.runs))]
+    # each column's widest mark (the one of most symbols) holds the room of every mark
+    widest = []
+    for m in range(len(t.measures)):
+        sizes = [sum(len(t.symbols[i]) for i in marks[r][m]) for r in range(len(t.runs))]
+        widest.append(shown[int(np.argmax(sizes))][m] if sizes else "")
     labels = [s.text(r) for r in t.runs]
     headers = ([""] if t.all_pairs else []) + [s.text("run")] + [s.text(m) for m in t.measures]
     body = []
@@ -244,11 +306,7 @@ def _main(t: Table, s: Style, second: bool, digits: int):
             elif t.interval == "bootstrap":
                 cell += (" " + s.text(f"[{fixed(t.ci_low[r, m], digits)}, "
                                       f"{fixed(t.ci_high[r, m], digits)}]"))
-            if marks[r][m]:
-                sep = "," if any(len(t.symbols[i]) > 1 for i in marks[r][m]) and \
-                    t.all_pairs else ""
-                cell += s.sup(sep.join(s.symbol(t.symbols[i]) for i in marks[r][m]))
-            row.append(cell)
+            row.append(s.marked(cell, shown[r][m], widest[m]))
         body.append(row)
     align = (["left"] if t.all_pairs else []) + ["left"] + ["right"] * len(t.measures)
     return headers, body, align

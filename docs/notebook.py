@@ -22,5 +22,10 @@ comparison = smarteval.compare(qrels, {"bm25": bm25}, {"dense": dense}, ["map", 
                                tests=["t", "randomization"])
 print(comparison.to_markdown())
 
+# every result shows itself: print() gives the text the command prints, and a cell
+# ending with it (`table`) shows its HTML table (`_repr_html_`, what `-f html` writes)
+table = smarteval.report(qrels, {"bm25": bm25, "dense": dense}, ["map", "nDCG@10"])
+print(table)
+
 # ir_measures' face: the same call, the same keys
 print(smarteval.calc_aggregate(["AP", "nDCG@10"], qrels, dense))

@@ -66,7 +66,42 @@ def _pandas():
 
 # --------------------------------------------------------------------------- results as data
 
-class Results(list):
+class Shown:
+    """What every result of this module shows of itself: ``print()`` gives the text the
+    command prints (``-f smart``), a notebook shows its HTML table (``_repr_html_``;
+    IPython's console the text), and ``to_markdown``, ``to_latex``, ``to_html`` and
+    ``to_tsv`` give the other formats; ``frame()`` is ``-f tsv`` as a DataFrame. Keyword
+    arguments go to :meth:`render` (``per_query=True``, ``pairs=True``...)."""
+
+    #: the text of ``fmt`` (each result's own, with its options)
+    render: Callable[..., str]
+
+    def __str__(self) -> str:
+        return self.render("smart")
+
+    def __repr__(self) -> str:
+        return str(self).rstrip("\n")
+
+    def _repr_html_(self) -> str:
+        return self.render("html")
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(str(self))
+
+    def to_markdown(self, **kw: Any) -> str:
+        return self.render("markdown", **kw)
+
+    def to_latex(self, **kw: Any) -> str:
+        return self.render("latex", **kw)
+
+    def to_html(self, **kw: Any) -> str:
+        return self.render("html", **kw)
+
+    def to_tsv(self, **kw: Any) -> str:
+        return self.render("tsv", **kw)
+
+
+class Results(Shown, list):
     """The evaluations of one call, in run order (a list of :class:`Evaluation`), with
     their values as DataFrames and dicts.
 
@@ -108,9 +143,10 @@ class Results(list):
     def to_dict(self, per_query: bool = False) -> dict[str, dict[str, Any]]:
         """``{run: {measure: value}}``, or with ``per_query`` ``{run: {qid: {measure: value}}}``
         (pytrec_eval's shape, one level up)."""
+        from smarteval.render.evaluation import printed
         out: dict[str, dict[str, Any]] = {}
         for ev in self:
-            numeric = [o for o in ev.outputs if _numeric(o)]
+            numeric = printed(ev, numbers_only=True)
             if per_query:
                 cols = {ev.label(o): (ev.per_query[o.name].tolist(),
                                       has_value(o, ev.per_query[o.name]))
@@ -131,7 +167,11 @@ class Results(list):
                header: bool = True) -> str:
         """The text ``smarteval evaluate -f FMT`` prints for these evaluations (``-q``,
         ``-n``, ``--no-header``)."""
-        from smarteval.render.evaluation import render
+        from smarteval.render.evaluation import check_options, render
+        check_options(fmt, per_query=per_query, summary=summary)
+        if not self:
+            return "" if fmt not in ("smart", "markdown", "latex", "html") else \
+                "No run evaluated\n"
         return render(list(self), fmt, per_query=per_query, summary=summary, header=header)
 
 
@@ -151,10 +191,12 @@ def _rows(ev: Evaluation, per_query: bool):
 
 
 def _columns(evaluations, per_query: bool):
-    """The tidy columns of ``evaluations``, built per measure (no loop over rows)."""
+    """The tidy columns of ``evaluations``, built per measure (no loop over rows): the
+    rows ``evaluate -f tsv`` prints, in its order."""
+    from smarteval.render.evaluation import printed
     runs, queries, names, values = [], [], [], []
     for ev in evaluations:
-        numeric = [o for o in ev.outputs if _numeric(o)]
+        numeric = printed(ev, numbers_only=True)
         if per_query:
             nq = len(ev.qids)
             cols = [o for o in numeric if o.measure.per_query]
@@ -404,8 +446,8 @@ def repeated_notes(paths: Iterable, what: str = "run") -> list[str]:
 
 # --------------------------------------------------------------------------- compare
 
-@dataclass
-class Comparison:
+@dataclass(repr=False)
+class Comparison(Shown):
     """What ``compare`` found (:class:`~smarteval.stats.report.Report`), as data and text."""
 
     report: Report
@@ -423,14 +465,13 @@ class Comparison:
         from smarteval.render.compare import render_report
         return render_report(self.report, fmt, show_magnitudes=magnitudes, header=header)
 
-    def to_markdown(self) -> str:
-        return self.render("markdown")
-
-    def to_latex(self) -> str:
-        return self.render("latex")
-
-    def to_tsv(self) -> str:
-        return self.render("tsv")
+    def failures(self, fail_if: str = "worse", tolerance: float = 0.0) -> list[str]:
+        """What ``compare --fail-if FAIL_IF --tolerance X`` says of these runs: one line per
+        run and measure that regressed (``worse``: the mean below the baseline's by more
+        than ``tolerance``; ``significantly-worse``: so, and significantly); empty when
+        none did."""
+        from smarteval.stats.gate import comparison_failures
+        return comparison_failures(self.report, fail_if, tolerance)
 
     @property
     def notes(self) -> list[str]:
@@ -438,7 +479,9 @@ class Comparison:
 
 
 def compare(qrels: Source, baseline: Source, runs: Source,
-            measures: str | Sequence[str] = ("map",), *, tests: str | Sequence[str] = ("t",),
+            measures: str | Sequence[str] = ("map",), *,
+            baseline_results: str | os.PathLike | None = None,
+            tests: str | Sequence[str] = ("t",),
             correction: str = "holm", alpha: float = 0.05, confidence: float = 0.95,
             samples: int = 10000, seed: int | None = 0, tie_tolerance: float = 0.0,
             select: str | None = None, depth: int = 200, theta: float = 1.5,
@@ -453,6 +496,11 @@ def compare(qrels: Source, baseline: Source, runs: Source,
     that are :class:`~smarteval.settings.Settings` fields set the evaluation (``complete``,
     ``rel_level``...).
 
+    ``baseline_results`` (the path of what ``evaluate -q -f json``, ``tsv`` or ``csv``
+    wrote for the baseline's run, with ``baseline`` None) is a stored baseline: its
+    per-query values are compared as read, and its run is not needed (what a CI job
+    keeps). The runs should be evaluated under the settings the baseline was.
+
     >>> cmp = compare("sample_data/qrels.txt", "sample_data/bm25.run",
     ...               ["sample_data/dense.run"], "map", tests="t")
     >>> row = cmp.report.rows[0]
@@ -465,9 +513,18 @@ def compare(qrels: Source, baseline: Source, runs: Source,
     if isinstance(tests, str):
         tests = [tests]
     qrels = _qrels_source(qrels)
-    (base,), _ = _run_sources([baseline] if not isinstance(baseline, Mapping)
-                              or _split_runs(baseline)[0][0] is None
-                              else baseline, eager_names=True, first_tag="baseline")
+    if baseline_results is not None:
+        if baseline is not None:
+            raise UsageError("give the baseline's run or its stored results "
+                             "(baseline_results), not both")
+        from smarteval.read.results import read_baseline
+        base = read_baseline(os.fspath(baseline_results))
+    elif baseline is None:
+        raise UsageError("give a baseline: its run, or its stored results (baseline_results)")
+    else:
+        (base,), _ = _run_sources([baseline] if not isinstance(baseline, Mapping)
+                                  or _split_runs(baseline)[0][0] is None
+                                  else baseline, eager_names=True, first_tag="baseline")
     given, _ = _run_sources(runs, eager_names=True)
     rep = compare_runs(qrels, base, given, list(measures), settings, tests=list(tests),
                        correction=correction, alpha=alpha, confidence=confidence,
@@ -478,22 +535,32 @@ def compare(qrels: Source, baseline: Source, runs: Source,
 
 # --------------------------------------------------------------------------- report
 
-@dataclass
-class ReportTable:
+@dataclass(repr=False)
+class ReportTable(Shown):
     """The table of a paper (:class:`~smarteval.stats.table.Table`), as data and as text."""
 
     table: Table
 
     def render(self, fmt: str = "smart", *, second: bool = False, wins: bool = False,
                deltas: bool = False, digits: int = 4, header: bool = True,
-               standalone: bool = False, anova: bool = False) -> str:
-        """The text ``smarteval report -f FMT`` prints (``--second``, ``--wins``,
-        ``--deltas``, ``--digits``, ``--no-header``, ``--standalone``, ``--anova``)."""
+               standalone: bool = False, anova: bool = False, pairs: bool = False) -> str:
+        """The text ``smarteval report -f FMT`` prints (``--second``, ``--pairs``,
+        ``--wins``, ``--deltas``, ``--digits``, ``--no-header``, ``--standalone``,
+        ``--anova``)."""
         from smarteval.render.table import render_table
         return render_table(self.table, fmt, second=second, wins=wins, deltas=deltas,
-                            digits=digits, header=header, standalone=standalone, anova=anova)
+                            digits=digits, header=header, standalone=standalone, anova=anova,
+                            pairs=pairs)
 
-    def to_frame(self) -> pandas.DataFrame:
+    def frame(self) -> pandas.DataFrame:
+        """One row per (run, measure), its mean, interval, place and marks: the table of
+        ``report -f tsv`` (:meth:`pairs_frame`, :meth:`anova_frame`, :meth:`wins_frame`
+        and :meth:`deltas_frame` are those of ``--pairs``, ``--anova``, ``--wins`` and
+        ``--deltas``)."""
+        return self._frame([{**c, "better_than": ";".join(c["better_than"])}
+                            for c in self.table.cells()], "CELL_COLUMNS")
+
+    def wide(self) -> pandas.DataFrame:
         """Runs x measures: each run's mean (index: the run labels); the marks, intervals
         and caption are in ``.attrs``."""
         from smarteval.render.table import Plain, caption
@@ -508,14 +575,24 @@ class ReportTable:
                                for c in cells})
         return frame
 
+    def to_frame(self) -> pandas.DataFrame:
+        """:meth:`wide`, under the name of earlier versions (``.frame()`` is every result's
+        table of ``-f tsv``)."""
+        return self.wide()
+
     def cells_frame(self) -> pandas.DataFrame:
-        """One row per (run, measure): the columns of the first table of ``report -f tsv``."""
+        """One row per (run, measure), ``better_than`` a list: :meth:`frame`'s rows."""
         return self._frame(self.table.cells(), "CELL_COLUMNS")
 
-    def comparisons_frame(self) -> pandas.DataFrame:
+    def pairs_frame(self) -> pandas.DataFrame:
         """One row per comparison: the pair, the difference (with Tukey's simultaneous
-        interval), Sakai's ES_E, raw and adjusted p, which run is better."""
+        interval), Sakai's ES_E, raw and adjusted p, which run is better (``report -f tsv
+        --pairs``)."""
         return self._frame(self.table.comparisons(), "COMPARISON_COLUMNS")
+
+    def comparisons_frame(self) -> pandas.DataFrame:
+        """:meth:`pairs_frame`, under the name of earlier versions."""
+        return self.pairs_frame()
 
     def anova_frame(self) -> pandas.DataFrame:
         """Each measure's two-way ANOVA without replication (runs x queries): sums of
@@ -536,14 +613,11 @@ class ReportTable:
         pd = _pandas()
         return pd.DataFrame(rows, columns=list(getattr(render, columns)))
 
-    def to_markdown(self, **kw: Any) -> str:
-        return self.render("markdown", **kw)
-
-    def to_latex(self, **kw: Any) -> str:
-        return self.render("latex", **kw)
-
-    def to_html(self, **kw: Any) -> str:
-        return self.render("html", **kw)
+    def failures(self, fail_if: str = "worse", tolerance: float = 0.0) -> list[str]:
+        """What ``report --fail-if FAIL_IF --tolerance X`` says: one line per run, baseline
+        and measure where the run regressed (as :meth:`Comparison.failures`)."""
+        from smarteval.stats.gate import table_failures
+        return table_failures(self.table, fail_if, tolerance)
 
     @property
     def notes(self) -> list[str]:
@@ -552,6 +626,7 @@ class ReportTable:
 
 def report(qrels: Source, runs: Source, measures: str | Sequence[str] | None = None, *,
            baselines: str | Sequence[str] = (),
+           baseline_results: str | os.PathLike | None = None,
            labels: Mapping[str, str] | Sequence[str] | None = None,
            test: str = "t", correction: str | None = None, alpha: float = 0.05,
            confidence: float = 0.95, interval: str | None = None, samples: int = 10000,
@@ -565,7 +640,10 @@ def report(qrels: Source, runs: Source, measures: str | Sequence[str] | None = N
     Inputs take every form :func:`evaluate` takes (a ``{name: run}`` dict names the runs);
     ``measures`` default to map, P.10 and ndcg_cut.10; ``labels`` maps a run's path or
     tag to its name in the table (or lists ``RUN=NAME`` strings); ``baselines`` are
-    labels, tags or paths. ``test`` is one of compare's tests or, every pair only,
+    labels, tags or paths. ``baseline_results`` (what ``evaluate -q -f json``, ``tsv`` or
+    ``csv`` wrote) adds each run of the file to the table as a baseline, its per-query
+    values as read (a stored baseline whose name a run has is named ``NAME (baseline)``).
+    ``test`` is one of compare's tests or, every pair only,
     ``tukey`` (Tukey's HSD blocked by query), ``randomized-tukey`` or
     ``tukey-independent``; ``correction`` (``holm``, ``bonferroni``, ``bh``, ``none``;
     None: holm, and nothing beyond Tukey's own adjustment for the Tukey tests) applies
@@ -585,16 +663,21 @@ def report(qrels: Source, runs: Source, measures: str | Sequence[str] | None = N
         baselines = [baselines]
     qrels = _qrels_source(qrels)
     given, _ = _run_sources(runs, eager_names=True)
+    stored = []
+    if baseline_results is not None:
+        from smarteval.read.results import read_per_query
+        stored = read_per_query(os.fspath(baseline_results))
     return ReportTable(table_runs(
         qrels, given, list(measures), settings, on_run=on_run, baselines=list(baselines),
+        stored=stored,
         labels=labels, test=test, correction=correction, alpha=alpha, confidence=confidence,
         interval=interval, samples=samples, seed=seed, tolerance=tie_tolerance))
 
 
 # --------------------------------------------------------------------------- discriminative power
 
-@dataclass
-class DiscriminativePower:
+@dataclass(repr=False)
+class DiscriminativePower(Shown):
     """Each measure's discriminative power (:class:`~smarteval.stats.discpower.Discpower`),
     as data and as text."""
 
@@ -657,8 +740,8 @@ def discpower(qrels: Source, runs: Source, measures: str | Sequence[str] | None 
 
 # --------------------------------------------------------------------------- topic set sizes
 
-@dataclass
-class TopicSets:
+@dataclass(repr=False)
+class TopicSets(Shown):
     """Topic set sizes (:class:`~smarteval.stats.topicsets.Design`, one per cell of
     Sakai's tables), as data and as text."""
 
@@ -727,8 +810,8 @@ def topics(diffs: float | Sequence[float], variances: float | Sequence[float] | 
 
 # --------------------------------------------------------------------------- curves
 
-@dataclass
-class Curves:
+@dataclass(repr=False)
+class Curves(Shown):
     """Each run's curve (``smarteval curve``), or with ``cutoffs_from`` each run's point."""
 
     result: RunCurves | RunPoints
@@ -755,12 +838,6 @@ class Curves:
     def frame(self) -> pandas.DataFrame:
         """The rows of ``curve -f tsv`` as a DataFrame (one row per run and level)."""
         return _tsv_frame(self.render("tsv"), ("run",))
-
-    def to_markdown(self) -> str:
-        return self.render("markdown")
-
-    def to_latex(self) -> str:
-        return self.render("latex")
 
 
 def _tsv_frame(text: str, names: Sequence[str]) -> pandas.DataFrame:
@@ -804,8 +881,8 @@ def curve(qrels: Source, runs: Source, levels: str | Sequence[float] | None = No
 
 # --------------------------------------------------------------------------- correlate
 
-@dataclass
-class Correlation:
+@dataclass(repr=False)
+class Correlation(Shown):
     """How much the choice of measure changes the leaderboard (``smarteval correlate``)."""
 
     board: Leaderboards
@@ -824,12 +901,6 @@ class Correlation:
         pd = _pandas()
         return pd.DataFrame(self.board.table, index=pd.Index(self.board.runs, name="run"),
                             columns=self.board.measures)
-
-    def to_markdown(self) -> str:
-        return self.render("markdown")
-
-    def to_latex(self) -> str:
-        return self.render("latex")
 
 
 def correlate(results: str | os.PathLike | Sequence[Any], measures: str | Sequence[str] = (),
@@ -989,9 +1060,13 @@ class RelevanceEvaluator:
         self.settings = replace(Settings(), rel_level=relevance_level,
                                 judged_only=judged_docs_only_flag)
         self.qrels = evaluation.as_qrels(query_relevance)
-        self.measures = sorted(measures) if isinstance(measures, (set, frozenset)) \
-            else list(measures)
-        evaluation.requests_for(self.measures, self.settings)     # refused now, if at all
+        unordered = isinstance(measures, (set, frozenset))
+        names = sorted(measures) if unordered else list(measures)
+        requests = evaluation.requests_for(names, self.settings)    # refused now, if at all
+        if unordered:                   # a set asks in no order: trec_eval's
+            for rq in requests:
+                rq.asked = 0
+        self.measures: list[str] | list[Request] = requests if unordered else names
 
     def evaluate(self, scores: Source) -> dict[str, dict[str, float]]:
         (ev,) = evaluate(self.qrels, [scores], self.measures, settings=self.settings,
@@ -1008,14 +1083,16 @@ class Repro:
 
     result: Any
 
-    def render(self, fmt: str = "smart", *, header: bool = True) -> str:
-        """The text ``smarteval repro -f FMT`` prints."""
+    def render(self, fmt: str = "smart", *, header: bool = True, ranking: bool = False,
+               overall: bool = False) -> str:
+        """The text ``smarteval repro -f FMT`` prints (``--ranking``, ``--overall``)."""
         from smarteval.render.repro import render_reproduction
-        return render_reproduction(self.result, fmt, header=header)
+        return render_reproduction(self.result, fmt, header=header, ranking=ranking,
+                                   overall=overall)
 
     def frame(self) -> pandas.DataFrame:
         """The effectiveness level: one row per pair of runs and measure (means, RMSE,
-        p-value), the columns of the second table of ``repro -f tsv``."""
+        p-value), the columns of ``repro -f tsv``."""
         from smarteval.render.repro import EFFECT_COLUMNS, effect_rows
         return _pandas().DataFrame(effect_rows(self.result), columns=list(EFFECT_COLUMNS))
 

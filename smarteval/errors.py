@@ -1,6 +1,33 @@
-"""Exception types: one per kind of problem; smarteval.cli.options turns them into exit statuses."""
+"""Exception types, one per kind of problem, and the exit statuses they become (the one
+home of both: smarteval.cli.options turns the exceptions into statuses, and the man page's
+EXIT STATUS is written from :data:`EXIT_STATUSES`)."""
 
 from __future__ import annotations
+
+#: Exit statuses.
+SUCCESS, BAD_INPUT, BAD_USAGE, REGRESSED = 0, 1, 2, 3
+#: A command ended by signal N exits with SIGNALLED + N (130 for Ctrl-C, 143 for SIGTERM).
+SIGNALLED = 128
+
+#: What each exit status means, for the man page (its EXIT STATUS).
+EXIT_STATUSES: dict[str, str] = {
+    str(SUCCESS): "Success.",
+    str(BAD_INPUT): "Bad input: a file that cannot be read, a line that cannot be parsed (the "
+                    "message names the file, the line number and the line, and says what was "
+                    "expected), a collection size too small for the judgements.",
+    str(BAD_USAGE): "Bad usage: an unknown command, option or measure, a missing argument, "
+                    "options that do not go together, an output file that is also an input, "
+                    "or plot without matplotlib.",
+    str(REGRESSED): "A gate failed: compare --fail-if or report --fail-if found a run worse "
+                    "than its baseline, or evaluate --require found a value below (or above) "
+                    "its bound. The output is written as without the gate; standard error "
+                    "holds one line per failing run and measure, each starting "
+                    "'smarteval: regression:'.",
+    str(SIGNALLED + 2): "Interrupted (Ctrl-C): one line on standard error, no temporary file "
+                        "left behind, worker processes of -j stopped.",
+    str(SIGNALLED + 15): "Terminated (SIGTERM), likewise; another terminating signal N (SIGHUP, "
+                         "SIGQUIT...) exits with 128 + N.",
+}
 
 #: The most characters of an input line a message quotes; a longer line is cut, and its
 #: length in bytes said.
@@ -24,7 +51,7 @@ def quoted(text: str) -> str:
 class SmartevalError(Exception):
     """Base class of every error smarteval reports to a user."""
 
-    exit_code = 1
+    exit_code = BAD_INPUT
 
 
 class InputError(SmartevalError):
@@ -61,7 +88,21 @@ class InputError(SmartevalError):
 class UsageError(SmartevalError):
     """Bad usage: an unknown measure, a missing option, contradictory options."""
 
-    exit_code = 2
+    exit_code = BAD_USAGE
+
+
+class Regressed(SmartevalError):
+    """A gate failed (``--fail-if``, ``--require``): ``failures`` holds one line per failing
+    run and measure. Raised once the output is written, which stands."""
+
+    exit_code = REGRESSED
+
+    def __init__(self, failures: list[str]):
+        self.failures = list(failures)
+        super().__init__("\n".join(self.failures))
+
+    def __reduce__(self):
+        return (type(self), (self.failures,))
 
 
 class OutputError(SmartevalError):

@@ -120,7 +120,8 @@ def as_qrels(qrels) -> Qrels:
 
 
 def read_relevance(qrels, requests: Sequence[Request] = (), settings: Settings | None = None):
-    """The judgements of ``qrels`` (a path, or already read) in the format asked for.
+    """The judgements of ``qrels`` (a path, an ir_datasets id, or already read) in the
+    format asked for.
 
     trec_eval's qrels (:class:`Qrels`), or ndeval's diversity qrels
     (:class:`~smarteval.read.diversity.DiversityQrels`) under ``-R qrels_diversity``,
@@ -130,6 +131,9 @@ def read_relevance(qrels, requests: Sequence[Request] = (), settings: Settings |
     settings = settings or Settings()
     fmt = settings.qrels_format
     diversity = fmt == "qrels_diversity"
+    if fmt == "qrels":
+        from smarteval.read.datasets import dataset_qrels
+        qrels = dataset_qrels(qrels)    # an ir_datasets id that is no file: its qrels
     if fmt in OWN_MEASURES:
         return _read_trec_format(qrels, fmt)
     if isinstance(qrels, Qrels):

@@ -143,8 +143,9 @@ def test_command_is_the_library(cli):
     text = cli("discpower", QRELS, RUN_FILES, "-m", "map", "--pairs", "-t", "t").stdout
     assert "paired t-test of each pair, Holm correction over the pairs" in text
     assert "bm25_rm3  dense" in text
-    tsv = cli("discpower", QRELS, RUN_FILES, "-m", "map", "-f", "tsv").stdout
-    summary, pairs = tsv.split("\n\n")
+    summary = cli("discpower", QRELS, RUN_FILES, "-m", "map", "-f", "tsv").stdout
+    pairs = cli("discpower", QRELS, RUN_FILES, "-m", "map", "-f", "tsv", "--pairs").stdout
+    assert "\n\n" not in summary and len(summary.splitlines()) == 2
     assert summary.splitlines()[0].split("\t")[:3] == ["measure", "test", "correction"]
     assert len(pairs.splitlines()) == 4
 

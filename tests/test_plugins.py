@@ -86,7 +86,7 @@ def test_evaluate_tsv_json_and_defaults(files):
               files / "qrels", files / "run")
     assert res.exit_code == 0, res.output
     names = [ln.split("\t")[2] for ln in res.output.splitlines()[1:]]
-    assert names == ["P_5", "graded_P_5", "graded_P_10", "graded_P_20"]
+    assert names == ["graded_P_5", "graded_P_10", "graded_P_20", "P_5"]     # as asked
     res = run("evaluate", *PLUGIN, "-m", "graded_P.1", "-q", "-f", "json",
               files / "qrels", files / "run")
     assert res.exit_code == 0, res.output

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html.parser
 import json
+import re
 import shutil
 import subprocess
 from types import SimpleNamespace
@@ -275,7 +276,8 @@ def test_html_is_one_self_contained_table():
     Tags().feed(res.output)
     assert seen.count("table") == 2 and "caption" in seen
     assert not {"link", "script", "img", "style"} & set(seen)
-    assert "<b>0.2658</b><sup>\u2020</sup>" in res.output
+    # a mean and its marks: two touching cells, the means of a column aligned
+    assert re.search(r"<b>0\.2658</b></td><td[^>]*><sup>\u2020</sup>", res.output)
 
 
 def test_data_formats_carry_the_marks():
@@ -291,8 +293,10 @@ def test_data_formats_carry_the_marks():
     assert cmp["p_value"] == pytest.approx(ref, rel=1e-12)
     assert cmp["p_adjusted"] == pytest.approx(min(1, 2 * ref), rel=1e-12)
     assert len(obj["deltas"]) == 2 * 15 and len(obj["wins"]) == 2
-    tsv = invoke("report", QRELS, *RUNS, "-m", "map", "-f", "tsv").output
-    cells, comparisons = tsv.split("\n\n")
+    cells = invoke("report", QRELS, *RUNS, "-m", "map", "-f", "tsv").output
+    assert "\n\n" not in cells and len(cells.splitlines()) == 4     # one table: the cells
+    assert cells.splitlines()[0].split("\t")[:4] == ["run", "measure", "n", "mean"]
+    comparisons = invoke("report", QRELS, *RUNS, "-m", "map", "-f", "tsv", "--pairs").output
     assert comparisons.splitlines()[0].split("\t") == [
         "measure", "run", "other", "n", "mean_run", "mean_other", "diff", "ci_low", "ci_high",
         "es_e", "test", "statistic", "p_value", "p_adjusted", "significant", "better"]

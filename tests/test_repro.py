@@ -258,3 +258,24 @@ def test_the_api_gives_frames(sample):
     ranking = res.ranking_frame()
     assert len(ranking) == 2 * 16 and set(ranking["cutoff"]) == {10}
     assert list(res.overall_frame()["measure"]) == ["map", "P_10"]
+
+
+def test_tsv_writes_one_level_the_one_asked_for(cli, sample):
+    """-f tsv is one table: the effectiveness level, --ranking's or --overall's; two are
+    refused before any work (exit 2)."""
+    base = ["repro", "-f", "tsv", "-m", "map", "--cutoffs", "10", str(sample.qrels),
+            *map(str, sample.runs[:2]), "--baseline-orig", str(sample.runs[0]),
+            "--baseline-repro",
+            str(sample.runs[2])]
+    heads = {}
+    for flag in ([], ["--ranking"], ["--overall"]):
+        res = cli(*base, *flag)
+        assert res.exit_code == 0, res.output
+        lines = res.stdout.splitlines()
+        assert all(len(ln.split("\t")) == len(lines[0].split("\t")) for ln in lines)
+        heads[tuple(flag)] = lines[0].split("\t")[:4]
+    assert heads == {(): ["pair", "orig", "repro", "measure"],
+                     ("--ranking",): ["pair", "orig", "repro", "query"],
+                     ("--overall",): ["measure", "er", "delta_ri", "improvement_orig"]}
+    both = cli(*base, "--ranking", "--overall")
+    assert both.exit_code == 2 and "-f tsv writes one table" in both.stderr

@@ -85,8 +85,8 @@ def test_each_parameter_set_of_a_smart_measure_is_printed():
               "-m", "wnorm_recall", "-m", "wnorm_recall.1=3")
     vals = tsv(out)
     names = [name for (q, name) in vals if q == "all"]
-    assert names == ["wnorm_recall", "wnorm_recall_1=3", "F", "F_0.5", "F_2,10", "E_2,10",
-                     "F_alpha_0.2", "F_alpha", "jw_avg_5", "jw_avg_10"]
+    assert names == ["F", "F_0.5", "F_2,10", "E_2,10", "jw_avg_5", "jw_avg_10",
+                     "F_alpha_0.2", "F_alpha", "wnorm_recall", "wnorm_recall_1=3"]
     assert float(vals[("all", "F")]) == pytest.approx(10 / 19)
     assert float(vals[("all", "F_0.5")]) == pytest.approx(6.25 / 15.25)
     assert float(vals[("all", "F_2,10")]) == pytest.approx(20 / 30)

@@ -31,7 +31,7 @@ def test_a_wide_smart_table_is_cut_into_blocks(files, monkeypatch, columns):
     assert res.exit_code == 0, res.output
     lines = res.stdout.splitlines()
     assert max(map(len, lines)) <= columns
-    headers = [line.split() for line in lines if line.startswith("REC.")]
+    headers = [line.split() for line in lines if line.startswith("measure ")]
     assert len(headers) > 1
     assert [name for h in headers for name in h[1:]] == [f"tag_{r}" for r in RUNS]
     assert sum(line.startswith("map ") for line in lines) == len(headers)  # labels repeated
@@ -62,7 +62,7 @@ def test_a_wide_curve_table_is_cut_into_blocks(files, monkeypatch, args, tables)
 def test_a_narrow_table_is_one_block(files, monkeypatch):
     monkeypatch.setenv("COLUMNS", "100")
     res = CliRunner().invoke(main, ["evaluate", "-m", "map", "q", *RUNS[:3]])
-    assert sum(line.startswith("REC.") for line in res.stdout.splitlines()) == 1
+    assert sum(line.startswith("measure ") for line in res.stdout.splitlines()) == 1
 
 
 @pytest.mark.parametrize("fmt", ["markdown", "latex"])

@@ -178,9 +178,10 @@ def test_interval_of_a_difference():
 SAMPLE = ["sample_data/qrels.txt", "sample_data/bm25.run", "sample_data/dense.run"]
 
 
-@pytest.mark.parametrize("command", ["compare", "report"])
+@pytest.mark.parametrize("command", [["compare"], ["report", "--pairs"]])
 def test_compare_and_report_say_which_differences_unjudged_documents_could_undo(command):
-    res = CliRunner().invoke(main, [command, "-f", "tsv", "--unjudged", "range", "-m", "map",
+    # report's -f tsv writes the cells unless --pairs asks for the comparisons
+    res = CliRunner().invoke(main, [*command, "-f", "tsv", "--unjudged", "range", "-m", "map",
                                     *SAMPLE])
     assert res.exit_code == 0, res.output
     lines = res.stdout.splitlines()
@@ -190,5 +191,16 @@ def test_compare_and_report_say_which_differences_unjudged_documents_could_undo(
     low, high = float(row[-3]), float(row[-2])
     assert low <= 0 <= high and row[-1] == "true"
     assert "lies within what the unjudged documents leave open" in res.stderr
-    plain = CliRunner().invoke(main, [command, "-f", "tsv", "-m", "map", *SAMPLE])
+    plain = CliRunner().invoke(main, [*command, "-f", "tsv", "-m", "map", *SAMPLE])
     assert "unjudged_low" not in plain.stdout
+
+
+def test_range_keeps_each_measures_three_values_together_in_the_order_asked(tmp_path):
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n1 0 c 2\n")
+    (tmp_path / "r").write_text("1 Q0 a 0 4 t\n1 Q0 x 0 3 t\n1 Q0 c 0 2 t\n1 Q0 y 0 1 t\n")
+    res = CliRunner().invoke(main, ["evaluate", "-f", "tsv", "--no-header", "--unjudged",
+                                    "range", "-m", "P.2", "-m", "map", str(tmp_path / "q"),
+                                    str(tmp_path / "r")])
+    assert res.exit_code == 0, res.output
+    assert [line.split("\t")[2] for line in res.stdout.splitlines()] == [
+        "P_2", "P_2_if_relevant", "P_2_judged", "map", "map_if_relevant", "map_judged"]

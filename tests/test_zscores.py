@@ -144,8 +144,11 @@ def test_formats_name_z_scores(tmp_path):
     tsv = invoke(["evaluate", "-f", "tsv", "-q", "-m", "map", "-m", "relstring", "-Z", path,
                    QRELS, RUN]).stdout.splitlines()
     assert tsv[0] == "run\tquery\tmeasure\tvalue"
-    assert tsv[1:3] == ["STANDARD\t301\tZmap\t-0.574593237516199",
-                        "STANDARD\t301\trelstring\t0000011000"]
+    assert tsv[1] == "STANDARD\t301\tZmap\t-0.574593237516199"
+    assert "relstring" not in "".join(tsv)           # text: in -f trec and json only
+    per_query = json.loads(invoke(["evaluate", "-f", "json", "-q", "-m", "map", "-m",
+                                   "relstring", "-Z", path, QRELS, RUN]).stdout)[0]["queries"]
+    assert per_query["301"]["relstring"] == "0000011000"
     obj = json.loads(invoke(["evaluate", "-f", "json", "-m", "map", "-m", "num_q", "-Z",
                               path, QRELS, RUN]).stdout)[0]
     assert obj["zscores"] == str(path)

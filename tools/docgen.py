@@ -236,6 +236,15 @@ def tests_block() -> list[str]:
     return out
 
 
+def exit_status_block() -> list[str]:
+    """Each exit status and what it means (smarteval.errors, their one home)."""
+    from smarteval.errors import EXIT_STATUSES
+    out = []
+    for code, what in EXIT_STATUSES.items():
+        out += [".TP", f".B {code}", roff(what)]
+    return out
+
+
 def version_line() -> str:
     """The .TH line: the version from smarteval.__version__, the date from CHANGELOG.md."""
     from smarteval import __version__
@@ -254,7 +263,8 @@ def generated_man(text: str) -> str:
     """The man page ``text`` with its .TH line and generated blocks rewritten."""
     from smarteval.cli import main
     blocks = {"synopsis": synopsis_block(main), "commands": commands_block(main),
-              "measures": measures_block(), "tests": tests_block()}
+              "measures": measures_block(), "tests": tests_block(),
+              "exit-status": exit_status_block()}
     seen = set()
 
     def fill(mt: re.Match) -> str:
@@ -296,7 +306,26 @@ def generated_readme(text: str, console: bool = True) -> str:
     if console:
         text = _CONSOLE.sub(lambda m: "```console\n" + rerun(m.group("body")) + "```", text)
         text = _OUTPUT.sub(lambda m: output_block(m.group("cmd")), text)
+        text = _NOTEBOOK.sub(lambda m: notebook_block(), text)
     return text
+
+
+NOTEBOOK = ROOT / "docs" / "notebook.py"
+#: README's copy of docs/notebook.py and what it prints (tests/test_api.py runs it).
+_NOTEBOOK = re.compile(r'(?ms)^```python\n"""smarteval in a notebook.*?^```\n\nprints\n\n'
+                       r'```text\n.*?^```$')
+
+
+def notebook_block() -> str:
+    """docs/notebook.py and its output, as README shows them."""
+    import os
+    import subprocess
+    script = NOTEBOOK.read_text(encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "100"}
+    printed = subprocess.run([sys.executable, str(NOTEBOOK.relative_to(ROOT))], cwd=ROOT,
+                             env=env, capture_output=True, text=True, check=True,
+                             timeout=300).stdout
+    return f"```python\n{script}```\n\nprints\n\n```text\n{printed}```"
 
 
 _CONSOLE = re.compile(r"(?ms)^```console\n(?P<body>.*?)^```$")
@@ -318,7 +347,8 @@ def rerun(block: str) -> str:
     out = []
     for cmd, printed in zip(commands, outputs(commands), strict=True):
         out.append(f"$ {cmd}")
-        out.append(printed)
+        if printed:                 # (a command that prints nothing: the next follows it)
+            out.append(printed.rstrip("\n"))
     return "\n".join(out).rstrip("\n") + "\n"
 
 

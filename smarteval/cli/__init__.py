@@ -13,7 +13,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import click  # noqa: E402
 
 from smarteval import __version__  # noqa: E402
-from smarteval.cli.options import CONTEXT  # noqa: E402
+from smarteval.cli.options import CONTEXT, did_you_mean, option_names  # noqa: E402
 
 
 class LazyGroup(click.Group):
@@ -31,8 +31,36 @@ class LazyGroup(click.Group):
             "topics": "smarteval.cli.topics", "diff": "smarteval.cli.diff",
             "repro": "smarteval.cli.repro"}
 
+    def main(self, *args, **kwargs):
+        if any(k.endswith("_COMPLETE") for k in os.environ):
+            # a shell asks for completions or its script: smarteval's (cli.complete)
+            from smarteval.cli.complete import register
+            register()
+        return super().main(*args, **kwargs)
+
     def list_commands(self, ctx):
         return sorted(set(super().list_commands(ctx)) | set(self.lazy))
+
+    def resolve_command(self, ctx, args):
+        """A mistyped command is refused with the one it resembles (``evaluat``:
+        evaluate), the lazy commands among those compared."""
+        name = click.utils.make_str(args[0])
+        if self.get_command(ctx, name) is None and not ctx.resilient_parsing \
+                and not name.startswith("-"):
+            raise click.UsageError(f"No such command {name!r}."
+                                   + did_you_mean(name, self.list_commands(ctx)), ctx)
+        return super().resolve_command(ctx, args)
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except click.NoSuchOption as exc:
+            # click's guesses come from every spelling, trec_eval's aliases
+            # (--Results_format) first among them: ours, from each option's own name
+            command = exc.ctx.command if exc.ctx is not None else self
+            raise click.NoSuchOption(
+                exc.option_name, f"No such option {exc.option_name!r}."
+                + did_you_mean(exc.option_name, option_names(command)), ctx=exc.ctx) from None
 
     def get_command(self, ctx, name):
         cmd = super().get_command(ctx, name)

@@ -7,6 +7,7 @@ import click
 from smarteval.cli.options import (
     CONTEXT,
     comparison_options,
+    gate_options,
     input_path,
     note,
     output_options,
@@ -17,7 +18,7 @@ from smarteval.cli.options import (
     trec_options,
     zscores_option,
 )
-from smarteval.errors import UsageError
+from smarteval.errors import Regressed, UsageError
 from smarteval.output import write_bytes, write_text
 from smarteval.render.compare import FORMATS
 from smarteval.render.formats import is_table
@@ -27,7 +28,7 @@ from smarteval.stats.report import MAX_DEPTH
 @click.command("compare", context_settings=CONTEXT)
 @click.argument("qrels", type=input_path())
 @click.argument("baseline", type=input_path())
-@click.argument("runs", nargs=-1, required=True, type=input_path())
+@click.argument("runs", nargs=-1, type=input_path(), metavar="RUNS...")
 @trec_options(measure_help="Measure to compare, trec_eval style (map, P.10, ndcg_cut.10) or "
                            "ir_measures style (AP, P@10, nDCG@10). Repeatable. Default: map.")
 @zscores_option(refused=True)
@@ -40,13 +41,14 @@ from smarteval.stats.report import MAX_DEPTH
                    "tests, --select ties.")
 @click.option("--magnitudes", is_flag=True,
               help="Also print Keen's Fig. 36 data: each side's per-query differences, "
-                   "largest first.")
+                   "largest first (-f tsv, csv: that table instead of the comparisons).")
 @click.option("--plot", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Draw Keen's Fig. 36 magnitude-difference plots to FILE (.png, .pdf, .svg); "
                    "needs smarteval[plot].")
 @click.option("--select", is_flag=True,
               help="Select the best of all the runs, baseline included (Joiner & Werner), with "
-                   "Bechhofer's probability of correct selection.")
+                   "Bechhofer's probability of correct selection (-f tsv, csv: that table "
+                   "instead of the comparisons).")
 @click.option("--select-measure", default="jw_prob", show_default=True, metavar="MEASURE",
               help="Cut-off measure (jw_prob, P, recall...) whose best run on a query wins "
                    "that query's point at each cut-off.")
@@ -57,14 +59,20 @@ from smarteval.stats.report import MAX_DEPTH
                    "selection is given.")
 @click.option("--tau", is_flag=True,
               help="Correlate each run's document ordering with the baseline's, query by "
-                   "query: Kendall's tau, Spearman, Pearson, tau-AP.")
+                   "query: Kendall's tau, Spearman, Pearson, tau-AP (-f tsv, csv: that "
+                   "table instead of the comparisons).")
 @rel_info_format_option()
+@gate_options(baseline_help="A stored baseline instead of BASELINE's run: the per-query "
+                            "values smarteval evaluate -q -f json (or tsv, csv) wrote for "
+                            "it, compared as read (every digit). BASELINE is then not "
+                            "given: every RUN is compared with it. A CI job keeps this "
+                            "small file instead of a run.")
 @output_options(FORMATS, header_help="Leave out the header lines of tsv and csv output.")
 @reports_errors
 @takes_settings
 def compare(qrels, baseline, runs, measures, settings, tests, correction, alpha, confidence,
             samples, seed, tie_tolerance, magnitudes, plot, select, select_measure, depth,
-            theta, tau, fmt, output, no_header):
+            theta, tau, baseline_results, fail_if, tolerance, fmt, output, no_header):
     """Compare each RUN with BASELINE query by query: is the difference real?
 
     For each run and measure (-m, default map): the queries better, worse and equal
@@ -73,25 +81,39 @@ def compare(qrels, baseline, runs, measures, settings, tests, correction, alpha,
     Queries are paired by id; without -c a query missing from either run is left out.
     --select picks the best of all the runs (Joiner & Werner); --tau compares the
     runs' document orderings.
+
+    With --baseline-results FILE no BASELINE is given (every RUN is compared with the
+    stored baseline); --fail-if makes a regression exit with status 3, for CI.
     """
-    reuse_freed_memory([qrels, baseline, *runs])
+    if baseline_results is not None:
+        runs, baseline = (baseline, *runs), None
+    elif not runs:
+        raise click.UsageError("Missing argument 'RUNS...': give a baseline and one run or "
+                               "more (or --baseline-results FILE and the runs).")
+    given_runs = [*([] if baseline is None else [baseline]), *runs]
+    reuse_freed_memory([qrels, *given_runs])
     from smarteval.api import compare as compare_runs
     from smarteval.api import repeated_notes
     from smarteval.progress import Progress
     from smarteval.read.source import same_file
+    from smarteval.render.compare import check_options
+    from smarteval.stats.gate import check_gate, comparison_failures
 
-    if any(same_file(baseline, run) for run in runs):
+    check_gate(fail_if, tolerance)
+    check_options(fmt, magnitudes=magnitudes, select=select, tau=tau)
+    if baseline is not None and any(same_file(baseline, run) for run in runs):
         raise UsageError(f"the baseline {baseline} is also given as a run: a run compared "
                          "with itself differs on no query")
     for text in repeated_notes(runs):
         note(f"smarteval: {text}")
-    paths = [baseline, *runs]
+    paths = given_runs
     with Progress(paths, "smarteval") as bar:   # only on a terminal, only for long work
         finished = bar.each_run(paths)
 
         bar.doing("evaluating")
         result = compare_runs(qrels, baseline, list(runs), list(measures), settings=settings,
-                              tests=list(tests), correction=correction, alpha=alpha,
+                              baseline_results=baseline_results, tests=list(tests),
+                              correction=correction, alpha=alpha,
                               confidence=confidence, samples=samples, seed=seed,
                               tie_tolerance=tie_tolerance,
                               select=select_measure if select else None, depth=depth,
@@ -108,3 +130,6 @@ def compare(qrels, baseline, runs, measures, settings, tests, correction, alpha,
     if not is_table(fmt):
         for n in rep.notes:
             note(f"smarteval: {n}")
+    failures = comparison_failures(rep, fail_if, tolerance)
+    if failures:
+        raise Regressed(failures)

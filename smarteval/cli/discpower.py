@@ -48,11 +48,12 @@ from smarteval.stats.significance import CORRECTIONS
 @click.option("--label", "labels", multiple=True, metavar="RUN=NAME",
               help="Name RUN (its path or tag) NAME; repeatable. Default: the run's tag.")
 @click.option("--pairs", is_flag=True,
-              help="Readable formats: add every pair's difference and ASL (the data formats "
-                   "always have them).")
+              help="Add every pair's difference and ASL; with -f tsv or csv, that table "
+                   "instead of the measures' (json always has both).")
 @click.option("--digits", type=click.IntRange(0, 15), default=4, show_default=True, metavar="N",
               help="Decimal places of the differences.")
-@output_options(FORMATS, format_more="tsv, csv and json give the measures, then every pair.",
+@output_options(FORMATS, format_more="tsv and csv give one table: the measures, or every "
+                                     "pair with --pairs; json gives both.",
                 header_help="Leave out the header lines of tsv and csv output.")
 @reports_errors
 @takes_settings

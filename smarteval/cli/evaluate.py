@@ -15,6 +15,7 @@ from smarteval.cli.options import (
     output_options,
     rel_info_format_option,
     reports_errors,
+    require_option,
     results_format_option,
     reuse_freed_memory,
     risk_options,
@@ -27,6 +28,7 @@ from smarteval.cli.options import (
     unranked_option,
     zscores_option,
 )
+from smarteval.errors import Regressed
 from smarteval.render.evaluation import FORMATS
 
 
@@ -63,11 +65,12 @@ from smarteval.render.evaluation import FORMATS
                    "time, each in a process of its own (processes forked from this one, "
                    "which has read the qrels); off Linux, where processes are not forked, "
                    "one.")
+@require_option()
 @output_options(FORMATS)
 @reports_errors
 @takes_settings
 def evaluate(qrels, runs, measures, settings, per_query, no_summary, frozen, frozen_depth, jobs,
-             fmt, output, no_header, zscores, risk_baseline, risk_alpha):
+             fmt, output, no_header, zscores, risk_baseline, risk_alpha, requirements):
     """Evaluate RUNS against QRELS and print per-query and averaged measures.
 
     QRELS holds judgements (QUERY ITER DOCNO REL); each RUN holds ranked results
@@ -79,8 +82,11 @@ def evaluate(qrels, runs, measures, settings, per_query, no_summary, frozen, fro
     from smarteval.progress import Progress
     from smarteval.render.evaluation import check_options
     from smarteval.render.formats import is_table
-
     check_options(fmt, per_query=per_query, summary=not no_summary)
+    required = []
+    if requirements:                # the statistics stage only for a gate
+        from smarteval.stats.gate import parse_requirement
+        required = [parse_requirement(text, settings.trec_version) for text in requirements]
     reuse_freed_memory([qrels, *runs])
     told: list[str] = []
 
@@ -98,7 +104,13 @@ def evaluate(qrels, runs, measures, settings, per_query, no_summary, frozen, fro
                                jobs=jobs, keep_ranked=False, zscores=zscores,
                                risk_baseline=risk_baseline, risk_alpha=risk_alpha,
                                table=is_table(fmt), on_note=tell)
+    failures = []
+    if required:
+        from smarteval.stats.gate import requirement_failures
+        failures = requirement_failures(result, required)   # (a measure not evaluated: refused)
     for text in result.notes[len(told):]:        # those of the results, once the bar is gone
         note(f"smarteval: {text}")
     write_text(result.render(fmt, per_query=per_query, summary=not no_summary,
                              header=not no_header), output)
+    if failures:
+        raise Regressed(failures)

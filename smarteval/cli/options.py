@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from smarteval.errors import SmartevalError, UsageError
+from smarteval.errors import BAD_INPUT, SIGNALLED, Regressed, SmartevalError, UsageError
 from smarteval.settings import (
     AVERAGES,
     ORDERS,
@@ -35,7 +35,7 @@ Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 class CliError(click.ClickException):
     """A user's mistake reported as one message, never a traceback."""
 
-    def __init__(self, message: str, exit_code: int = 1):
+    def __init__(self, message: str, exit_code: int = BAD_INPUT):
         super().__init__(message)
         self.exit_code = exit_code  # type: ignore[misc]  # click declares it on the class
 
@@ -60,7 +60,7 @@ class Interrupted(KeyboardInterrupt):
 def _on_signal(main_pid: int, signum, frame) -> None:
     if os.getpid() != main_pid:
         # a worker process of -j: it stops without a word; the main process reports
-        os._exit(128 + signum)
+        os._exit(SIGNALLED + signum)
     multiprocessing = sys.modules.get("multiprocessing")
     if multiprocessing is not None:         # SIGTERM reaches this process only
         for child in multiprocessing.active_children():
@@ -115,7 +115,7 @@ INPUTS = {"qrels": "the qrels", "runs": "a run", "baseline": "the baseline run",
           "repro_run": "the reproduction", "baseline_orig": "the --baseline-orig run",
           "baseline_repro": "the --baseline-repro run",
           "replicability": "the --replicability qrels", "run_a": "run A", "run_b": "run B",
-          "docs": "the --docs file"}
+          "docs": "the --docs file", "baseline_results": "the --baseline-results file"}
 #: the parameters that name files written, and their option
 OUTPUTS = {"output": "-o", "plot": "--plot"}
 
@@ -218,7 +218,9 @@ def reports_errors(func):
 
     Also the checks every command shares before any work (:func:`check_paths`); Ctrl-C
     and SIGTERM become one line and exit 130 and 143, after every cleanup (no temporary
-    file is left); a library's warning becomes one line.
+    file is left); a library's warning becomes one line. A gate that failed
+    (:class:`~smarteval.errors.Regressed`, raised once the output is written) is one line
+    per failure and exit 3.
     """
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
@@ -234,13 +236,18 @@ def reports_errors(func):
                 warnings.showwarning = _show_warning
                 check_paths(kwargs)
                 return func(*args, **kwargs)
+        except Regressed as exc:
+            # the output stands; each failure is a line of its own, not an error message
+            for line in exc.failures:
+                note(f"smarteval: regression: {line}")
+            raise click.exceptions.Exit(exc.exit_code) from None
         except SmartevalError as exc:
             raise CliError(str(exc), exc.exit_code) from None
         except MemoryError:
             raise CliError("out of memory", 1) from None
         except KeyboardInterrupt as exc:
             signum = getattr(exc, "signum", signal.SIGINT)
-            raise CliError(_interrupted(signum), 128 + signum) from None
+            raise CliError(_interrupted(signum), SIGNALLED + signum) from None
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
@@ -286,10 +293,22 @@ def takes_settings(func):
 
 
 def complete_measures(ctx, param, incomplete: str):
-    """Shell completion of -m: measure names, nicknames and ir_measures names."""
+    """Shell completion of -m: measure names, nicknames and ir_measures names; a name
+    that takes parameters (``ndcg_cut``, ``P``, ``nDCG``) without a space after it, so
+    that ``.10`` or ``@10`` follows it (:mod:`smarteval.cli.complete`)."""
+    from smarteval.cli.complete import item
     from smarteval.measures import ALIASES, all_measures, nicknames
-    names = [*all_measures(), *nicknames(10), *ALIASES]
-    return sorted(n for n in dict.fromkeys(names) if n.startswith(incomplete))
+    from smarteval.measures.grammar import IR_NAMES
+    measures = all_measures()
+    names = [*measures, *nicknames(10), *ALIASES]
+
+    def takes_parameters(name: str) -> bool:
+        if name in measures:
+            return measures[name].params != "none"
+        entry = IR_NAMES.get(name)
+        return entry is not None and (entry.cut is not None or bool(entry.params))
+    return [item(n, takes_parameters(n)) for n in sorted(dict.fromkeys(names))
+            if n.startswith(incomplete)]
 
 
 def measure_option(help: str = "Measure to compute, trec_eval style (map, P.5,10, ndcg_cut.10, "
@@ -757,3 +776,58 @@ def comparison_options(*, all_pairs: bool = False,
         click.option("--tie-tolerance", type=click.FloatRange(min=0), default=0.0,
                      show_default=True, metavar="X", help=tolerance_help),
     )
+
+
+def gate_options(baseline_help: str) -> Decorator:
+    """``--baseline-results``, ``--fail-if`` and ``--tolerance``: a stored baseline and the
+    gate of a CI job (:mod:`smarteval.stats.gate`), for compare and report."""
+    from smarteval.stats.gate import FAIL_IF
+    listed = "; ".join(f"{k}: {v}" for k, v in FAIL_IF.items())
+    return group(
+        click.option("--baseline-results", type=input_path(), default=None, metavar="FILE",
+                     help=baseline_help),
+        click.option("--fail-if", type=click.Choice(list(FAIL_IF)), default=None,
+                     help=f"Exit with status 3, the output written, when a run regresses "
+                          f"({listed}), one line per failing run and measure on standard "
+                          f"error: the gate of a CI job."),
+        click.option("--tolerance", type=click.FloatRange(min=0), default=0.0,
+                     show_default=True, metavar="X",
+                     help="--fail-if: how far a run's mean may fall below its baseline's "
+                          "before it fails."),
+    )
+
+
+def require_option() -> Decorator:
+    """``--require "map>=0.25"``: a floor (or ceiling) every run's summary value keeps."""
+    return click.option(
+        "--require", "requirements", multiple=True, metavar="MEASURE>=X",
+        help="Exit with status 3, the output written, when a run's summary value of MEASURE "
+             "is not >= X (or >, <=, < as written; undefined fails too), one line per "
+             "failing run and measure on standard error: a floor for a CI job. "
+             "Repeatable; MEASURE names one value (map, P.10, nDCG@10) among those "
+             "evaluated.")
+
+
+def option_names(command: click.Command) -> list[str]:
+    """The name each option of ``command`` goes by: its first long name (``--format``, not
+    trec_eval's ``--Results_format`` beside ``--results-format``), else its short one."""
+    names = []
+    for param in command.params:
+        if isinstance(param, click.Option):
+            spelled = [*param.opts, *param.secondary_opts]
+            names.append(next((o for o in spelled if o.startswith("--")), spelled[0]))
+    return names
+
+
+def did_you_mean(name: str, candidates) -> str:
+    """`` Did you mean X?`` for the candidate ``name`` is closest to (those as close as
+    it, too), case aside; empty when none is close."""
+    import difflib
+
+    def score(candidate: str) -> float:
+        return difflib.SequenceMatcher(None, name.lower(), candidate.lower()).ratio()
+    scored = sorted(((score(c), c) for c in dict.fromkeys(candidates)), key=lambda x: -x[0])
+    close = [c for s, c in scored if s >= 0.6 and s >= scored[0][0] - 0.05]
+    if not close:
+        return ""
+    return " Did you mean " + " or ".join(repr(c) for c in close[:3]) + "?"

@@ -7,6 +7,7 @@ import click
 from smarteval.cli.options import (
     CONTEXT,
     comparison_options,
+    gate_options,
     input_path,
     note,
     output_options,
@@ -15,6 +16,7 @@ from smarteval.cli.options import (
     takes_settings,
     trec_options,
 )
+from smarteval.errors import Regressed, UsageError
 from smarteval.output import write_text
 from smarteval.render.formats import is_table
 from smarteval.render.table import FORMATS
@@ -46,32 +48,47 @@ from smarteval.stats.table import INTERVALS
                    "Student's t interval) or bootstrap (the percentile interval, --samples "
                    "resamples).")
 @click.option("--second", is_flag=True, help="Underline the second best of each column.")
+@click.option("--pairs", is_flag=True,
+              help="Add every comparison: each pair's difference, (Tukey's) interval, "
+                   "effect size ES_E, raw and adjusted p. With -f tsv or csv: that table "
+                   "instead of the cells.")
 @click.option("--wins", is_flag=True,
               help="Add a table of wins, ties and losses of each pair on each measure (Keen's "
-                   "Fig. 35 counts).")
+                   "Fig. 35 counts). With -f tsv or csv: that table instead of the cells.")
 @click.option("--deltas", is_flag=True,
-              help="Add each run's per-query differences from each --baseline.")
+              help="Add each run's per-query differences from each --baseline. With -f tsv "
+                   "or csv: that table instead of the cells.")
 @click.option("--anova", is_flag=True,
               help="Add each measure's two-way ANOVA without replication (runs x queries): "
                    "sums of squares, df, mean squares, F and p of the runs and the queries, "
-                   "and the size of the runs' effect (eta- and omega-squared).")
+                   "and the size of the runs' effect (eta- and omega-squared). With -f tsv "
+                   "or csv: that table instead of the cells.")
 @click.option("--standalone", is_flag=True,
               help="-f latex: a whole document (article class, booktabs) that pdflatex "
                    "compiles as it is; -f html: a whole page. Without it: the table alone, "
                    "to paste.")
 @click.option("--label", "labels", multiple=True, metavar="RUN=NAME",
               help="Name RUN (its path or tag) NAME in the table; repeatable. Default: the "
-                   "run's tag.")
+                   "run's tag. A measure is renamed so too (--label ndcg_cut_10=nDCG@10, "
+                   "or ndcg_cut.10=...), in every format.")
 @click.option("--digits", type=click.IntRange(0, 15), default=4, show_default=True, metavar="N",
               help="Decimal places of the means and intervals.")
-@output_options(FORMATS, format_more="tsv, csv and json give the marks as data: every pair's "
-                                     "difference, interval, effect size, raw and adjusted p.",
+@gate_options(baseline_help="Stored baselines: each run of FILE, the per-query values "
+                            "smarteval evaluate -q -f json (or tsv, csv) wrote, joins the "
+                            "table as a --baseline, its values as read (every digit); one "
+                            "whose name a RUN has is named 'NAME (baseline)'. A CI job keeps "
+                            "this small file instead of the runs.")
+@output_options(FORMATS, format_more="tsv and csv give one table, a row per run and measure "
+                                     "(its mean, place and marks), or the one --pairs, "
+                                     "--anova, --wins or --deltas asks for; json holds "
+                                     "them all.",
                 header_help="Leave out the header lines of tsv and csv output.")
 @reports_errors
 @takes_settings
 def report(qrels, runs, measures, settings, baselines, test, correction, alpha, confidence,
-           samples, seed, tie_tolerance, interval, second, wins, deltas, anova, standalone,
-           labels, digits, fmt, output, no_header):
+           samples, seed, tie_tolerance, interval, second, pairs, wins, deltas, anova,
+           standalone,
+           labels, digits, baseline_results, fail_if, tolerance, fmt, output, no_header):
     """The table of a paper: each RUN's mean on each measure (-m), the best of each column
     in bold, and a mark where a run is significantly better than another.
 
@@ -96,11 +113,18 @@ def report(qrels, runs, measures, settings, baselines, test, correction, alpha, 
     from smarteval.api import report as make_report
     from smarteval.progress import Progress
     from smarteval.render.table import check_options
+    from smarteval.stats.gate import check_gate, table_failures
     from smarteval.stats.table import parse_label
 
     for text in labels:
         parse_label(text)                       # a malformed --label, before any work
-    check_options(fmt, deltas=deltas, standalone=standalone, baselines=len(baselines))
+    check_gate(fail_if, tolerance)
+    if fail_if is not None and not baselines and baseline_results is None:
+        raise UsageError("--fail-if compares runs with a baseline: give --baseline RUN or "
+                         "--baseline-results FILE")
+    check_options(fmt, deltas=deltas, standalone=standalone,
+                  baselines=len(baselines) + (baseline_results is not None), pairs=pairs,
+                  anova=anova, wins=wins)
     reuse_freed_memory([qrels, *runs])
     for text in repeated_notes(runs):
         note(f"smarteval: {text}")
@@ -108,12 +132,17 @@ def report(qrels, runs, measures, settings, baselines, test, correction, alpha, 
         finished = bar.each_run(list(runs))
         bar.doing("evaluating")
         result = make_report(qrels, list(runs), list(measures) or None, settings=settings,
-                             baselines=list(baselines), labels=list(labels), test=test,
+                             baselines=list(baselines), baseline_results=baseline_results,
+                             labels=list(labels), test=test,
                              correction=correction, alpha=alpha, confidence=confidence,
                              interval=interval, samples=samples, seed=seed,
                              tie_tolerance=tie_tolerance, on_run=finished)
     write_text(result.render(fmt, second=second, wins=wins, deltas=deltas, digits=digits,
-                             header=not no_header, standalone=standalone, anova=anova), output)
+                             header=not no_header, standalone=standalone, anova=anova,
+                             pairs=pairs), output)
     if not is_table(fmt):
         for n in result.notes:
             note(f"smarteval: {n}")
+    failures = table_failures(result.table, fail_if, tolerance)
+    if failures:
+        raise Regressed(failures)

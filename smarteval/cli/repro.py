@@ -57,11 +57,17 @@ def _cutoffs(ctx: click.Context, param, value: str) -> list[int]:
 @click.option("--rbo-depth", type=click.IntRange(min=1), default=RBO_DEPTH,
               show_default=True, metavar="D",
               help="RBO sums the overlaps at depths 1..D (repro_eval's depth).")
+@click.option("--ranking", is_flag=True,
+              help="-f tsv and csv: write the ranking level (KTU and RBO per pair, query and "
+                   "cut-off) instead of the effectiveness level.")
+@click.option("--overall", is_flag=True,
+              help="-f tsv and csv: write the overall effects (ER, DeltaRI per measure) "
+                   "instead of the effectiveness level.")
 @output_options(FORMATS, header_help="Leave out the header lines of tsv and csv output.")
 @reports_errors
 @takes_settings
 def repro(qrels, orig_run, repro_run, measures, settings, baseline_orig, baseline_repro,
-          replicability, cutoffs, rbo_p, rbo_depth, fmt, output, no_header):
+          replicability, cutoffs, rbo_p, rbo_depth, ranking, overall, fmt, output, no_header):
     """Did REPRO_RUN reproduce ORIG_RUN? repro_eval's measures (Breuer et al., SIGIR 2020).
 
     At the ranking level, per query and cut-off (--cutoffs), Kendall's tau Union (KTU)
@@ -73,12 +79,15 @@ def repro(qrels, orig_run, repro_run, measures, settings, baseline_orig, baselin
     replication on another collection (unpaired t test). Every number is repro_eval's,
     its quirks included (see REPRODUCIBILITY in the man page): a list is the run's lines
     as written, equal neighbouring scores docno descending; KTU compares the docno order
-    of the documents at each pair of ranks. -f tsv, csv and json give KTU and RBO per
-    query too.
+    of the documents at each pair of ranks. -f json gives every level, KTU and RBO per
+    query too; -f tsv and csv write one table: the effectiveness level, or --ranking or
+    --overall.
     """
     from smarteval.api import repro as reproduce
     from smarteval.progress import Progress
+    from smarteval.render.formats import chosen_table
 
+    chosen_table(fmt, {"--ranking": ranking, "--overall": overall}, "")   # before any work
     paths = [p for p in (orig_run, repro_run, baseline_orig, baseline_repro) if p]
     with Progress(paths, "smarteval") as bar:
         finished = bar.each_run(paths)
@@ -87,7 +96,8 @@ def repro(qrels, orig_run, repro_run, measures, settings, baseline_orig, baselin
                            baseline_orig=baseline_orig, baseline_repro=baseline_repro,
                            replicability=replicability, cutoffs=cutoffs, rbo_p=rbo_p,
                            rbo_depth=rbo_depth, settings=settings, on_run=finished)
-    write_text(result.render(fmt, header=not no_header), output)
+    write_text(result.render(fmt, header=not no_header, ranking=ranking, overall=overall),
+               output)
     if not is_table(fmt):
         for n in result.notes:
             note(f"smarteval: {n}")

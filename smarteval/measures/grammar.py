@@ -62,7 +62,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -103,6 +103,8 @@ class Output:
     #: "relevant": computed with the unjudged documents counted relevant (the second value
     #: of ``--unjudged range``, :func:`unjudged_range`); "" on the ranking as it is
     unjudged: str = ""
+    #: where its request stands among the -m arguments (:attr:`Request.asked`)
+    asked: int = field(default=0, compare=False)
 
     def __post_init__(self) -> None:
         if not self.program:
@@ -177,6 +179,11 @@ class Request:
     #: outputs named as the measure's program prints them (its entry's ``label``), under
     #: its own -R format (:func:`printed_as`)
     printed: bool = False
+    #: the position among the -m arguments of the first that asks for it (a nickname's
+    #: members share the nickname's): every format but trec_eval's prints the outputs in
+    #: this order (:func:`in_asked_order`); 0 for every default measure, which keep
+    #: trec_eval's order
+    asked: int = 0
 
     def outputs(self) -> list[Output]:
         m = self.measure
@@ -184,20 +191,28 @@ class Request:
             param: object = (self.params[0] if m.params in ("cutoffs", "levels")
                              else None if m.params == "none" else self.params)
             return [Output(self.label, m, param, self.rel_level, self.judged_only,
-                           self.gains, ir=True, program=self.program)]
+                           self.gains, ir=True, program=self.program, asked=self.asked)]
         if m.params in ("cutoffs", "levels"):
             outs = []
             for k in self.params:
                 suffix = str(k) if m.params == "cutoffs" else f"{k:3.2f}"
                 name = m.label.format(suffix) if self.printed and m.label \
                     else f"{m.name}_{suffix}"
-                outs.append(Output(name, m, k, self.rel_level))
+                outs.append(Output(name, m, k, self.rel_level, asked=self.asked))
             return outs
         if self.printed:                # one set of parameters, named as the program does
             name = m.label or m.name
         else:
             name = m.name if self.raw is None else f"{m.name}_{self.raw}"
-        return [Output(name, m, None if m.params == "none" else self.params, self.rel_level)]
+        return [Output(name, m, None if m.params == "none" else self.params, self.rel_level,
+                       asked=self.asked)]
+
+
+def in_asked_order(items: Iterable) -> list:
+    """Outputs (or requests) in the order the -m arguments asked for them; those asked
+    for by one argument (a nickname's members, a measure's cut-offs) keep trec_eval's
+    order among themselves. What every format but trec_eval's prints."""
+    return sorted(items, key=lambda item: item.asked)
 
 
 class Requests(list):
@@ -772,7 +787,7 @@ def _set_requests(m: Measure, asked: list[_Asked]) -> list[Request]:
         if tuple(params) in seen:
             continue
         seen.add(tuple(params))
-        requests.append(Request(m, tuple(params), a.raw))
+        requests.append(Request(m, tuple(params), a.raw, asked=a.index))
     return requests
 
 
@@ -909,6 +924,7 @@ def parse_measures(specs: Sequence[str], version: int = 9,
         if request is None:
             problems.append((spec, None))
         elif request.label not in ir:
+            request.asked = i
             ir[str(request.label)] = request
     if problems:
         raise _problems(problems, available, nick)
@@ -919,6 +935,7 @@ def parse_measures(specs: Sequence[str], version: int = 9,
             requests.extend(_set_requests(available[name], asked[name]))
         elif name in asked:
             request, more = _trec_request(available[name], asked[name])
+            request.asked = min(a.index for a in asked[name])
             requests.append(request)
             notes += more
     requests.extend(ir.values())
@@ -992,6 +1009,8 @@ def default_requests(*, table: bool, num_docs: int | None, ties: str,
     else:
         specs = TABLE_DEFAULT + (TABLE_WITH_N if num_docs is not None else ())
     requests = parse_measures(list(specs), version)
+    for rq in requests:
+        rq.asked = 0                    # no -m: trec_eval's order (the SMART table's own)
     if ties != "average":
         return requests, []
     dropped = [rq.measure.name for rq in requests if not rq.measure.tie_average]
@@ -1037,5 +1056,5 @@ def unjudged_range(outputs: Sequence[Output]) -> list[Output]:
             continue
         out.append(replace(o, name=f"{o.name}_if_relevant", unjudged="relevant"))
         k = o.param if o.measure.params == "cutoffs" and isinstance(o.param, int) else 0
-        out.append(Output(f"{o.name}_judged", share, k, program=o.program))
+        out.append(Output(f"{o.name}_judged", share, k, program=o.program, asked=o.asked))
     return out

@@ -214,7 +214,7 @@ def _curves_figure(qrels, ranked: list, names: list[str], settings: Settings,
         return draw.pr_figure(pr.curves, pr.names, best=pr.best, examined=opts.examined,
                               title=titled(pr.title), full=pr.full, full_name=pr.full_name,
                               points=pr.points, other=pr.other, other_name=pr.other_name,
-                              **kw)
+                              reach=pr.reach, **kw)
     if opts.kind == "pr-queries":
         pq = D.pr_queries_data(ranked, names, opts.curve, full=full)
         return draw.pr_queries_figure(pq.panels, title=titled(pq.title), **kw)
@@ -226,7 +226,7 @@ def _curves_figure(qrels, ranked: list, names: list[str], settings: Settings,
         fo = D.fallout_data(ranked, names, opts.curve, best=opts.best)
         # the documents examined crowd where the curves meet near fallout 1: asked for only
         return draw.pr_figure(fo.curves, fo.names, best=fo.best, examined=bool(opts.examined),
-                              title=titled(fo.title), **kw)
+                              title=titled(fo.title), reach=fo.reach, **kw)
     if opts.kind == "oc":
         oc = D.oc_data(ranked, names, opts.average)
         return draw.oc_figure(oc.ocs, oc.names, scale=opts.scale, title=titled(oc.title), **kw)

@@ -43,6 +43,57 @@ def best_possible(r: Ranked) -> Ranked:
     return replace(r, offsets=offsets, rel=grades, score=score, docno=docno, tie_key=None)
 
 
+def list_reach(r: Ranked, average: str, points: bool = False) -> float:
+    """The recall each query's own list reaches (its relevant documents retrieved over
+    its relevant documents; with ``points``, their relevance points), averaged as the
+    curve is (macro: the mean, micro: pooled, median), over the queries with any.
+
+    A curve's points past it are not the run's: with N known, its unretrieved relevant
+    documents are placed by ``--unranked`` (expected: uniformly over the ranks past the
+    list; worst: at the last ranks); without N they are never found (precision 0)."""
+    from smarteval.columns import segment_sum
+    from smarteval.measures.gains import relevant_gains
+    if points:
+        row, qrel, _ = relevant_gains(r)
+        found = segment_sum(row, r.offsets)
+        total = np.bincount(r.qrel_qindex, weights=qrel, minlength=r.num_queries)
+    else:
+        found = segment_sum(r.is_rel, r.offsets).astype(np.float64)
+        total = r.num_rel.astype(np.float64)
+    some = total > 0
+    if not some.any():
+        return 0.0
+    if average == "micro":
+        return float(found[some].sum() / total[some].sum())
+    share = found[some] / total[some]
+    return float(np.median(share) if average == "median" else share.mean())
+
+
+@dataclass(frozen=True)
+class Reach:
+    """Where each run's curve stops being the run's own (:func:`list_reach`, one per
+    curve) and what lies past it, in words for the figure's legend."""
+
+    recall: list[float]
+    words: str
+
+
+def reach_of(ranked: Sequence[Ranked], method: str, average: str) -> Reach | None:
+    """The :class:`Reach` of ``ranked``'s curves by ``method`` (None for the methods whose
+    points are not read along a list's recall: the precision levels, Rocchio's curve)."""
+    if method in ("precision", "cnr", "cluster") or not ranked:
+        return None
+    from smarteval.curves.base import known_n
+    recall = [list_reach(r, average, points=method == "points") for r in ranked]
+    r = ranked[0]
+    if known_n(r):
+        n = f"N = {r.num_docs}" if r.num_docs is not None else "each query's N"
+        words = f"past the recall of the run's lists:\n--unranked {r.settings.unranked}, {n}"
+    else:
+        words = "past the recall of the run's lists:\nnot found without -N"
+    return Reach(recall, words)
+
+
 def curve_method(curve: Curve) -> str:
     """The curve method in words: "Quasi-Cranfield (highest point of each step, ...)"."""
     m = METHOD.get(curve.method)
@@ -140,6 +191,7 @@ class PrData:
     points: list[Point] | None = None
     other: Point | None = None
     other_name: str = ""
+    reach: Reach | None = None
 
 
 def pr_data(ranked: Sequence[Ranked], names: Sequence[str], opts: CurveOptions, *,
@@ -169,7 +221,8 @@ def pr_data(ranked: Sequence[Ranked], names: Sequence[str], opts: CurveOptions, 
         points = [matched(r, set_sizes(r, other), opts.average) for r in ranked]
         own = own_point(ranked[0], other, opts.average)
     return PrData(curves=curves, names=list(names), best=ideal, title=title, full=full_curve,
-                  full_name=full_name, points=points, other=own, other_name=other_name)
+                  full_name=full_name, points=points, other=own, other_name=other_name,
+                  reach=reach_of(ranked, opts.method, opts.average))
 
 
 @dataclass(frozen=True, eq=False)
@@ -205,6 +258,7 @@ class CutoffData:
     best: Curve | None
     title: str
     num_docs: int | None = None      # characteristic: N, for the cut-off ratio axis
+    reach: Reach | None = None       # fallout: where each run's own recall ends
 
 
 def characteristic_data(ranked: Sequence[Ranked], names: Sequence[str], average: str = "macro",
@@ -240,7 +294,8 @@ def fallout_data(ranked: Sequence[Ranked], names: Sequence[str], opts: CurveOpti
                             average=opts.average) if best else None
     nq = {r.num_queries for r in ranked}
     title = curve_title(curves[0], nq.pop() if len(nq) == 1 else None)
-    return CutoffData(curves=curves, names=list(names), best=ideal, title=title)
+    return CutoffData(curves=curves, names=list(names), best=ideal, title=title,
+                      reach=reach_of(ranked, "fallout", opts.average))
 
 
 # --------------------------------------------------------------------------- operating char.

@@ -214,7 +214,8 @@ EXAMINED_RUNS = 3
 def pr_figure(curves: Sequence, names: Sequence[str], *, best=None,
               examined: bool | None = None, title: str | None = None,
               size: tuple[float, float] = (5.0, 3.8), full=None, full_name: str = "",
-              points: Sequence | None = None, other=None, other_name: str = ""):
+              points: Sequence | None = None, other=None, other_name: str = "",
+              reach=None):
     """Precision against recall, one line per run (``curves`` from :mod:`smarteval.curves`).
 
     ``best`` is the curve of :func:`smarteval.plot.data.best_possible`, drawn dotted. On
@@ -227,7 +228,10 @@ def pr_figure(curves: Sequence, names: Sequence[str], *, best=None,
     dashed) and each run's recall ceiling (a short vertical mark at the top).
     ``points`` (Keen part 7) are each run's pair at the set sizes of ``other_name``,
     drawn as large markers on the run's colour, ``other`` that system's own pair (a
-    black star).
+    black star). ``reach`` (:class:`smarteval.plot.data.Reach`): each curve is solid up
+    to the recall its run's lists reach, then thin, dashed and with open markers, the
+    points of ``--unranked``'s placement (or 0 without N), as the legend says; a fallout
+    and a precision-recall plot of the same runs so show one range alike.
     """
     if examined is None:
         examined = len(curves) <= EXAMINED_RUNS
@@ -246,6 +250,8 @@ def pr_figure(curves: Sequence, names: Sequence[str], *, best=None,
                 ok, label = _without_zeros(x, y, ok, label)
             if curve.ceiling is not None and np.isfinite(curve.ceiling):
                 _cluster_line(ax, x[ok], y[ok], curve.ceiling, label, i)
+            elif reach is not None and (x[ok] > reach.recall[i] + 1e-9).any():
+                _cluster_line(ax, x[ok], y[ok], reach.recall[i], label, i)
             else:
                 ax.plot(x[ok], y[ok], label=label, **_look(i))
             texts, what = _labels_of(curve)
@@ -274,6 +280,10 @@ def pr_figure(curves: Sequence, names: Sequence[str], *, best=None,
                 ax.plot([], [], color="#555555", linewidth=1.0, linestyle=(0, (2, 1.5)),
                         marker="o", markerfacecolor="white", markersize=3.5,
                         label=f"past the ceiling: {what}")
+        if reach is not None and any((curve_xy(c)[0] > at + 1e-9).any()
+                                     for c, at in zip(curves, reach.recall, strict=True)):
+            ax.plot([], [], color="#555555", linewidth=1.0, linestyle=(0, (2, 1.5)),
+                    marker="o", markerfacecolor="white", markersize=3.5, label=reach.words)
         if best is not None:
             x, y = curve_xy(best)
             ok = np.isfinite(x) & np.isfinite(y)
@@ -310,9 +320,10 @@ def pr_figure(curves: Sequence, names: Sequence[str], *, best=None,
 
 def _cluster_line(ax, x: np.ndarray, y: np.ndarray, ceiling: float, label: str,
                   i: int) -> None:
-    """A cluster search's averaged curve: solid up to its recall ceiling, where the
-    queries' own points carry it, then thin, dashed and with open markers where
-    extrapolation or the full search does (Keen Fig. 25's "result" and "extrapolation")."""
+    """A curve solid up to ``ceiling``, where the queries' own points carry it, then thin,
+    dashed and with open markers: a cluster search's past its recall ceiling, where
+    extrapolation or the full search does (Keen Fig. 25's "result" and "extrapolation"),
+    or any curve past its run's reach, where ``--unranked`` does."""
     look = _look(i)
     inside = x <= ceiling + 1e-12
     ax.plot(x[inside], y[inside], label=label, **look)

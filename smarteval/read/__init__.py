@@ -41,12 +41,18 @@ def read_run(source: Any, *, data: bytes | None = None, name: str | None = None,
 def read_qrels(source: Any, *, data: bytes | None = None, name: str | None = None,
                columns: Mapping[str, str] | None = None) -> Qrels:
     """Read qrels: a TREC qrels file (plain or compressed), a Parquet or JSON Lines file,
-    a DataFrame, a ``{qid: {docno: grade}}`` dict or records.
+    an ir_datasets id that names no file (``antique/test``: the ``datasets`` extra), a
+    DataFrame, a ``{qid: {docno: grade}}`` dict or records.
 
     >>> qrels = read_qrels({"q1": {"d1": 1, "d9": 0}})
     >>> qrels.qids.tolist(), qrels.docnos.tolist(), qrels.grades.tolist()
     (['q1'], [b'd1', b'd9'], [1, 0])
     """
+    if data is None:
+        from smarteval.read.datasets import dataset_qrels
+        source = dataset_qrels(source)       # an ir_datasets id that is no file: its qrels
+        if isinstance(source, Qrels):
+            return source
     if data is None and (is_in_memory(source) or table_format(source)):
         from smarteval.read import frames
         return frames.qrels_from(source, name=name, columns=columns)

@@ -14,8 +14,9 @@ recorded for the ranking stage to refuse where trec_eval would.
 
 Conversion is columnar (Arrow buffers and numpy arrays; no Python loop over rows). Rows
 are numbered from 1, as lines are, in every message. pandas and pyarrow are optional (the
-``frames`` extra): a Parquet or JSON Lines file and a DataFrame need pyarrow; dicts and
-records need neither.
+``frames`` extra): a Parquet or JSON Lines file needs pyarrow; a DataFrame is read through
+pyarrow where it is installed (the faster route) and with pandas alone where it is not;
+dicts and records need neither.
 """
 
 from __future__ import annotations
@@ -287,11 +288,7 @@ def _fields(source: Any, kind: str, name: str, value_field: str, value_names: tu
         return (*_from_dict(source, name, value_field), None)
     if kind == "records":
         return (*_from_records(source, name, value_field, value_names), None)
-    if kind == "frame":
-        _pyarrow("a DataFrame")
-        have = list(source.columns)
-    else:
-        have = list(source.column_names)
+    have = list(source.columns) if kind == "frame" else list(source.column_names)
     wanted = {"qid": QID_NAMES, "docno": DOCNO_NAMES, value_field: value_names}
     picked = {}
     for field, names in wanted.items():
@@ -313,6 +310,9 @@ def _fields(source: Any, kind: str, name: str, value_field: str, value_names: tu
         raise UsageError(f"columns= names {', '.join(sorted(unknown))}: it takes "
                          + ", ".join(wanted))
     tag_col = next((n for n in TAG_NAMES if n in have), None)
+    if kind == "frame" and not _has_pyarrow():
+        return _frame_columns(source, {f: picked[f] for f in wanted}, tag_col, name,
+                              expected)
     needed = list(dict.fromkeys([*picked.values(), *([tag_col] if tag_col else [])]))
     table = _arrow_table(source, kind, needed, name)
     if table.num_rows == 0:
@@ -326,6 +326,51 @@ def _fields(source: Any, kind: str, name: str, value_field: str, value_names: tu
         tag = None if last is None else str(last)
     return (*(_Column(picked[f], _one_chunk(table.column(picked[f])), True) for f in wanted),
             tag)
+
+
+def _has_pyarrow() -> bool:
+    """Whether pyarrow can be imported (a DataFrame is read without it, by pandas alone)."""
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+#: How a missing value of each field is named (as the Arrow route names it).
+_FIELD_WORDS = {"qid": "query id", "docno": "docno", "score": "score", "label": "relevance"}
+
+
+def _frame_columns(source: Any, labels: dict[str, str], tag_col: str | None, name: str,
+                   expected: str):
+    """A DataFrame's columns (``labels``: field -> column) as numpy arrays, with pandas
+    alone (PyTerrier installs pandas, not pyarrow): the numpy route of dicts and records,
+    whose checks are the Arrow route's, value for value (a missing value, NaN included,
+    is named as Arrow's null is)."""
+    if len(source) == 0:
+        raise InputError(name, None, "no rows", expected=expected)
+    for field, label in labels.items():
+        missing = source[label].isna().to_numpy()
+        if missing.any():
+            raise _bad_row(name, _first(missing), f"no {_FIELD_WORDS[field]} (missing value "
+                           f"in column {label!r})", expected)
+    columns = tuple(_Column(label, _frame_values(source[label]), False)
+                    for label in labels.values())
+    tag = None
+    if tag_col is not None:
+        last = source[tag_col].iloc[-1]
+        tag = None if last is None or last != last else str(last)      # (NaN, NA: none)
+    return (*columns, tag)
+
+
+def _frame_values(col) -> np.ndarray:
+    """A column (without missing values) as numpy: a nullable or extension column
+    (``Int64``) in its numpy type, else as pandas gives it."""
+    values = col.to_numpy()
+    numpy_dtype = getattr(col.dtype, "numpy_dtype", None)
+    if values.dtype == object and numpy_dtype is not None:
+        values = col.to_numpy(dtype=numpy_dtype)
+    return values
 
 
 def _arrow_table(source: Any, kind: str, needed: list, name: str):

@@ -1,11 +1,19 @@
-"""Evaluation results read back for correlate: trec_eval's text, evaluate's tsv, csv or json."""
+"""Evaluation results read back: summaries for correlate (trec_eval's text, evaluate's tsv,
+csv or json), and per-query values, exactly as written, for a stored baseline
+(``--baseline-results``: evaluate -q's tsv, csv or json)."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+import math
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
 
 from smarteval.errors import InputError
 from smarteval.read import read_bytes
@@ -35,21 +43,27 @@ def read_results(path: str) -> list[tuple[str, dict[str, float]]]:
     return _results_trec(name, text, os.path.basename(name))
 
 
-def _results_json(name: str, text: str) -> list[tuple[str, dict[str, float]]]:
+@contextmanager
+def _json_output(name: str, expected: str) -> Iterator[None]:
+    """What goes wrong reading evaluate's JSON output, as one message naming the file."""
     try:
-        obj = json.loads(text)
+        yield
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise InputError(name, None, f"not smarteval evaluate -f json output ({exc})",
+                         expected=expected) from None
+    except RecursionError:
+        raise InputError(name, None, "not smarteval evaluate -f json output (nested too "
+                         "deeply)", expected=expected) from None
+
+
+def _results_json(name: str, text: str) -> list[tuple[str, dict[str, float]]]:
+    with _json_output(name, RESULTS_EXPECTED):
         out = []
-        for item in obj:
+        for item in json.loads(text):
             summary = {k: float(v) for k, v in item["summary"].items()
                        if isinstance(v, (int, float)) and not isinstance(v, bool)}
             out.append((str(item["run"]), summary))
         return out
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise InputError(name, None, f"not smarteval evaluate -f json output ({exc})",
-                         expected=RESULTS_EXPECTED) from None
-    except RecursionError:
-        raise InputError(name, None, "not smarteval evaluate -f json output (nested too "
-                         "deeply)", expected=RESULTS_EXPECTED) from None
 
 
 def _results_delimited(name: str, text: str, delim: str) -> list[tuple[str, dict[str, float]]]:
@@ -101,3 +115,150 @@ def _results_trec(name: str, text: str, default_run: str) -> list[tuple[str, dic
     if len(blocks) == 1:
         return [(blocks[0][0] or default_run, blocks[0][1])]
     return [(t or f"{default_run}#{i + 1}", v) for i, (t, v) in enumerate(blocks)]
+
+
+# --------------------------------------------------------------------------- per-query values
+
+#: What a stored baseline should hold, for error messages.
+PER_QUERY_EXPECTED = ("per-query results: smarteval evaluate -q -f json (or tsv, csv) output, "
+                      "run, query, measure, value")
+
+
+@dataclass
+class StoredRun:
+    """A run's per-query values as ``evaluate -q`` wrote them: what a comparison needs of an
+    evaluation (``name``, ``path``, ``qids``, ``per_query``) without its run file.
+
+    ``qids`` are sorted as an evaluation's are; ``per_query[measure]`` is aligned with
+    them, NaN where the file has no value of the measure for the query (null, ``nan``, or
+    no row); ``summary`` holds the ``all`` values written, if any. Measures are named as
+    printed (``P_10``, ``nDCG@10``); those whose values are text are left out.
+    """
+
+    name: str
+    path: str
+    qids: np.ndarray
+    per_query: dict[str, np.ndarray]
+    summary: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def tag(self) -> str:
+        return self.name
+
+
+def read_per_query(path: str) -> list[StoredRun]:
+    """Each run's per-query values in a file ``smarteval evaluate -q`` wrote (``-f json``,
+    ``tsv`` or ``csv``), every digit as written: the float a value was printed from is the
+    float read back (JSON and the delimited formats print the shortest text that reads
+    back as that float). trec_eval's text (four decimals) is refused: it is not exact."""
+    data = read_bytes(path, what="per-query results", expected=PER_QUERY_EXPECTED)
+    name = "<stdin>" if path == "-" else path
+    text = data.decode("utf-8", ID_ERRORS)
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        rows = _per_query_json(name, text)
+    else:
+        first = stripped.split("\n", 1)[0].strip()
+        if first.replace(",", "\t").split("\t")[:4] != ["run", "query", "measure", "value"]:
+            raise InputError(name, None, "not the per-query output of smarteval evaluate -q "
+                             "-f json, tsv or csv (trec_eval's text has four decimals: it "
+                             "would not give the baseline's values back)",
+                             expected=PER_QUERY_EXPECTED)
+        rows = _per_query_delimited(name, text, "," if "," in first else "\t")
+    runs: dict[str, tuple[dict[str, dict[str, float]], dict[str, float]]] = {}
+    for run, qid, measure, value in rows:
+        per_query, summary = runs.setdefault(run, ({}, {}))
+        if qid == "all":
+            summary[measure] = value
+        else:
+            per_query.setdefault(measure, {})[qid] = value
+    if not runs:
+        raise InputError(name, None, "no results", expected=PER_QUERY_EXPECTED)
+    out = []
+    for run, (per_query, summary) in runs.items():
+        qids = np.array(sorted({q for values in per_query.values() for q in values}), dtype=str)
+        if not len(qids):
+            raise InputError(name, None, f"run {run} has summary values only (query all): "
+                             "a stored baseline needs each query's values",
+                             expected="the output of smarteval evaluate -q (-q: per query)")
+        columns = {}
+        for measure, values in per_query.items():
+            column = np.full(len(qids), math.nan)
+            at = np.searchsorted(qids, np.array(list(values), dtype=str))
+            column[at] = np.fromiter(values.values(), dtype=np.float64, count=len(values))
+            columns[measure] = column
+        out.append(StoredRun(run, name, qids, columns, summary))
+    return out
+
+
+def read_baseline(path: str) -> StoredRun:
+    """The one run of a stored baseline's file (:func:`read_per_query`); a file of several
+    runs is refused, naming them."""
+    runs = read_per_query(path)
+    if len(runs) > 1:
+        shown = "<stdin>" if path == "-" else path
+        raise InputError(shown, None, f"holds {len(runs)} runs ("
+                         + ", ".join(r.name for r in runs[:5])
+                         + (", ..." if len(runs) > 5 else "") + "): a stored baseline is one",
+                         expected="the output of smarteval evaluate -q for the baseline's "
+                                  "run alone")
+    return runs[0]
+
+
+def _value(name: str, line: int | None, measure: str, value) -> float | None:
+    """A written value as a float (None: a text value, such as relstring's); null and
+    ``nan`` are NaN, as the writers print an undefined value."""
+    if value is None:
+        return math.nan
+    if isinstance(value, bool):
+        raise InputError(name, line, f"value {value!r} of {measure} is not a number",
+                         expected=PER_QUERY_EXPECTED)
+    if isinstance(value, (int, float)):
+        return float(value)
+    try:
+        return float(value)
+    except ValueError:
+        return None
+
+
+def _per_query_json(name: str, text: str) -> list[tuple[str, str, str, float]]:
+    with _json_output(name, PER_QUERY_EXPECTED):
+        rows = []
+        for item in json.loads(text):
+            run = str(item["run"])
+            for qid, values in (item.get("queries") or {}).items():
+                for measure, value in values.items():
+                    v = _value(name, None, measure, value)
+                    if v is not None:
+                        rows.append((run, str(qid), measure, v))
+            for measure, value in (item.get("summary") or {}).items():
+                v = _value(name, None, measure, value)
+                if v is not None:
+                    rows.append((run, "all", measure, v))
+        return rows
+
+
+def _per_query_delimited(name: str, text: str, delim: str) -> list[tuple[str, str, str, float]]:
+    rows = []
+    seen: set[tuple[str, str, str]] = set()
+    # tsv quotes nothing: a quote is part of an id there
+    reader = csv.reader(io.StringIO(text), delimiter=delim,
+                        quoting=csv.QUOTE_NONE if delim == "\t" else csv.QUOTE_MINIMAL)
+    for lineno, row in enumerate(reader, start=1):
+        if not row or (lineno > 1 and row == ["run", "query", "measure", "value"]):
+            continue
+        if lineno == 1:
+            continue
+        if len(row) != 4:
+            raise InputError(name, lineno, f"results line has {len(row)} fields, not 4",
+                             delim.join(row), "run, query, measure, value")
+        run, qid, measure, value = row
+        v = _value(name, lineno, measure, value)
+        if v is None:
+            continue
+        if (run, qid, measure) in seen:
+            raise InputError(name, lineno, f"run {run}'s {measure} of query {qid} is given "
+                             "twice", delim.join(row), PER_QUERY_EXPECTED)
+        seen.add((run, qid, measure))
+        rows.append((run, qid, measure, v))
+    return rows

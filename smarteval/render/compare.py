@@ -4,27 +4,37 @@ from __future__ import annotations
 
 import math
 
-from smarteval.render.formats import Rows, fixed, full, tabulate_table, writable, written
+from smarteval.render.formats import (
+    Rows,
+    chosen_table,
+    fixed,
+    full,
+    readable,
+    tabulate_table,
+    writable,
+    written,
+)
 from smarteval.stats.merit import UNJUDGED_COLUMNS
 from smarteval.stats.report import Report
 from smarteval.stats.significance import CORRECTION_NAMES
 
-#: The formats of ``compare``: not trec_eval's (it has no such output), not HTML.
-FORMATS = writable(but=("trec", "html"))
+#: The formats of ``compare``: not trec_eval's (it has no such output).
+FORMATS = writable(but=("trec",))
 
-#: The columns of ``-f tsv``/``csv``: one row per (run, measure, test).
-#: ``effect`` is Cohen's d_z, ``g_av`` Hedges' g_av.
-COLUMNS = ("baseline", "run", "measure", "n", "better", "worse", "equal", "mean_diff",
-           "ci_low", "ci_high", "effect", "g_av", "test", "statistic", "p_value",
-           "p_adjusted", "significant")
+#: The columns of ``-f tsv``/``csv`` (and of each comparison of ``-f json``): one row per
+#: (run, measure, test). ``mean_baseline`` and ``mean_run`` are the means over the queries
+#: compared; ``effect`` is Cohen's d_z, ``g_av`` Hedges' g_av.
+COLUMNS = ("baseline", "run", "measure", "n", "better", "worse", "equal", "mean_baseline",
+           "mean_run", "mean_diff", "ci_low", "ci_high", "effect", "g_av", "test",
+           "statistic", "p_value", "p_adjusted", "significant")
 
 
 def render_report(rep: Report, fmt: str, *, show_magnitudes: bool = False,
                   header: bool = True) -> str:
     """The report in one of compare's formats (:data:`FORMATS`)."""
     return written(fmt, header=header, json=lambda: _json(rep),
-                   tables=lambda: _tables(rep, show_magnitudes),
-                   table=lambda f: _render_table(rep, f, show_magnitudes))
+                   tables=lambda: _tables(rep, fmt, show_magnitudes),
+                   table=lambda f: readable(f, _render_table(rep, f, show_magnitudes)))
 
 
 def _render_table(rep: Report, fmt: str, show_magnitudes: bool) -> str:
@@ -131,7 +141,10 @@ def _prob(p: float) -> str:
 
 def _sup(row) -> str:
     s = row["superiority"]
-    return "-" if s is None else f"{s:+.0f}"
+    if s is None:
+        return "-"
+    whole = round(s)
+    return "0" if whole == 0 else f"{whole:+d}"     # no "-0" (nor "+0") for a rounded 0
 
 
 def _columns(rep: Report) -> tuple[str, ...]:
@@ -139,11 +152,23 @@ def _columns(rep: Report) -> tuple[str, ...]:
     return COLUMNS + UNJUDGED_COLUMNS if rep.unjudged else COLUMNS
 
 
-def _tables(rep: Report, show_magnitudes: bool) -> list[Rows]:
-    """The comparison rows; --magnitudes, --select and --tau tables after them."""
+def check_options(fmt: str, *, magnitudes: bool, select: bool, tau: bool) -> None:
+    """Refuse, before any work, two options that each ask -f tsv or csv for a table of
+    their own (those formats write one table)."""
+    chosen_table(fmt, {"--magnitudes": magnitudes, "--select": select, "--tau": tau},
+                 "comparisons")
+
+
+def _tables(rep: Report, fmt: str, show_magnitudes: bool) -> list[Rows]:
+    """The one table of ``-f tsv``/``csv``: the comparison rows, or the table of
+    --magnitudes, --select or --tau."""
+    chosen = chosen_table(fmt, {"--magnitudes": show_magnitudes,
+                                "--select": rep.selection is not None,
+                                "--tau": rep.correlation is not None}, "comparisons")
     tables: list[tuple[list[str], list[list]]] = []
-    tables.append((list(_columns(rep)), [[r[c] for c in _columns(rep)] for r in rep.rows]))
-    if show_magnitudes:
+    if chosen == "comparisons":
+        tables.append((list(_columns(rep)), [[r[c] for c in _columns(rep)] for r in rep.rows]))
+    if chosen == "--magnitudes":
         rows = []
         for mg in rep.magnitudes:
             for side in ("better", "worse"):
@@ -151,14 +176,14 @@ def _tables(rep: Report, show_magnitudes: bool) -> list[Rows]:
                     rows.append([rep.baseline, mg["run"], mg["measure"], side, i + 1, q, v])
         tables.append((["baseline", "run", "measure", "side", "position", "query",
                         "difference"], rows))
-    if rep.selection is not None:
+    if chosen == "--select" and rep.selection is not None:
         s = rep.selection
         tables.append((["run", "points", "p", "best", "measure", "depth", "total", "theta",
                         "pcs", "pcs_method"],
                        [[r["run"], r["points"], r["p"], r["run"] == s["best"], s["measure"],
                          s["depth"], s["total"], s["theta"], s["pcs"], s["pcs_method"]]
                         for r in s["runs"]]))
-    if rep.correlation is not None:
+    if chosen == "--tau" and rep.correlation is not None:
         cols = ["baseline", "run", "queries", "common", "kendall", "spearman", "pearson", "tau_ap"]
         tables.append((cols, [[c[k] for k in cols] for c in rep.correlation]))
     # values at full precision
@@ -169,8 +194,7 @@ def _json(rep: Report) -> dict:
     obj = {
         "baseline": rep.baseline, "measures": rep.measures, "tests": rep.tests,
         "correction": rep.correction, "alpha": rep.alpha, "confidence": rep.confidence,
-        "comparisons": [{k: r[k] for k in (*_columns(rep), "mean_baseline", "mean_run")}
-                        for r in rep.rows],
+        "comparisons": [{k: r[k] for k in _columns(rep)} for r in rep.rows],
         "merit": rep.merit,
         "magnitudes": [{**m, "better": [{"query": q, "difference": v} for q, v in m["better"]],
                         "worse": [{"query": q, "difference": v} for q, v in m["worse"]]}

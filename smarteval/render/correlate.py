@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from smarteval.render.formats import fixed, full, tabulate_table, writable, written
+from smarteval.render.formats import fixed, full, readable, tabulate_table, writable, written
 from smarteval.stats.report import Leaderboards
 
-#: The formats of ``correlate``: not trec_eval's (it has no such output), not HTML.
-FORMATS = writable(but=("trec", "html"))
+#: The formats of ``correlate``: not trec_eval's (it has no such output).
+FORMATS = writable(but=("trec",))
 #: The columns of ``-f tsv``/``csv``: one row per pair of measures.
 COLUMNS = ("measure_a", "measure_b", "systems", "kendall", "spearman", "pearson", "tau_ap",
            "swaps")
@@ -26,7 +26,7 @@ def render_leaderboards(board: Leaderboards, fmt: str, *, header: bool = True) -
                                   for i, r in enumerate(runs)},
                       "correlations": [dict(zip(COLUMNS, row, strict=True)) for row in rows]},
         tables=lambda: [(COLUMNS, ([full(v) for v in row] for row in rows))],
-        table=lambda f: _tables(board, f))
+        table=lambda f: readable(f, _tables(board, f)))
 
 
 def _tables(board: Leaderboards, fmt: str) -> str:

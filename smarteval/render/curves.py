@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from smarteval.render.formats import fixed, full, tabulate_table, writable, written
+from smarteval.render.formats import fixed, full, readable, tabulate_table, writable, written
 
-#: The formats of ``curve``: not trec_eval's (it has no curve output), not HTML.
-FORMATS = writable(but=("trec", "html"))
+#: The formats of ``curve``: not trec_eval's (it has no curve output).
+FORMATS = writable(but=("trec",))
 #: The columns of ``-f tsv``/``csv`` for a curve: one row per (run, level); the third is
 #: named after the method's value (precision, fallout, ...); cnr adds recall, cluster
 #: the recall ceiling.
@@ -79,7 +79,8 @@ def render_curves(curves: Sequence, names: Sequence[str], nq: Sequence[int], fmt
     return written(fmt, header=header, json=runs,
                    tables=lambda: [(cols, (_row(name, c, k, cols) for name, c in shown
                                            for k in range(len(c.levels))))],
-                   table=lambda f: _table(curves, names, nq, f, full_curve, full_name))
+                   table=lambda f: readable(f, _table(curves, names, nq, f, full_curve,
+                                                      full_name)))
 
 
 def _row(name: str, c, k: int, cols) -> list[str]:
@@ -202,7 +203,7 @@ def render_points(points: Sequence, names: Sequence[str], other, other_name: str
         tables=lambda: [(POINT_COLUMNS, ([n, full(p.queries), full(p.examined),
                                           full(p.recall), full(p.precision)]
                                          for n, p in rows))],
-        table=lambda f: _points_table(rows, other, other_name, f))
+        table=lambda f: readable(f, _points_table(rows, other, other_name, f)))
 
 
 def _points_table(rows, other, other_name: str, fmt: str) -> str:

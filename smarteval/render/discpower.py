@@ -6,13 +6,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from smarteval.render.compare import p_text
-from smarteval.render.formats import Rows, fixed, full, tabulate_table, writable, written
+from smarteval.render.formats import (
+    Rows,
+    fixed,
+    full,
+    readable,
+    tabulate_table,
+    writable,
+    written,
+)
 from smarteval.stats.discpower import DISCPOWER_TESTS, Discpower
 from smarteval.stats.significance import CORRECTION_NAMES
 
-#: The formats of ``discpower``: not trec_eval's (it has no such output), not HTML (a
-#: caption and two tables, not one self-contained table).
-FORMATS = writable(but=("trec", "html"))
+#: The formats of ``discpower``: not trec_eval's (it has no such output).
+FORMATS = writable(but=("trec",))
 #: The columns of the summary (one row a measure) and of the pairs (one row a pair).
 SUMMARY_COLUMNS = ("measure", "test", "correction", "alpha", "queries", "pairs", "significant",
                    "share", "needed")
@@ -40,10 +47,11 @@ def describe(results: Sequence[Discpower]) -> str:
 def render_discpower(results: Sequence[Discpower], fmt: str, *, pairs: bool = False,
                      digits: int = 4, header: bool = True) -> str:
     """The results in one of discpower's formats (:data:`FORMATS`); ``pairs`` adds every
-    pair's ASL to the readable formats (the data formats always have them)."""
+    pair's ASL to the readable formats, and is the one table of TSV and CSV instead of
+    the measures' (JSON always has both)."""
     return written(fmt, header=header, json=lambda: _json(results),
-                   tables=lambda: _tables(results),
-                   table=lambda f: _table(results, f, pairs, digits))
+                   tables=lambda: _tables(results, pairs),
+                   table=lambda f: readable(f, _table(results, f, pairs, digits)))
 
 
 def _json(results: Sequence[Discpower]) -> dict:
@@ -52,12 +60,13 @@ def _json(results: Sequence[Discpower]) -> dict:
                           "pairs": r.rows(), "notes": r.notes} for r in results]}
 
 
-def _tables(results: Sequence[Discpower]) -> list[Rows]:
-    """The measures, then every pair, at full precision."""
-    summaries = [r.summary() for r in results]
-    rows = [row for r in results for row in r.rows()]
-    return [(cols, [[full(x[c]) for c in cols] for x in table])
-            for cols, table in ((SUMMARY_COLUMNS, summaries), (PAIR_COLUMNS, rows))]
+def _tables(results: Sequence[Discpower], pairs: bool) -> list[Rows]:
+    """The one table of ``-f tsv``/``csv``, at full precision: the measures, or with
+    ``pairs`` every pair."""
+    cols: tuple[str, ...] = PAIR_COLUMNS if pairs else SUMMARY_COLUMNS
+    table = [row for r in results for row in r.rows()] if pairs else \
+        [r.summary() for r in results]
+    return [(cols, [[full(x[c]) for c in cols] for x in table])]
 
 
 def _table(results: Sequence[Discpower], fmt: str, pairs: bool, digits: int) -> str:

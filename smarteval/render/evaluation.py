@@ -35,10 +35,19 @@ import numpy as np
 from smarteval.aggregate import has_value
 from smarteval.columns import distinct
 from smarteval.errors import UsageError
-from smarteval.render.formats import delimited, fixed, is_table, tabulate_table, writable, written
+from smarteval.measures.grammar import in_asked_order
+from smarteval.render.formats import (
+    delimited,
+    fixed,
+    is_table,
+    readable,
+    tabulate_table,
+    writable,
+    written,
+)
 
-#: The formats of ``evaluate``: every one but HTML.
-FORMATS = writable(but=("html",))
+#: The formats of ``evaluate``: every one.
+FORMATS = writable()
 
 
 def _trec_value(kind: str, name: str, value, z: bool = False) -> str:
@@ -124,22 +133,32 @@ def _json_value(value):
     return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
-def _per_query_columns(ev) -> list[tuple[str, np.ndarray, np.ndarray]]:
+def printed(ev, *, numbers_only: bool = False) -> list:
+    """The outputs of ``ev`` that every format but trec_eval's prints, in the order the -m
+    arguments asked for them; ``numbers_only``: without those whose values are text
+    (``runid``, ``relstring``), as TSV, CSV and the DataFrames (one number a value)."""
+    return [o for o in in_asked_order(ev.outputs)
+            if not numbers_only or o.measure.value != "str"]
+
+
+def _per_query_columns(ev, numbers_only: bool = False
+                       ) -> list[tuple[str, np.ndarray, np.ndarray]]:
     """(label, values, which queries have a value) of each output printed per query."""
-    return [(ev.label(o), vals, has_value(o, vals)) for o in ev.outputs
+    return [(ev.label(o), vals, has_value(o, vals)) for o in printed(ev, numbers_only=numbers_only)
             if o.measure.per_query for vals in [ev.per_query[o.name]]]
 
 
 def _rows(evaluations, per_query: bool, summary: bool):
+    """The rows of TSV and CSV: numbers only (a run's tag is in its run column)."""
     for ev in evaluations:
         if per_query:
-            cols = _per_query_columns(ev)
+            cols = _per_query_columns(ev, numbers_only=True)
             for qi, qid in enumerate(ev.qids.tolist()):
                 for label, vals, has in cols:
                     if has[qi]:
                         yield ev.name, qid, label, _full(vals[qi])
         if summary:
-            for o in ev.outputs:
+            for o in printed(ev, numbers_only=True):
                 v = ev.summary[o.name]
                 if v is not None:
                     yield ev.name, "all", ev.label(o), _full(v)
@@ -157,7 +176,10 @@ def _text_rows(evaluations, per_query: bool, summary: bool):
 def render_delimited(evaluations, *, delimiter: str, per_query: bool = False,
                      summary: bool = True, header: bool = True) -> str:
     """TSV or CSV: ``run, query, measure, value``; summary rows have query ``all``
-    (z-scores: the measure named ``Zmap``, as trec_eval's ``-Z`` names it)."""
+    (z-scores: the measure named ``Zmap``, as trec_eval's ``-Z`` names it). Every value
+    is a number (``nan`` where undefined): the measures whose values are text (``runid``,
+    ``relstring``) are printed by ``-f trec`` and ``json``; the rows are those of
+    ``Results.frame()``."""
     return delimited(COLUMNS, _text_rows(evaluations, per_query, summary),
                      "tsv" if delimiter == "\t" else "csv", header)
 
@@ -177,7 +199,7 @@ def _json(evaluations, per_query: bool, summary: bool) -> list[dict]:
         if ev.zscores is not None:
             obj["zscores"] = ev.zscores
         if summary:
-            obj["summary"] = {ev.label(o): _json_value(ev.summary[o.name]) for o in ev.outputs
+            obj["summary"] = {ev.label(o): _json_value(ev.summary[o.name]) for o in printed(ev)
                               if ev.summary[o.name] is not None}
         if per_query:
             cols = _per_query_columns(ev)
@@ -230,7 +252,7 @@ def smart_table(evaluations) -> tuple[list[str], list[list]]:
     for name, label in SMART_LABELS.items():
         if name in by_name and first.summary[name] is not None:
             rows.append([label, *[ev.summary[name] for ev in evaluations]])
-    for o in first.outputs:
+    for o in printed(first):
         if o.measure.name == "iprec_at_recall" or o.name in SMART_LABELS:
             continue
         if first.summary[o.name] is None or o.measure.name == "runid":
@@ -241,18 +263,27 @@ def smart_table(evaluations) -> tuple[list[str], list[list]]:
 
 def render_table(evaluations, fmt: str) -> str:
     """The SMART table as plain text (``smart``, wrapped past the terminal's width),
-    ``markdown`` or ``latex``, numbers aligned right."""
+    ``markdown``, ``latex`` or ``html`` (its title above it), numbers aligned right."""
     header, rows = smart_table(evaluations)
     nq = sorted({ev.num_averaged for ev in evaluations})
-    title = f"Averages over {nq[0]} queries" if len(nq) == 1 else \
+    title = f"Averages over {_queries(nq[0])}" if len(nq) == 1 else \
         "Averages over " + ", ".join(f"{ev.name}: {ev.num_averaged}" for ev in evaluations) \
-        + " queries"
+        + f" {'query' if nq == [1] else 'queries'}"
     cells = [[r[0], *[fixed(v) for v in r[1:]]] for r in rows]
     align = ("left", *["right"] * (len(header) - 1))          # numbers to the right
     if fmt in ("markdown", "latex"):
         return tabulate_table(cells, header, fmt, align) + "\n"
-    hdr = ["REC." if h == "" else h for h in header]
+    if fmt == "html":
+        return readable(fmt, f"{title}\n\n{tabulate_table(cells, header, fmt, align)}\n")
+    # SMART's REC. heads the recall levels: over measures alone, the column is "measure"
+    levels = any(o.measure.name == "iprec_at_recall" and float(o.param) > 0
+                 for o in evaluations[0].outputs)
+    hdr = [("REC." if levels else "measure") if h == "" else h for h in header]
     return f"{title}\n\n{tabulate_table(cells, hdr, fmt, align, wrap=True)}\n"
+
+
+def _queries(n: int) -> str:
+    return f"{n} quer{'y' if n == 1 else 'ies'}"
 
 
 def render(evaluations: Sequence, fmt: str, *, per_query: bool = False, summary: bool = True,

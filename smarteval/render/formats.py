@@ -73,8 +73,9 @@ def written(fmt: str, *, json: Callable[[], Any], tables: Callable[[], Iterable[
 
     ``json()`` is the object of ``-f json`` (made JSON-safe by :func:`json_safe` unless
     ``json_ready``: then it holds only Python numbers, finite floats, None, strings,
-    lists and dicts); ``tables()`` the tables of ``-f tsv``/``csv`` (column names and rows
-    of text cells), written one after another with a blank line between them;
+    lists and dicts); ``tables()`` the table of ``-f tsv``/``csv`` (column names and rows
+    of text cells), one table, which pandas, a database or ``sort`` reads as it comes (a
+    renderer whose options ask for another table gives that one instead);
     ``table(fmt)`` the text of a format for people (:attr:`Format.table`).
     """
     if fmt == "json":
@@ -83,10 +84,34 @@ def written(fmt: str, *, json: Callable[[], Any], tables: Callable[[], Iterable[
         return _json.dumps(obj if json_ready else json_safe(obj), indent=2,
                            allow_nan=False) + "\n"
     if fmt in ("tsv", "csv"):
-        return "\n".join(delimited(columns, rows, fmt, header) for columns, rows in tables())
+        given = list(tables())
+        if len(given) != 1:
+            raise ValueError(f"-f {fmt} writes one table, not {len(given)}")
+        (columns, rows), = given
+        return delimited(columns, rows, fmt, header)
     if FORMATS[fmt].table:
         return table(fmt)
     raise ValueError(f"-f {fmt}: no writer for this format here")
+
+
+def readable(fmt: str, text: str) -> str:
+    """The text of a format for people, as a renderer that writes paragraphs and tabulate's
+    tables (:func:`tabulate_table`) gives it: under ``html`` each paragraph (the lines
+    between blank lines) that is not a table becomes an escaped ``<p>`` (its lines kept
+    apart), so the page reads as the plain text does; other formats' text as it is."""
+    if fmt != "html":
+        return text
+    import html
+    out = []
+    for block in (b.strip("\n") for b in text.split("\n\n")):
+        if not block.strip():
+            continue
+        if block.lstrip().startswith("<table"):
+            out.append(block)
+        else:
+            out.append("<p>" + "<br>\n".join(html.escape(line, quote=False)
+                                             for line in block.split("\n")) + "</p>")
+    return "\n".join(out) + "\n"
 
 
 #: The width a plain-text table is wrapped at when the terminal's is unknown (a file, a pipe).
@@ -199,3 +224,15 @@ def json_safe(obj):
     if isinstance(obj, np.str_):
         return str(obj)
     return obj
+
+
+def chosen_table(fmt: str, asked: dict[str, bool], default: str) -> str:
+    """Which one table ``-f tsv``/``csv`` writes: the one an option asks for (``asked``:
+    option -> given), else ``default``; two options asking for two tables are refused
+    (data formats but JSON write one table, :func:`written`)."""
+    given = [option for option, on in asked.items() if on]
+    if fmt in ("tsv", "csv") and len(given) > 1:
+        from smarteval.errors import UsageError
+        raise UsageError(f"{' and '.join(given)}: -f {fmt} writes one table; give one of "
+                         f"them (or -f json, which holds every table)")
+    return given[0] if given else default

@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
-from smarteval.render.formats import Rows, fixed, full, tabulate_table, writable, written
+from smarteval.render.formats import (
+    Rows,
+    chosen_table,
+    fixed,
+    full,
+    tabulate_table,
+    writable,
+    written,
+)
 from smarteval.stats.repro import Reproduction
 
 #: The formats of ``repro``: not trec_eval's (it has no such output), not HTML.
 FORMATS = writable(but=("trec", "html"))
 
-#: The columns of ``-f tsv``/``csv``, one table a level: per pair, query (``all``: the
-#: mean) and cut-off; per pair and measure; per measure (with baselines).
+#: The columns of ``-f tsv``/``csv``, which write one table, a level's: per pair and
+#: measure (the default); per pair, query (``all``: the mean) and cut-off (``--ranking``);
+#: per measure, with baselines (``--overall``). JSON holds every level.
 RANKING_COLUMNS = ("pair", "orig", "repro", "query", "cutoff", "ktu", "rbo")
 EFFECT_COLUMNS = ("pair", "orig", "repro", "measure", "mean_orig", "mean_repro", "rmse",
                   "test", "p_value", "queries_orig", "queries_repro")
@@ -17,9 +26,12 @@ OVERALL_COLUMNS = ("measure", "er", "delta_ri", "improvement_orig", "improvement
                    "ri_orig", "ri_repro")
 
 
-def render_reproduction(rep: Reproduction, fmt: str, *, header: bool = True) -> str:
-    """The reproduction in one of repro's formats (:data:`FORMATS`)."""
-    return written(fmt, header=header, json=lambda: _json(rep), tables=lambda: _tables(rep),
+def render_reproduction(rep: Reproduction, fmt: str, *, header: bool = True,
+                        ranking: bool = False, overall: bool = False) -> str:
+    """The reproduction in one of repro's formats (:data:`FORMATS`); TSV and CSV write the
+    effectiveness level, or the level ``ranking`` or ``overall`` asks for."""
+    return written(fmt, header=header, json=lambda: _json(rep),
+                   tables=lambda: [_table(rep, fmt, ranking, overall)],
                    table=lambda f: _text(rep, f))
 
 
@@ -50,16 +62,14 @@ def _json(rep: Reproduction) -> dict:
             "notes": rep.notes}
 
 
-def _tables(rep: Reproduction) -> list[Rows]:
-    def cells(rows):
-        return [[full(v) for v in row] for row in rows]
-    out: list[Rows] = []
-    if rep.ranking:
-        out.append((RANKING_COLUMNS, cells(ranking_rows(rep))))
-    out.append((EFFECT_COLUMNS, cells(effect_rows(rep))))
-    if rep.overall:
-        out.append((OVERALL_COLUMNS, cells(overall_rows(rep))))
-    return out
+def _table(rep: Reproduction, fmt: str, ranking: bool, overall: bool) -> Rows:
+    """The one table of ``-f tsv``/``csv``: the effectiveness level, or the level asked."""
+    chosen = chosen_table(fmt, {"--ranking": ranking, "--overall": overall},
+                          "effectiveness")
+    cols, rows = {"effectiveness": (EFFECT_COLUMNS, effect_rows(rep)),
+                  "--ranking": (RANKING_COLUMNS, ranking_rows(rep)),
+                  "--overall": (OVERALL_COLUMNS, overall_rows(rep))}[chosen]
+    return cols, [[full(v) for v in row] for row in rows]
 
 
 def _p(v) -> str:

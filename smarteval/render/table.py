@@ -6,9 +6,19 @@ from __future__ import annotations
 import html
 import re
 
+import numpy as np
+
 from smarteval.errors import UsageError
 from smarteval.render.compare import p_text
-from smarteval.render.formats import Rows, fixed, full, tabulate_table, writable, written
+from smarteval.render.formats import (
+    Rows,
+    chosen_table,
+    fixed,
+    full,
+    tabulate_table,
+    writable,
+    written,
+)
 from smarteval.stats.merit import UNJUDGED_COLUMNS
 from smarteval.stats.significance import ALL_PAIRS_TESTS, CORRECTION_NAMES, TEST_HELP
 from smarteval.stats.table import Table
@@ -29,22 +39,27 @@ FORMATS = writable(but=("trec",))
 
 def render_table(t: Table, fmt: str, *, second: bool = False, wins: bool = False,
                  deltas: bool = False, digits: int = 4, header: bool = True,
-                 standalone: bool = False, anova: bool = False) -> str:
+                 standalone: bool = False, anova: bool = False, pairs: bool = False) -> str:
     """The table in one of report's formats; ``second`` underlines each column's second
-    best, ``wins`` adds the win/tie/loss counts, ``deltas`` the per-query differences from
-    each baseline, ``anova`` each measure's two-way ANOVA without replication; ``standalone``
-    makes LaTeX or HTML a whole document."""
-    check_options(fmt, deltas=deltas, standalone=standalone, baselines=len(t.baselines))
+    best, ``pairs`` adds every comparison, ``wins`` the win/tie/loss counts, ``deltas``
+    the per-query differences from each baseline, ``anova`` each measure's two-way ANOVA
+    without replication; ``standalone`` makes LaTeX or HTML a whole document. TSV and CSV
+    write one table: the cells (run x measure), or the one ``pairs``, ``anova``, ``wins``
+    or ``deltas`` asks for."""
+    check_options(fmt, deltas=deltas, standalone=standalone, baselines=len(t.baselines),
+                  pairs=pairs, anova=anova, wins=wins)
     return written(fmt, header=header, json=lambda: _json(t, second, wins, deltas, anova),
-                   tables=lambda: _tables(t, wins, deltas, anova),
+                   tables=lambda: [_data(t, fmt, pairs, wins, deltas, anova)],
                    table=lambda f: _styled(t, STYLES[f], second, wins, deltas, digits,
-                                           standalone, anova))
+                                           standalone, anova, pairs))
 
 
 def _styled(t: Table, style: Style, second: bool, wins: bool, deltas: bool, digits: int,
-            standalone: bool, anova: bool) -> str:
+            standalone: bool, anova: bool, pairs: bool = False) -> str:
     """The table and its companions in a format for people, as ``style`` writes them."""
     out = [style.table(t, _main(t, style, second, digits), caption(t, style, second))]
+    if pairs and len(t.pairs):
+        out.append(style.table(t, _pairs(t, style, digits), _pairs_caption(t, style)))
     if anova and any(a is not None for a in t.anovas):
         out.append(style.table(t, _anova(t, style, digits), _anova_caption(t, style)))
     if wins and len(t.pairs):
@@ -59,8 +74,16 @@ def _styled(t: Table, style: Style, second: bool, wins: bool, deltas: bool, digi
     return style.document(text) if standalone else text
 
 
-def check_options(fmt: str, *, deltas: bool, standalone: bool, baselines: int) -> None:
+#: The tables of ``-f tsv``/``csv``, by the option that asks for each (the cells without one).
+DATA_TABLES = {"--pairs": "comparisons", "--anova": "anova", "--wins": "wins",
+               "--deltas": "deltas"}
+
+
+def check_options(fmt: str, *, deltas: bool, standalone: bool, baselines: int,
+                  pairs: bool = False, anova: bool = False, wins: bool = False) -> None:
     """Refuse rendering options that cannot apply (before any work, on the command line)."""
+    chosen_table(fmt, {"--pairs": pairs, "--anova": anova, "--wins": wins,
+                       "--deltas": deltas}, "cells")
     if deltas and not baselines:
         raise UsageError("--deltas are the differences from each --baseline: give one")
     if standalone and fmt not in STANDALONE:
@@ -91,6 +114,12 @@ class Style:
 
     def symbol(self, s: str) -> str:
         return s
+
+    def marked(self, cell: str, mark: str, widest: str) -> str:
+        """A mean followed by its superscript ``mark`` (empty: none), in a column whose
+        widest mark is ``widest``: where a format can, the means stay aligned whatever
+        their marks (:class:`Latex`, :class:`Html`)."""
+        return cell + mark
 
     def note(self, s: str) -> str:
         return self.NOTE.format(s)
@@ -155,12 +184,22 @@ class Latex(Style):
         lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
         return "\n".join(lines)
 
+    def marked(self, cell: str, mark: str, widest: str) -> str:
+        """The mark set over the room of the column's widest (``\\rlap`` over
+        ``\\hphantom``): every mean of the column ends at one place."""
+        if not widest:
+            return cell
+        return cell + (rf"\rlap{{{mark}}}" if mark else "") + rf"\hphantom{{{widest}}}"
+
     def join(self, parts: list[str]) -> str:
-        return "% needs \\usepackage{booktabs}\n" + super().join(parts)
+        return self.NEEDS + super().join(parts)
+
+    #: What the table alone says it needs (a whole document has it, and says nothing).
+    NEEDS = "% needs \\usepackage{booktabs}\n"
 
     def document(self, body: str) -> str:
         return ("\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n"
-                + body + "\\end{document}\n")
+                + body.removeprefix(self.NEEDS) + "\\end{document}\n")
 
 
 class Html(Style):
@@ -175,11 +214,17 @@ class Html(Style):
         return f"<!-- Note: {html.escape(s).replace('--', '- -')} -->"
 
     def table(self, t: Table, rows, caption_text: str) -> str:
-        headers, body, align = rows
+        headers, body, align = _marks_apart(*rows)
 
         def cells(tag: str, row: list[str]) -> str:
-            return "".join(f'<{tag} style="padding:2px 8px;text-align:{a}">{c}</{tag}>'
-                           for c, a in zip(row, align, strict=True))
+            out = []
+            for c, a in zip(row, align, strict=True):
+                # a mean and its marks: two cells that touch, the mean's right edge the
+                # column's whatever the marks (numbers align as in the LaTeX)
+                pad = {"mean": "2px 0 2px 8px", "marks": "2px 8px 2px 1px"}.get(a, "2px 8px")
+                side = {"mean": "right", "marks": "left"}.get(a, a)
+                out.append(f'<{tag} style="padding:{pad};text-align:{side}">{c}</{tag}>')
+            return "".join(out)
         lines = ['<table style="border-collapse:collapse;border-top:2px solid;'
                  'border-bottom:2px solid;font-variant-numeric:tabular-nums">',
                  f'<caption style="caption-side:top;text-align:left">{caption_text}</caption>',
@@ -195,6 +240,32 @@ class Html(Style):
                 + "</body>\n</html>\n")
 
 
+_MARK = re.compile(r"^(?P<cell>.*?)(?P<mark>(?:<sup>[^<]*</sup>)+)$", re.S)
+
+
+def _marks_apart(headers: list[str], body: list[list[str]], align: list[str]):
+    """The HTML table's columns whose means carry marks, each as two columns, the means
+    (aligned right, ``mean``) and their marks (``marks``); the heading above the means."""
+    split = [a == "right" and any(_MARK.match(row[j]) for row in body)
+             for j, a in enumerate(align)]
+    if not any(split):
+        return headers, body, align
+
+    def apart(row: list[str], heading: bool = False) -> list[str]:
+        out = []
+        for j, c in enumerate(row):
+            if not split[j]:
+                out.append(c)
+                continue
+            found = None if heading else _MARK.match(c)
+            out += [found.group("cell"), found.group("mark")] if found else [c, ""]
+        return out
+    new_align = []
+    for j, a in enumerate(align):
+        new_align += ["mean", "marks"] if split[j] else [a]
+    return apart(headers, True), [apart(row) for row in body], new_align
+
+
 #: The formats ``--standalone`` makes a whole document of.
 STANDALONE = ("latex", "html")
 
@@ -207,6 +278,18 @@ STYLES: dict[str, Style] = {"smart": Style(), "markdown": Markdown(), "latex": L
 def _main(t: Table, s: Style, second: bool, digits: int):
     marks = t.marks()
     seconds = t.second
+
+    def sup(m: list[int]) -> str:
+        if not m:
+            return ""
+        sep = "," if any(len(t.symbols[i]) > 1 for i in m) and t.all_pairs else ""
+        return s.sup(sep.join(s.symbol(t.symbols[i]) for i in m))
+    shown = [[sup(marks[r][m]) for m in range(len(t.measures))] for r in range(len(t.runs))]
+    # each column's widest mark (the one of most symbols) holds the room of every mark
+    widest = []
+    for m in range(len(t.measures)):
+        sizes = [sum(len(t.symbols[i]) for i in marks[r][m]) for r in range(len(t.runs))]
+        widest.append(shown[int(np.argmax(sizes))][m] if sizes else "")
     labels = [s.text(r) for r in t.runs]
     headers = ([""] if t.all_pairs else []) + [s.text("run")] + [s.text(m) for m in t.measures]
     body = []
@@ -224,14 +307,33 @@ def _main(t: Table, s: Style, second: bool, digits: int):
             elif t.interval == "bootstrap":
                 cell += (" " + s.text(f"[{fixed(t.ci_low[r, m], digits)}, "
                                       f"{fixed(t.ci_high[r, m], digits)}]"))
-            if marks[r][m]:
-                sep = "," if any(len(t.symbols[i]) > 1 for i in marks[r][m]) and \
-                    t.all_pairs else ""
-                cell += s.sup(sep.join(s.symbol(t.symbols[i]) for i in marks[r][m]))
-            row.append(cell)
+            row.append(s.marked(cell, shown[r][m], widest[m]))
         body.append(row)
     align = (["left"] if t.all_pairs else []) + ["left"] + ["right"] * len(t.measures)
     return headers, body, align
+
+
+def _pairs(t: Table, s: Style, digits: int):
+    """Every comparison: the pair, the difference, Tukey's interval, ES_E, p (the
+    statistic is in the data formats)."""
+    tukey = t.test == "tukey"
+    headers = [s.text(h) for h in ("measure", "run", "other", "diff",
+                                   *(["CI"] if tukey else []), "ES_E", "p", "p adjusted")]
+    body = []
+    for r in t.comparisons():
+        body.append([s.text(r["measure"]), s.text(r["run"]), s.text(r["other"]),
+                     fixed(r["diff"], digits),
+                     *([s.text(f"[{fixed(r['ci_low'], digits)}, {fixed(r['ci_high'], digits)}]")]
+                       if tukey else []),
+                     fixed(r["es_e"], 2), p_text(r["p_value"]),
+                     p_text(r["p_adjusted"]) + (" *" if r["significant"] else "")])
+    return headers, body, ["left"] * 3 + ["right"] * (len(headers) - 3)
+
+
+def _pairs_caption(t: Table, s: Style) -> str:
+    return s.text(f"Every comparison: the difference of the means, run - other, over the "
+                  f"queries of each measure; * where the adjusted p is below {t.alpha:g} "
+                  f"({test_words(t)})")
 
 
 def _wins(t: Table, s: Style):
@@ -337,17 +439,19 @@ def caption(t: Table, s: Style = STYLES["smart"], second: bool = False) -> str:
 
 # --------------------------------------------------------------------------- data
 
-def _tables(t: Table, wins: bool, deltas: bool, anova: bool) -> list[Rows]:
-    tables: list[tuple[tuple[str, ...], list[dict]]] = [
-        (CELL_COLUMNS, [{**c, "better_than": ";".join(c["better_than"])} for c in t.cells()]),
-        (COMPARISON_COLUMNS + (UNJUDGED_COLUMNS if t.unjudged else ()), t.comparisons())]
-    if anova:
-        tables.append((ANOVA_COLUMNS, t.anova_rows()))
-    if wins:
-        tables.append((WIN_COLUMNS, t.win_counts()))
-    if deltas:
-        tables.append((DELTA_COLUMNS, t.deltas()))
-    return [(cols, [[full(r[c]) for c in cols] for r in rows]) for cols, rows in tables]
+def _data(t: Table, fmt: str, pairs: bool, wins: bool, deltas: bool, anova: bool) -> Rows:
+    """The one table of ``-f tsv``/``csv``: the cells, or the table an option asks for."""
+    chosen = chosen_table(fmt, {"--pairs": pairs, "--anova": anova, "--wins": wins,
+                                "--deltas": deltas}, "cells")
+    cols, rows = {
+        "cells": (CELL_COLUMNS, [{**c, "better_than": ";".join(c["better_than"])}
+                                 for c in t.cells()]),
+        "--pairs": (COMPARISON_COLUMNS + (UNJUDGED_COLUMNS if t.unjudged else ()),
+                    t.comparisons()),
+        "--anova": (ANOVA_COLUMNS, t.anova_rows()),
+        "--wins": (WIN_COLUMNS, t.win_counts()),
+        "--deltas": (DELTA_COLUMNS, t.deltas())}[chosen]
+    return cols, [[full(r[c]) for c in cols] for r in rows]
 
 
 def _json(t: Table, second: bool, wins: bool, deltas: bool, anova: bool) -> dict:

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from smarteval.render.formats import Rows, full, tabulate_table, writable, written
+from smarteval.render.formats import Rows, full, readable, tabulate_table, writable, written
 from smarteval.stats.topicsets import Design
 
-#: The formats of ``topics``: not trec_eval's (it has no such output), not HTML (a caption
-#: above each table, not one self-contained table).
-FORMATS = writable(but=("trec", "html"))
+#: The formats of ``topics``: not trec_eval's (it has no such output).
+FORMATS = writable(but=("trec",))
 
 #: The columns of ``-f tsv``/``csv``: one row per design.
 COLUMNS = ("label", "method", "variance", "diff", "alpha", "beta", "systems", "topics",
@@ -39,7 +38,8 @@ def caption(designs: Sequence[Design], systems: int) -> str:
 def render_topics(designs: Sequence[Design], fmt: str, *, header: bool = True) -> str:
     """The designs in one of topics' formats (:data:`FORMATS`)."""
     return written(fmt, header=header, json=lambda: [d.row() for d in designs],
-                   tables=lambda: _tables(designs), table=lambda f: _sakai(designs, f))
+                   tables=lambda: _tables(designs),
+                   table=lambda f: readable(f, _sakai(designs, f)))
 
 
 def _tables(designs: Sequence[Design]) -> list[Rows]:

@@ -114,13 +114,15 @@ def comparable(out) -> bool:
 
 def comparable_requests(measures: Sequence[str], version: int, nothing: str):
     """The requests of ``-m`` specs, the names of their outputs that have per-query numbers
-    to compare, and the names of those that have none; ``nothing`` starts the message
+    to compare (in the order the specs ask for them), and the names of those that have
+    none; ``nothing`` starts the message
     refusing specs that give no comparable output."""
     from smarteval.measures import parse_measures
+    from smarteval.measures.grammar import in_asked_order
     requests = parse_measures(list(measures), version)
     names: list[str] = []
     skipped: list[str] = []
-    for rq in requests:
+    for rq in in_asked_order(requests):         # the order asked for
         for o in rq.outputs():
             (names if comparable(o) else skipped).append(o.name)
     if not names:
@@ -186,15 +188,24 @@ def compare_runs(qrels, baseline, runs: Sequence, measures: Sequence[str] = ("ma
     """Evaluate ``baseline`` and ``runs`` against ``qrels`` and compare each run with the baseline.
 
     ``measures`` and ``tests`` are as ``-m`` and ``--test`` give them (empty: map and t);
-    ``select`` names the cut-off measure of Joiner & Werner's selection at cut-offs
-    1..``depth`` (None: no selection); ``tau`` adds the rank correlation of the document
-    orderings. ``on_run`` is called as each run is evaluated (progress). Runs that would
-    print under one name (the same file twice) get distinct names.
+    ``baseline`` may be a stored baseline instead of a run (a
+    :class:`~smarteval.read.results.StoredRun`: per-query values ``evaluate -q`` wrote),
+    whose values are compared as read; ``select`` names the cut-off measure of Joiner &
+    Werner's selection at cut-offs 1..``depth`` (None: no selection); ``tau`` adds the
+    rank correlation of the document orderings. ``on_run`` is called as each run is
+    evaluated (progress). Runs that would print under one name (the same file twice) get
+    distinct names.
     """
     from smarteval.evaluation import evaluate, read_relevance
+    from smarteval.read.results import StoredRun
 
     check_parameters(alpha=alpha, confidence=confidence, samples=samples, seed=seed,
                      tolerance=tolerance, depth=depth, theta=theta)
+    stored = baseline if isinstance(baseline, StoredRun) else None
+    if stored is not None and (select is not None or tau):
+        raise UsageError(("--select" if select is not None else "--tau") + " reads the "
+                         "baseline's ranking: it needs the baseline's run, not its stored "
+                         "results (--baseline-results)")
     settings = settings or Settings()
     version = settings.trec_version
     test_list = parse_tests(tests or ("t",))
@@ -210,11 +221,15 @@ def compare_runs(qrels, baseline, runs: Sequence, measures: Sequence[str] = ("ma
                              "cut-off measure with --select-measure (P, recall)")
         all_requests.append(srq)
         select_names = [o.name for o in srq.outputs()]
+    if stored is not None:
+        check_stored(stored, names)
     q = read_relevance(qrels, all_requests, settings)       # in the format of -R
     # the runs in as many processes as pay (evaluation.default_jobs), their rankings
     # kept only for --tau
-    evs = evaluate(q, [baseline, *runs], all_requests, settings, keep_ranked=tau,
-                   on_run=on_run, jobs=None)
+    evs = evaluate(q, [*([] if stored else [baseline]), *runs], all_requests, settings,
+                   keep_ranked=tau, on_run=on_run, jobs=None)
+    if stored is not None:
+        evs = [stored, *evs]        # type: ignore[list-item]  # what build_report reads
     rep = build_report(evs, names, tests=test_list, correction=correction, alpha=alpha,
                        confidence=confidence, samples=samples, seed=seed,
                        tolerance=tolerance, complete=settings.complete,
@@ -223,6 +238,17 @@ def compare_runs(qrels, baseline, runs: Sequence, measures: Sequence[str] = ("ma
     if skipped:
         rep.notes.append("not compared (no number for each query): " + ", ".join(skipped))
     return rep
+
+
+def check_stored(stored, names: Sequence[str]) -> None:
+    """Refuse a stored baseline that lacks per-query values of a measure of ``names``."""
+    missing = [n for n in names if n not in stored.per_query]
+    if missing:
+        raise InputError(stored.path, None, f"run {stored.name} has no per-query values of "
+                         + ", ".join(missing),
+                         extra="  it has: " + (" ".join(stored.per_query) or "none"),
+                         expected="results written by smarteval evaluate -q with these "
+                                  "measures (-m)")
 
 
 def build_report(evaluations, names: list[str], *, tests: list[str], correction: str,

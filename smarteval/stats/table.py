@@ -260,7 +260,7 @@ def check_choices(test: str, correction: str | None, interval: str | None,
                          + ", ".join((*TESTS, *ALL_PAIRS_TESTS)))
     if test in ALL_PAIRS_TESTS and baselines:
         raise UsageError(f"--test {test} compares every pair of runs at once: give no "
-                         "--baseline, or another test")
+                         "--baseline (nor --baseline-results), or another test")
     if correction is not None and correction not in CORRECTIONS:
         raise UsageError(f"unknown correction {correction!r}: expected one of "
                          + ", ".join(CORRECTIONS))
@@ -297,13 +297,61 @@ def _find(spec: str, evaluations, labels: Sequence[str], what: str) -> int:
                      + ", ".join(labels) + ")")
 
 
-def run_labels(evaluations, labels: Mapping[str, str] | Sequence[str] | None) -> list[str]:
-    """Each run's label: its name (tag), or the label given for its path or tag."""
-    out = [ev.name for ev in evaluations]
+def _label_pairs(labels: Mapping[str, str] | Sequence[str] | None) -> list[tuple[str, str]]:
     if not labels:
-        return out
-    pairs = list(labels.items()) if isinstance(labels, Mapping) else \
+        return []
+    return list(labels.items()) if isinstance(labels, Mapping) else \
         [parse_label(text) for text in labels]
+
+
+def _names_measure(key: str, names: Sequence[str]) -> str | None:
+    """The measure of ``names`` a ``--label`` key names, as printed (``ndcg_cut_10``) or as
+    -m writes it (``ndcg_cut.10``); None if none."""
+    for name in names:
+        if key == name or key.replace(".", "_", 1) == name:
+            return name
+    return None
+
+
+def _measure_key(key: str, label: str, evaluations, names: Sequence[str]) -> str | None:
+    """The measure a ``--label`` key names (None: a run's), refusing a key that names both."""
+    import os
+    name = _names_measure(key, names)
+    if name is None or os.path.isfile(key):
+        return None
+    if any(key in (ev.name, ev.path) for ev in evaluations):
+        raise UsageError(f"--label {key}={label}: {key} names a run and a measure: give "
+                         "the run's path to label the run")
+    return name
+
+
+def measure_labels(evaluations, names: Sequence[str],
+                   labels: Mapping[str, str] | Sequence[str] | None) -> dict[str, str]:
+    """The labels ``--label`` gives measures (``ndcg_cut_10="nDCG@10"``): a key that names
+    one of ``names`` and no run (a run's file, tag or label is a run's). Two measures
+    labelled alike, or a label that is another measure's name, are refused."""
+    out: dict[str, str] = {}
+    for key, label in _label_pairs(labels):
+        name = _measure_key(key, label, evaluations, names)
+        if name is not None:
+            out[name] = label
+    shown = [out.get(n, n) for n in names]
+    twice = sorted({n for n in shown if shown.count(n) > 1})
+    if twice:
+        raise UsageError(f"--label: several measures are named {twice[0]!r}: give each its "
+                         "own")
+    return out
+
+
+def run_labels(evaluations, labels: Mapping[str, str] | Sequence[str] | None,
+               measures: Sequence[str] = ()) -> list[str]:
+    """Each run's label: its name (tag), or the label given for its path or tag (a key
+    naming one of ``measures`` and no run labels that measure: :func:`measure_labels`)."""
+    out = [ev.name for ev in evaluations]
+    pairs = [(k, v) for k, v in _label_pairs(labels)
+             if _measure_key(k, v, evaluations, measures) is None]
+    if not pairs:
+        return out
     named = list(out)
     for key, name in pairs:
         out[_find(key, evaluations, named, "--label")] = name
@@ -330,18 +378,22 @@ def build_table(evaluations, names: Sequence[str], *, baselines: Sequence[str] =
                 correction: str | None = None, alpha: float = 0.05,
                 confidence: float = 0.95, interval: str | None = None,
                 samples: int = 10000, seed: int | None = 0,
-                tolerance: float = 0.0) -> Table:
+                tolerance: float = 0.0, stored_baselines: int = 0) -> Table:
     """The table of ``evaluations`` on the measures ``names``, on the queries they all have.
 
     ``baselines`` (labels, tags or paths) mark the runs significantly better than each of
-    them; without any, every pair of runs is compared. p-values are corrected over every
-    comparison of the table (pairs x measures) by ``correction``.
+    them, and so do the first ``stored_baselines`` evaluations (stored baselines,
+    ``--baseline-results``); without any, every pair of runs is compared. p-values are
+    corrected over every comparison of the table (pairs x measures) by ``correction``.
     """
-    applied = check_choices(test, correction, interval, baselines)
+    applied = check_choices(test, correction, interval,
+                            [*baselines, *(["--baseline-results"] if stored_baselines else [])])
     if not evaluations:
         raise UsageError("a table needs at least one run")
-    runs = run_labels(evaluations, labels)
-    base = [_find(b, evaluations, runs, "--baseline") for b in baselines]
+    runs = run_labels(evaluations, labels, names)
+    renamed = measure_labels(evaluations, names, labels)
+    base = [*range(stored_baselines),
+            *(_find(b, evaluations, runs, "--baseline") for b in baselines)]
     base = list(dict.fromkeys(base))
     if len(evaluations) - len(base) < 1 and base:
         raise UsageError("every run is a --baseline: nothing is compared with them")
@@ -397,7 +449,8 @@ def build_table(evaluations, names: Sequence[str], *, baselines: Sequence[str] =
         notes.append("one run: nothing to compare")
     low, high = _unjudged_intervals(evaluations, names, qids, values, kept, pairs, diff,
                                     runs, notes)
-    return Table(runs=runs, paths=[ev.path for ev in evaluations], measures=list(names),
+    return Table(runs=runs, paths=[ev.path for ev in evaluations],
+                 measures=[renamed.get(n, n) for n in names],
                  qids=qids, values=values, means=means, ci_low=lo, ci_high=hi, rank=rank,
                  baselines=base, test=test, correction=applied, alpha=alpha,
                  confidence=confidence, interval=interval, samples=samples, pairs=pairs,
@@ -509,10 +562,22 @@ def table_runs(qrels, runs: Sequence, measures: Sequence[str] = DEFAULT_MEASURES
         if isinstance(options.get("labels"), Mapping):
             break
         parse_label(text)
+    stored = list(options.pop("stored", ()))
     evs, names, skipped = evaluate_comparable(qrels, runs, measures or DEFAULT_MEASURES,
                                               settings or Settings(),
                                               "no measure for the table", on_run)
-    table = build_table(evs, names, **options)
+    if stored:
+        from dataclasses import replace
+
+        from smarteval.stats.report import check_stored
+        for run in stored:
+            check_stored(run, names)
+        # a stored baseline of the run under test (its tag) is told apart from it
+        taken = {ev.name for ev in evs}
+        stored = [replace(run, name=f"{run.name} (baseline)") if run.name in taken else run
+                  for run in stored]
+        evs = [*stored, *evs]
+    table = build_table(evs, names, stored_baselines=len(stored), **options)
     if skipped:
         table.notes.append("left out (no number for each query): " + ", ".join(skipped))
     return table

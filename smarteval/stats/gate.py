@@ -1,0 +1,180 @@
+"""The gate of a CI job: the runs worse than their baseline (compare and report's
+``--fail-if``) and the values past a bound (evaluate's ``--require``), each a line.
+
+A gate never changes what a command prints: the command writes its output, then, when
+a gate failed, says each failure on standard error and exits with
+:data:`~smarteval.errors.REGRESSED` (:class:`~smarteval.errors.Regressed`).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from smarteval.errors import UsageError
+
+#: What ``--fail-if`` takes, and what each fails on.
+FAIL_IF = {
+    "worse": "a run's mean below its baseline's by more than --tolerance",
+    "significantly-worse": "a run significantly worse than its baseline (the adjusted p "
+                           "below --alpha) and its mean below the baseline's by more than "
+                           "--tolerance",
+}
+
+#: The comparisons ``--require`` takes, longest first (``>=`` before ``>``).
+_OPERATORS = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt}
+_REQUIREMENT = re.compile(r"^\s*(?P<measure>[^<>=]+?)\s*(?P<op>>=|<=|>|<)\s*"
+                          r"(?P<bound>[^<>=]+?)\s*$")
+
+
+def check_gate(fail_if: str | None, tolerance: float) -> None:
+    """Refuse a ``--fail-if`` or ``--tolerance`` that cannot work."""
+    if fail_if is not None and fail_if not in FAIL_IF:
+        raise UsageError(f"--fail-if {fail_if!r}: expected one of {', '.join(FAIL_IF)}")
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float, np.number)) \
+            or not math.isfinite(tolerance) or tolerance < 0:
+        raise UsageError(f"--tolerance must be a number, 0 or more, not {tolerance!r}")
+
+
+def _value(v: float) -> str:
+    return "undefined" if math.isnan(v) else f"{v:.4f}"
+
+
+def _worse(run: str, base: str, measure: str, mean_run: float, mean_base: float,
+           tolerance: float, significant: str = "") -> str:
+    diff = mean_run - mean_base
+    within = f"more than --tolerance {tolerance:g}" if tolerance else "--tolerance 0"
+    how = f"significantly worse ({significant})" if significant else "worse"
+    return (f"{run} is {how} than the baseline {base} on {measure}: {_value(mean_run)} "
+            f"against {_value(mean_base)} ({diff:+.4g}, {within})")
+
+
+def _below(mean_run: float, mean_base: float, tolerance: float) -> bool:
+    return not (math.isnan(mean_run) or math.isnan(mean_base)) \
+        and mean_run < mean_base - tolerance
+
+
+def comparison_failures(report, fail_if: str | None, tolerance: float = 0.0) -> list[str]:
+    """The failures of ``compare --fail-if`` in ``report``
+    (:class:`~smarteval.stats.report.Report`): one line per run and measure that fails,
+    in the report's order; none without ``fail_if``."""
+    check_gate(fail_if, tolerance)
+    if fail_if is None:
+        return []
+    out = []
+    if fail_if == "worse":
+        for m in report.merit:
+            if _below(m["mean_run"], m["mean_baseline"], tolerance):
+                out.append(_worse(m["run"], m["baseline"], m["measure"], m["mean_run"],
+                                  m["mean_baseline"], tolerance))
+        return out
+    found: dict[tuple[str, str], list[dict]] = {}
+    for row in report.rows:
+        if row["significant"] and _below(row["mean_run"], row["mean_baseline"], tolerance):
+            found.setdefault((row["run"], row["measure"]), []).append(row)
+    for rows in found.values():
+        r = rows[0]
+        tests = "; ".join(f"{x['test']}, adjusted p {x['p_adjusted']:.2g} < {report.alpha:g}"
+                          for x in rows)
+        out.append(_worse(r["run"], r["baseline"], r["measure"], r["mean_run"],
+                          r["mean_baseline"], tolerance, tests))
+    return out
+
+
+def table_failures(table, fail_if: str | None, tolerance: float = 0.0) -> list[str]:
+    """The failures of ``report --fail-if`` in ``table``
+    (:class:`~smarteval.stats.table.Table`): each run but the baselines against each
+    baseline, one line per run, baseline and measure that fails; none without
+    ``fail_if``."""
+    check_gate(fail_if, tolerance)
+    if fail_if is None:
+        return []
+    if not table.baselines:
+        raise UsageError("--fail-if compares runs with a baseline: give --baseline RUN or "
+                         "--baseline-results FILE")
+    out = []
+    for m, measure in enumerate(table.measures):
+        for k, (a, b) in enumerate(table.pairs.tolist()):
+            if a in table.baselines:            # a baseline is not a run under test
+                continue
+            mean_run, mean_base = float(table.means[a, m]), float(table.means[b, m])
+            if not _below(mean_run, mean_base, tolerance):
+                continue
+            if fail_if == "worse":
+                out.append(_worse(table.runs[a], table.runs[b], measure, mean_run, mean_base,
+                                  tolerance))
+            elif table.better[k, m] < 0:
+                out.append(_worse(table.runs[a], table.runs[b], measure, mean_run, mean_base,
+                                  tolerance, f"{table.test}, adjusted p "
+                                  f"{table.p_adjusted[k, m]:.2g} < {table.alpha:g}"))
+    return out
+
+
+# --------------------------------------------------------------------------- --require
+
+@dataclass(frozen=True)
+class Requirement:
+    """A bound a summary value must keep (``--require "map>=0.25"``): ``measure`` as given,
+    ``name`` the output it names (``P.10`` names ``P_10``)."""
+
+    text: str
+    measure: str
+    name: str
+    op: str
+    bound: float
+
+    def holds(self, value: float) -> bool:
+        return not math.isnan(value) and bool(_OPERATORS[self.op](value, self.bound))
+
+
+def parse_requirement(text: str, version: int = 9) -> Requirement:
+    """``MEASURE OP NUMBER`` (``map>=0.25``, ``P.10 > 0.3``, ``nDCG@10>=0.4``) into a
+    :class:`Requirement`; a measure that names one value, an operator of ``>=``, ``>``,
+    ``<=``, ``<``, a finite number."""
+    from smarteval.measures.grammar import parse_measures
+    found = _REQUIREMENT.match(text)
+    if found is None:
+        raise UsageError(f"--require {text!r}: expected MEASURE>=NUMBER (or >, <=, <), such "
+                         "as map>=0.25")
+    measure, op, bound = found.group("measure", "op", "bound")
+    try:
+        number = float(bound)
+    except ValueError:
+        number = math.nan
+    if not math.isfinite(number) or "_" in bound:
+        raise UsageError(f"--require {text!r}: {bound!r} is not a finite number")
+    outputs = [o.name for rq in parse_measures([measure], version) for o in rq.outputs()]
+    if len(outputs) != 1:
+        raise UsageError(f"--require {text!r}: {measure} gives {len(outputs)} values ("
+                         + ", ".join(outputs) + "): name one (P.10, not P)")
+    return Requirement(text, measure, outputs[0], op, number)
+
+
+def requirement_failures(evaluations: Iterable, requirements: Sequence[Requirement]
+                         ) -> list[str]:
+    """The failures of ``evaluate --require``: each run whose summary value of a required
+    measure is past its bound (or undefined), one line each. A required measure the
+    evaluations do not give is refused (:class:`~smarteval.errors.UsageError`)."""
+    out = []
+    for ev in evaluations:
+        labels: dict[str, Any] = {}
+        for o in ev.outputs:
+            if o.measure.value != "str":
+                labels.setdefault(o.name, o)
+                labels.setdefault(ev.label(o), o)
+        for req in requirements:
+            o = labels.get(req.name)
+            if o is None or ev.summary[o.name] is None:
+                raise UsageError(f"--require {req.text!r}: {req.name} is not among the "
+                                 "measures evaluated: add -m " + req.measure)
+            value = float(ev.summary[o.name])
+            if not req.holds(value):
+                out.append(f"{ev.name} fails --require {req.text!r}: its {ev.label(o)} is "
+                           f"{_value(value)}")
+    return out

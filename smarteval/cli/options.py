@@ -105,12 +105,6 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     note(f"smarteval: warning: {str(message).strip().splitlines()[0]}")
 
 
-#: the parameters of the commands that name files read, and what each is
-INPUTS = {"qrels": "the qrels", "runs": "a run", "baseline": "the baseline run",
-          "frozen": "the --frozen run", "full": "the --full run",
-          "cutoffs_from": "the --cutoffs-from run", "results": "a results file",
-          "zscores": "the -Z z-score file", "cwl_costs": "the --cwl-costs file",
-          "risk_baseline": "the --risk-baseline run"}
 #: the parameters that name files written, and their option
 OUTPUTS = {"output": "-o", "plot": "--plot"}
 
@@ -179,14 +173,10 @@ def check_paths(kwargs: dict) -> None:
     every output can be written (its directory exists and is writable; exit 1)."""
     from smarteval.measures.plugins import plugin_files
     from smarteval.output import check_writable, target
-    from smarteval.read.source import same_file
+    from smarteval.read.source import INPUTS, read_once, same_file
     outputs = list(_given_paths(kwargs, OUTPUTS))
     inputs = list(_given_paths(kwargs, INPUTS, dash=True))
-    dashes = [kind for kind, path in inputs if path == "-"]
-    if len(dashes) > 1:
-        raise UsageError("standard input (-) is given twice ("
-                         + " and ".join(dict.fromkeys(INPUTS[k] for k in dashes))
-                         + "): it can be read only once")
+    read_once({name: kwargs[name] for name in INPUTS if name in kwargs})
     inputs += [("plugin", path) for path in plugin_files()]
     for i, (name, out) in enumerate(outputs):
         for other, again in outputs[:i]:

@@ -286,20 +286,69 @@ def test_ids_no_text_file_could_hold_are_refused(name, reader, given, message):
     assert str(err.value) == message
 
 
-@pytest.mark.parametrize("form", ["frame", "parquet", "jsonl"])
-def test_ids_with_a_tab_from_tables(tmp_path, form):
+def _refused_from_a_table(tmp_path, form: str, columns: dict) -> tuple[str, str]:
+    """The name of the run read from ``columns`` as a DataFrame, a Parquet or a JSON Lines
+    file (``form``), and the message of the InputError refusing it."""
     pd = pytest.importorskip("pandas")
-    frame = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b\tc"], "score": [2.0, 1.0]})
-    source_of = {"frame": lambda: frame}
+    frame = pd.DataFrame(columns)
     path = tmp_path / f"run.{form}"
     if form == "parquet":
         frame.to_parquet(path)
     elif form == "jsonl":
         frame.to_json(path, orient="records", lines=True)
-    name = "<run DataFrame>" if form == "frame" else str(path)
     with pytest.raises(InputError) as err:
-        read_run(source_of.get(form, lambda: path)())
-    assert str(err.value) == f"{name}:2: docno 'b\\tc' holds a tab, {SPLIT}\n{FRAME_RUN}"
+        read_run(frame if form == "frame" else path)
+    return ("<run DataFrame>" if form == "frame" else str(path)), str(err.value)
+
+
+@pytest.mark.parametrize("form", ["frame", "parquet", "jsonl"])
+def test_ids_with_a_tab_from_tables(tmp_path, form):
+    name, message = _refused_from_a_table(tmp_path, form, {
+        "qid": ["1", "1"], "docno": ["a", "b\tc"], "score": [2.0, 1.0]})
+    assert message == f"{name}:2: docno 'b\\tc' holds a tab, {SPLIT}\n{FRAME_RUN}"
+
+
+#: (name, the run's tag column, how the tag is named): a tag read from a table is one
+#: field of a TREC run's line, as ids are
+TAG_CASES = [
+    ("a tab", "tab\there", "'tab\\there' holds a tab"),
+    ("a line feed", 'we,ird\n"tag', "'we,ird\\n\"tag' holds a line feed"),
+    ("a carriage return", "cr\rhere", "'cr\\rhere' holds a carriage return"),
+    ("a space", "sp ace", "'sp ace' holds a space"),
+]
+
+
+@pytest.mark.parametrize("form", ["frame", "parquet", "jsonl"])
+@pytest.mark.parametrize("name,tag,held", TAG_CASES, ids=[c[0] for c in TAG_CASES])
+def test_a_tag_from_a_table_that_no_run_file_could_hold(tmp_path, form, name, tag, held):
+    """Refused where it is read (it corrupted -f tsv, and -f csv left a CR unquoted), with
+    the row it is taken from (the last)."""
+    source, message = _refused_from_a_table(tmp_path, form, {
+        "qid": ["1", "1"], "docno": ["a", "b"], "score": [2.0, 1.0], "tag": ["ok", tag]})
+    assert message == f"{source}:2: run tag {held}, {SPLIT}\n{FRAME_RUN}"
+
+
+def test_a_tag_with_a_comma_is_quoted_in_csv(tmp_path):
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"qid": ["1"], "docno": ["a"], "score": [2.0], "tag": ['a,"b']})
+    frame.to_parquet(tmp_path / "run.parquet")
+    (tmp_path / "q").write_bytes(QRELS)
+    res = invoke(["evaluate", "-f", "csv", "-m", "map", tmp_path / "q",
+                  tmp_path / "run.parquet"])
+    assert res.stdout == 'run,query,measure,value\n"a,""b",all,map,1.0\n'
+
+
+@pytest.mark.parametrize("name,held", [("a\tb", "'a\\tb' holds a tab"),
+                                       ("a\nb", "'a\\nb' holds a line feed"),
+                                       ("a\rb", "'a\\rb' holds a carriage return")])
+def test_a_run_name_with_a_tab_or_a_line_end(files, name, held):
+    """A ``{name: run}`` name is printed as one field; a space is fine in it."""
+    import smarteval
+    with pytest.raises(smarteval.UsageError) as err:
+        smarteval.evaluate("q", {name: "r"}, ["map"])
+    assert str(err.value) == (f"run name {held}: a run's name is printed as one field of a "
+                              "line (-f tsv, csv, trec)")
+    assert smarteval.evaluate("q", {"BM25 + RM3": "r"}, ["map"])[0].name == "BM25 + RM3"
 
 
 # =========================================================================== tables' types

@@ -316,8 +316,8 @@ class _PADocuments:
         w0 = np.searchsorted(self.key, g * self.width + lo) - c.first
         w1 = np.searchsorted(self.key, g * self.width + hi) - c.first
         step = c.window()
-        span = int((w1 - w0).max(initial=0))
-        return [(w0 + s, np.minimum(w0 + s + step, w1)) for s in range(0, span, step)]
+        for s in range(0, int((w1 - w0).max(initial=0)), step):
+            yield w0 + s, np.minimum(w0 + s + step, w1)
 
 
 def _pa_counts(t: PrefRanking, docs: _PADocuments, num_rel: np.ndarray, ng: int):

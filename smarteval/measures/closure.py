@@ -58,7 +58,8 @@ class Closure:
     :attr:`contradiction` is (a, b), two such indices the group prefers both ways, or None.
     """
 
-    def __init__(self, sub, level, doc, first, size):
+    def __init__(self, sub: np.ndarray, level: np.ndarray, doc: np.ndarray, first: np.ndarray,
+                 size: np.ndarray) -> None:
         self.docs, node = np.unique(doc, return_inverse=True)
         node = node.reshape(-1).astype(np.int64)
         d = len(self.docs)

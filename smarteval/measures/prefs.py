@@ -810,10 +810,10 @@ class _PairSource:
         key = (self.offset[q] + lo - k0) * width + hi
         size = (k1 - k0) * width
         if size <= max(2 * len(key), 1 << 20):
-            every = np.bincount(key, minlength=size)
-            pairs = np.flatnonzero(every)
-            wins = np.bincount(key, weights=lower_wins, minlength=size)[pairs]
-            every = every[pairs]
+            counts = np.bincount(key, minlength=size)
+            pairs = np.flatnonzero(counts)
+            wins: np.ndarray = np.bincount(key, weights=lower_wins, minlength=size)[pairs]
+            every = counts[pairs]
         else:
             order = np.argsort(key, kind="stable")
             key = key[order]

@@ -245,14 +245,14 @@ def split_runs(runs: Any) -> list[tuple[str | None, Any]]:
 def _named(runs: Mapping) -> list[tuple[str | None, Any]]:
     """The (name, run) pairs of a ``{name: run}`` dict. A name is printed as one field
     (``-f tsv``, ``csv``, ``trec``'s runid): one holding a tab or a line end is refused."""
-    named = [(str(k), v) for k, v in runs.items()]
-    for name, _ in named:
+    names = [str(k) for k in runs]
+    for name in names:
         bad = next((b for b in name.encode("utf-8", ID_ERRORS) if IS_SEPARATOR[b] and b != 32),
                    None)
         if bad is not None:
             raise UsageError(f"run name {_show(name)} holds {_SEPARATOR_NAMES[bad]}: a run's "
                              "name is printed as one field of a line (-f tsv, csv, trec)")
-    return named
+    return list(zip(names, runs.values()))
 
 
 def _kind(source: Any) -> str:

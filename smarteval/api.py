@@ -32,7 +32,7 @@ from smarteval.columns import Qrels, Run
 from smarteval.errors import UsageError
 from smarteval.evaluation import Evaluation, RunInfo, run_names
 from smarteval.measures.grammar import Request, measure_specs
-from smarteval.read.source import is_in_memory
+from smarteval.read.source import is_in_memory, read_once
 from smarteval.settings import Settings, distinct_names
 
 if TYPE_CHECKING:
@@ -338,14 +338,13 @@ def evaluate(qrels: Source, runs: Source,
 
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise UsageError(f"jobs must be a whole number, 1 or more, or None, not {jobs!r}")
+    read_once({"qrels": qrels, "runs": runs, "frozen": frozen, "zscores": zscores,
+               "risk_baseline": risk_baseline, "cwl_costs": settings.cwl_costs})
     qrels = _qrels_source(qrels)
     given, names = _run_sources(runs)
     evaluation.check_runs(given)
     if zscores is not None:
         check_zscores_average(settings.average)
-        if isinstance(zscores, str) and zscores == "-" and "-" in given:
-            raise UsageError("standard input ('-') can be either a run or the -Z file, "
-                             "not both")
     requests = _requests(measures, settings, table, tell)
     if risk_baseline is not None or risk_alpha:     # the statistics stage only then
         from smarteval.stats.baseline_risk import check_risk_alpha, check_risk_measures
@@ -512,6 +511,8 @@ def compare(qrels: Source, baseline: Source, runs: Source,
     measures = measure_specs(measures)
     if isinstance(tests, str):
         tests = [tests]
+    read_once({"qrels": qrels, "baseline": baseline, "runs": runs,
+               "cwl_costs": settings.cwl_costs})
     qrels = _qrels_source(qrels)
     if baseline_results is not None:
         if baseline is not None:
@@ -661,6 +662,7 @@ def report(qrels: Source, runs: Source, measures: str | Sequence[str] | None = N
     measures = measure_specs(measures)
     if isinstance(baselines, str):
         baselines = [baselines]
+    read_once({"qrels": qrels, "runs": runs, "cwl_costs": settings.cwl_costs})
     qrels = _qrels_source(qrels)
     given, _ = _run_sources(runs, eager_names=True)
     stored = []
@@ -731,6 +733,7 @@ def discpower(qrels: Source, runs: Source, measures: str | Sequence[str] | None 
         measures = DEFAULT_MEASURES
     if isinstance(measures, str):
         measures = [measures]
+    read_once({"qrels": qrels, "runs": runs, "cwl_costs": settings.cwl_costs})
     qrels = _qrels_source(qrels)
     given, _ = _run_sources(runs, eager_names=True)
     return DiscriminativePower(discpower_runs(
@@ -866,6 +869,8 @@ def curve(qrels: Source, runs: Source, levels: str | Sequence[float] | None = No
     """
     from smarteval.curves import run_curves, run_points
     settings = _check_options(options, settings, "curve")
+    read_once({"qrels": qrels, "runs": runs, "full": full, "cutoffs_from": cutoffs_from,
+               "cwl_costs": settings.cwl_costs})
     qrels = _qrels_source(qrels)
     given, _ = _run_sources(runs, eager_names=True)
     if cutoffs_from is not None:
@@ -920,6 +925,7 @@ def correlate(results: str | os.PathLike | Sequence[Any], measures: str | Sequen
     if isinstance(results, (str, os.PathLike)):
         results = [results]
     items = list(results)
+    read_once({"results": items})
     if items and all(isinstance(r, Evaluation) for r in items):
         systems = [(ev.name, {o.name: float(ev.summary[o.name]) for o in ev.outputs
                               if _numeric(o) and ev.summary[o.name] is not None}, ev.path)

@@ -241,8 +241,8 @@ def parsed(package: Path = PACKAGE) -> dict[str, ast.Module]:
 #: The modules of the measure families and their shared pieces (not the registry, the
 #: grammar of -m or the loading of plugins, which compute no measure).
 MEASURE_MODULES = {f"smarteval.measures.{m}" for m in (
-    "trec", "prefs", "smart", "swets", "extra", "diversity", "cwl", "web", "segments",
-    "tied", "gains", "collection")}
+    "trec", "prefs", "closure", "smart", "swets", "extra", "diversity", "cwl", "web",
+    "segments", "tied", "gains", "collection")}
 
 #: Names that stand for the queries or documents of a ranking: a loop over them is a
 #: Python loop over queries or documents.

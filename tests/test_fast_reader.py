@@ -156,16 +156,29 @@ def test_an_error_in_a_late_chunk_names_its_line_whatever_the_threads(tmp_path, 
     assert err.value.line == line
 
 
-def test_a_query_id_that_is_not_utf8_names_its_line_without_the_line_column(tmp_path):
-    path, line = _late_error_file(tmp_path, b"\xff\xfe Q0 dx 1 1.5 tag")
+def test_a_query_id_that_is_not_utf8_is_kept_as_the_checked_tokenizer_keeps_it(tmp_path):
+    """Its bytes as lone surrogates: the fast reader takes the run (no second reading)."""
+    path, _ = _late_error_file(tmp_path, b"\xff\xfe Q0 dx 1 1.5 tag")
+    for workers in (0, 2):
+        for keep_lines in (True, False):
+            cols = fastrun.read_run(str(path), chunk_bytes=512, workers=workers,
+                                    keep_lines=keep_lines)
+            assert cols.qids.tolist() == ["10", "9", "\udcff\udcfe"]
+    assert read_run(path).qids.tolist() == ["10", "9", "\udcff\udcfe"]
+
+
+def test_a_query_id_that_sorts_otherwise_as_text_names_its_line_without_the_line_column(
+        tmp_path):
+    """\\x80 sorts before 'é' (\\xc3\\xa9) as bytes, after it as text (U+DC80): the fast
+    reader names the line, and the plain reader takes the run."""
+    path, line = _late_error_file(tmp_path, b"\x80 Q0 dx 1 1.5 tag\n\xc3\xa9 Q0 dy 1 1 tag")
     for workers in (0, 2):
         for keep_lines in (True, False):
             with pytest.raises(InputError) as err:
                 fastrun.read_run(str(path), chunk_bytes=512, workers=workers,
                                  keep_lines=keep_lines)
             assert err.value.line == line
-    # the plain reader takes it (the id keeps its bytes)
-    assert read_run(path).num_queries == 3
+    assert read_run(path).qids.tolist() == ["10", "9", "\xe9", "\udc80"]
 
 
 def test_parser_threads_by_size(monkeypatch):

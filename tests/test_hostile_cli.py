@@ -86,6 +86,47 @@ def test_refused_before_any_work(files, name, args, stdin, status, stderr):
     assert {p.name: p.read_bytes() for p in files.iterdir()} == before
 
 
+def _twice(inputs: str) -> str:
+    return f"standard input (-) is given twice ({inputs}): it can be read only once"
+
+
+#: (name, a library call given standard input twice, exact message): refused by the
+#: command line's own check, before anything is read
+API_STDIN_TWICE = [
+    ("evaluate", lambda: smarteval.evaluate("-", "-"), _twice("the qrels and a run")),
+    ("evaluate, two runs", lambda: smarteval.evaluate("q", ["r", "-", "-"]), _twice("a run")),
+    ("evaluate, runs by name", lambda: smarteval.evaluate("-", {"x": "-"}),
+     _twice("the qrels and a run")),
+    ("evaluate -Z", lambda: smarteval.evaluate("q", "-", zscores="-"),
+     _twice("a run and the -Z z-score file")),
+    ("evaluate --frozen", lambda: smarteval.evaluate("q", "-", frozen="-", frozen_depth=1),
+     _twice("a run and the --frozen run")),
+    ("evaluate --risk-baseline", lambda: smarteval.evaluate("q", "-", risk_baseline="-"),
+     _twice("a run and the --risk-baseline run")),
+    ("evaluate --cwl-costs", lambda: smarteval.evaluate("-", "r", cwl_costs="-"),
+     _twice("the qrels and the --cwl-costs file")),
+    ("compare", lambda: smarteval.compare("-", "-", ["r"]),
+     _twice("the qrels and the baseline run")),
+    ("report", lambda: smarteval.report("q", ["-", "r", "-"]), _twice("a run")),
+    ("discpower", lambda: smarteval.discpower("-", ["r", "-"]), _twice("the qrels and a run")),
+    ("curve --full", lambda: smarteval.curve("q", "-", full="-"),
+     _twice("a run and the --full run")),
+    ("curve --cutoffs-from", lambda: smarteval.curve("-", "r", cutoffs_from="-"),
+     _twice("the qrels and the --cutoffs-from run")),
+    ("correlate", lambda: smarteval.correlate(["-", "-"]), _twice("a results file")),
+    ("calc_aggregate", lambda: smarteval.calc_aggregate(["AP"], "-", "-"),
+     _twice("the qrels and a run")),
+]
+
+
+@pytest.mark.parametrize("name,call,message", API_STDIN_TWICE,
+                         ids=[c[0] for c in API_STDIN_TWICE])
+def test_standard_input_twice_through_the_library(files, name, call, message):
+    with pytest.raises(smarteval.UsageError) as err:
+        call()
+    assert str(err.value) == message
+
+
 @linux
 def test_a_link_that_cannot_be_followed(files):
     """/proc/1/fd/1 is a link no other process may follow: a message, never a traceback."""

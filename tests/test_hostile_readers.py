@@ -145,6 +145,45 @@ def test_the_checked_tokenizer_is_given_the_bad_line_alone(files, monkeypatch):
     assert given == [b"9 Q0 x 1 nan tag\n"]
 
 
+#: 20,000 lines of two queries, each document once
+LONG_RUN = b"".join(b"%d Q0 d%d %d %d tag\n" % (q, i, i, 20000 - i)
+                    for i in range(10000) for q in (1, 2))
+LATE_QRELS = b"1 0 d1 1\n1 0 b 0\n2 0 d2 0\n2 0 d5 1\n"
+
+#: (name, the run's last line, options, exit status, exact standard error, exact standard
+#: output of `evaluate -f tsv -m num_ret OPTIONS`): a last line the fast reader cannot
+#: take as it takes the others
+LATE_LINES = [
+    ("a document again in its query", b"2 Q0 d5 1 0.5 tag\n", [], 1,
+     "Error: r:20001: document d5 appears again in query 2 (first at line 12)\n"
+     "    2 Q0 d5 1 0.5 tag\n    line 12: 2 Q0 d5 5 19995 tag\n"
+     "  expected: each document at most once per query (among the first -M)\n", ""),
+    ("a document again past -M", b"2 Q0 d5 1 0.5 tag\n", ["-M", "9000"], 0, "",
+     "run\tquery\tmeasure\tvalue\ntag\tall\tnum_ret\t18000\n"),
+    ("a tag that is not UTF-8", b"2 Q0 e 1 0.5 t\xffg\n", [], 0, "",
+     "run\tquery\tmeasure\tvalue\nt\udcffg\tall\tnum_ret\t20001\n"),
+    ("a query id that is not UTF-8", b"\xff2 Q0 e 1 0.5 tag\n", ["-c"], 0, "",
+     "run\tquery\tmeasure\tvalue\ntag\tall\tnum_ret\t20000\n"),
+]
+
+
+@pytest.mark.parametrize("name,last,options,status,stderr,stdout", LATE_LINES,
+                         ids=[c[0] for c in LATE_LINES])
+def test_a_late_line_costs_no_second_reader(files, monkeypatch, name, last, options,
+                                            status, stderr, stdout):
+    """The checked tokenizer never holds the whole file for such a line (a 2M-line run
+    whose last line repeats a document took 5.5 times the memory of a clean one, out of
+    memory under 512 MiB): a repeat has the fast reader read the lines' numbers again; a
+    tag or query id that is not UTF-8 keeps its bytes as lone surrogates."""
+    from smarteval.read import plain
+    monkeypatch.setattr(plain, "_read_run_data", lambda *a, **k: pytest.fail("read whole"))
+    (files / "r").write_bytes(LONG_RUN + last)
+    (files / "q").write_bytes(LATE_QRELS)
+    res = invoke(["evaluate", "-f", "tsv", "-m", "num_ret", *options, "q", "r"])
+    assert (res.exit_code, res.stderr, res.stdout) == (
+        status, stderr, stdout.encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
+
+
 @pytest.mark.parametrize("kind", ["run", "qrels"])
 def test_a_line_past_the_limit_stops_the_reading(files, monkeypatch, kind):
     monkeypatch.setattr(source, "MAX_LINE", 1 << 12)
@@ -288,20 +327,69 @@ def test_ids_no_text_file_could_hold_are_refused(name, reader, given, message):
     assert str(err.value) == message
 
 
-@pytest.mark.parametrize("form", ["frame", "parquet", "jsonl"])
-def test_ids_with_a_tab_from_tables(tmp_path, form):
+def _refused_from_a_table(tmp_path, form: str, columns: dict) -> tuple[str, str]:
+    """The name of the run read from ``columns`` as a DataFrame, a Parquet or a JSON Lines
+    file (``form``), and the message of the InputError refusing it."""
     pd = pytest.importorskip("pandas")
-    frame = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b\tc"], "score": [2.0, 1.0]})
-    source_of = {"frame": lambda: frame}
+    frame = pd.DataFrame(columns)
     path = tmp_path / f"run.{form}"
     if form == "parquet":
         frame.to_parquet(path)
     elif form == "jsonl":
         frame.to_json(path, orient="records", lines=True)
-    name = "<run DataFrame>" if form == "frame" else str(path)
     with pytest.raises(InputError) as err:
-        read_run(source_of.get(form, lambda: path)())
-    assert str(err.value) == f"{name}:2: docno 'b\\tc' holds a tab, {SPLIT}\n{FRAME_RUN}"
+        read_run(frame if form == "frame" else path)
+    return ("<run DataFrame>" if form == "frame" else str(path)), str(err.value)
+
+
+@pytest.mark.parametrize("form", ["frame", "parquet", "jsonl"])
+def test_ids_with_a_tab_from_tables(tmp_path, form):
+    name, message = _refused_from_a_table(tmp_path, form, {
+        "qid": ["1", "1"], "docno": ["a", "b\tc"], "score": [2.0, 1.0]})
+    assert message == f"{name}:2: docno 'b\\tc' holds a tab, {SPLIT}\n{FRAME_RUN}"
+
+
+#: (name, the run's tag column, how the tag is named): a tag read from a table is one
+#: field of a TREC run's line, as ids are
+TAG_CASES = [
+    ("a tab", "tab\there", "'tab\\there' holds a tab"),
+    ("a line feed", 'we,ird\n"tag', "'we,ird\\n\"tag' holds a line feed"),
+    ("a carriage return", "cr\rhere", "'cr\\rhere' holds a carriage return"),
+    ("a space", "sp ace", "'sp ace' holds a space"),
+]
+
+
+@pytest.mark.parametrize("form", ["frame", "parquet", "jsonl"])
+@pytest.mark.parametrize("name,tag,held", TAG_CASES, ids=[c[0] for c in TAG_CASES])
+def test_a_tag_from_a_table_that_no_run_file_could_hold(tmp_path, form, name, tag, held):
+    """Refused where it is read (it corrupted -f tsv, and -f csv left a CR unquoted), with
+    the row it is taken from (the last)."""
+    source, message = _refused_from_a_table(tmp_path, form, {
+        "qid": ["1", "1"], "docno": ["a", "b"], "score": [2.0, 1.0], "tag": ["ok", tag]})
+    assert message == f"{source}:2: run tag {held}, {SPLIT}\n{FRAME_RUN}"
+
+
+def test_a_tag_with_a_comma_is_quoted_in_csv(tmp_path):
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"qid": ["1"], "docno": ["a"], "score": [2.0], "tag": ['a,"b']})
+    frame.to_parquet(tmp_path / "run.parquet")
+    (tmp_path / "q").write_bytes(QRELS)
+    res = invoke(["evaluate", "-f", "csv", "-m", "map", tmp_path / "q",
+                  tmp_path / "run.parquet"])
+    assert res.stdout == 'run,query,measure,value\n"a,""b",all,map,1.0\n'
+
+
+@pytest.mark.parametrize("name,held", [("a\tb", "'a\\tb' holds a tab"),
+                                       ("a\nb", "'a\\nb' holds a line feed"),
+                                       ("a\rb", "'a\\rb' holds a carriage return")])
+def test_a_run_name_with_a_tab_or_a_line_end(files, name, held):
+    """A ``{name: run}`` name is printed as one field; a space is fine in it."""
+    import smarteval
+    with pytest.raises(smarteval.UsageError) as err:
+        smarteval.evaluate("q", {name: "r"}, ["map"])
+    assert str(err.value) == (f"run name {held}: a run's name is printed as one field of a "
+                              "line (-f tsv, csv, trec)")
+    assert smarteval.evaluate("q", {"BM25 + RM3": "r"}, ["map"])[0].name == "BM25 + RM3"
 
 
 # =========================================================================== tables' types

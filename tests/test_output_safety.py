@@ -2,8 +2,8 @@
 
 -o onto a device, a FIFO or an open descriptor writes into it; onto a symbolic link,
 through it (atomically); Ctrl-C and SIGTERM, during a write, while a run arrives on
-standard input or while worker processes evaluate (-j 2), exit 130 and 143 with one
-line and leave no temporary file.
+standard input, while worker processes evaluate (-j 2) or in the middle of long numpy
+work, exit 130 and 143 with one line and leave no temporary file.
 """
 
 from __future__ import annotations
@@ -202,3 +202,60 @@ def test_signal_with_worker_processes(files, sig, status, line, group):
     out, err = proc.communicate(timeout=60)
     assert (proc.returncode, err, out) == (status, line, b"")
     _wait_for(lambda: not any(os.path.exists(f"/proc/{w}") for w in workers), "stopped")
+
+
+#: smarteval's command line, saying "entered" on standard error when the function named
+#: (python -c _MARKED OWNER FUNCTION ARGS...) is first called
+_MARKED = """
+import sys
+from smarteval.measures import closure, prefs
+owner = closure.Closure if sys.argv[1] == "Closure" else prefs
+name = sys.argv[2]
+first = getattr(owner, name)
+def marked(*args, **kwargs):
+    setattr(owner, name, first)
+    sys.stderr.write("entered\\n")
+    sys.stderr.flush()
+    return first(*args, **kwargs)
+setattr(owner, name, marked)
+sys.argv = ["smarteval", *sys.argv[3:]]
+from smarteval.__main__ import run
+run()
+"""
+
+
+@pytest.fixture(scope="module")
+def long_chain(tmp_path_factory):
+    """A judgement group preferring each of 60,000 documents to the next: 1.8 billion
+    preferences, closed and counted in some minutes (in blocks of bounded memory)."""
+    path = tmp_path_factory.mktemp("chain")
+    n = 60_000
+    (path / "prefs").write_text("".join(f"1 g s{i} d{i} 2\n1 g s{i} d{i + 1} 1\n"
+                                        for i in range(n)))
+    (path / "run").write_text("".join(f"1 Q0 d{i} {i} {n - i} t\n" for i in range(0, n, 2)))
+    return path
+
+
+@LINUX
+@pytest.mark.parametrize("owner,phase", [("Closure", "_layers"), ("Closure", "_bits"),
+                                         ("prefs", "_tally")])
+def test_sigterm_in_the_middle_of_long_numpy_work(long_chain, owner, phase):
+    """SIGTERM as each phase of minutes of numpy work starts (putting the graph's nodes in
+    layers, working out their bits, counting the pairs read out of them): the work goes
+    in blocks of bounded size, between which the signal is taken, so the command ends
+    with its line and status at once (a matrix product of minutes took it only once
+    done; the timeout, far below the work left, is only there so that a failure cannot
+    hang the suite)."""
+    proc = subprocess.Popen([sys.executable, "-c", _MARKED, owner, phase, "evaluate", "-R",
+                             "prefs", "-m", "all_prefs", "prefs", "run"], cwd=long_chain,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        assert proc.stderr.readline() == b"entered\n"
+        os.kill(proc.pid, signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert (proc.returncode, err, out) == (143, b"Error: terminated\n", b"")

@@ -19,13 +19,14 @@ from hypothesis import strategies as st
 
 from smarteval import evaluate
 from smarteval.cli import main
+from smarteval.measures import closure, prefs
 
 LEVELS = [0.0, 1.0, 2.0, 3.0, 0.5, 2.5, -1.0]
 
 
 @st.composite
-def prefs_case(draw):
-    docs = [f"d{i}" for i in range(draw(st.integers(2, 9)))]
+def prefs_case(draw, max_docs=9):
+    docs = [f"d{i}" for i in range(draw(st.integers(2, max_docs)))]
     lines, groups = [], {}
     for q in draw(st.lists(st.sampled_from(["1", "2", "10"]), min_size=1, max_size=3,
                            unique=True)):
@@ -41,6 +42,11 @@ def prefs_case(draw):
                              unique=True))
                 for d in picked:
                     lines.append((q, f"g{g}", f"s{s}", d, base[d]))
+            if nsub > 1 and draw(st.booleans()):
+                # a document at two adjacent levels of one sub-group (one a group: two
+                # would contradict each other); no level lies between them
+                d = draw(st.sampled_from(picked))
+                lines.append((q, f"g{g}", f"s{nsub - 1}", d, base[d] - 0.25))
             groups[q, f"g{g}"] = zero_rel
     run = []
     for q in {ln[0] for ln in lines} | {"5"}:
@@ -82,11 +88,9 @@ def _write(tmp_path, lines, run):
     return p, r
 
 
-@settings(max_examples=examples(120), deadline=None)
-@given(prefs_case(), st.sampled_from([None, 0, 2, 4]), st.sampled_from([9, 10]))
-def test_prefs_equal_the_oracle(tmp_path_factory, case, max_docs, version):
+def _equal_the_oracle(tmp_path, case, max_docs, version):
     lines, run = case
-    p, r = _write(tmp_path_factory.mktemp("p"), lines, run)
+    p, r = _write(tmp_path, lines, run)
     want = oracle(lines, run, max_docs, version)
     if not want:
         return
@@ -99,6 +103,26 @@ def test_prefs_equal_the_oracle(tmp_path_factory, case, max_docs, version):
         for i, q in enumerate(ev.qids):
             w = want[q][name]
             assert math.isclose(got[i], w, rel_tol=1e-12, abs_tol=1e-12), (name, q, got[i], w)
+
+
+@settings(max_examples=examples(120), deadline=None)
+@given(prefs_case(), st.sampled_from([None, 0, 2, 4]), st.sampled_from([9, 10]))
+def test_prefs_equal_the_oracle(tmp_path_factory, case, max_docs, version):
+    _equal_the_oracle(tmp_path_factory.mktemp("p"), case, max_docs, version)
+
+
+@settings(max_examples=examples(120), deadline=None)
+@given(prefs_case(max_docs=20), st.sampled_from([None, 2]), st.sampled_from([9, 10]))
+def test_the_smallest_blocks_change_no_number(tmp_path_factory, case, max_docs, version):
+    """The preferences are closed, counted and gathered into pairs in blocks of bounded
+    work; in the smallest (windows of 8 documents, a few preferences or cells a block,
+    a layer's edges one at a time) every number is still the oracle's."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(prefs, "_BLOCK", 3)
+        mp.setattr(prefs, "BIT_BYTES", 1)
+        mp.setattr(closure, "BIT_BYTES", 1)
+        mp.setattr(closure, "CELLS", 3)
+        _equal_the_oracle(tmp_path_factory.mktemp("p"), case, max_docs, version)
 
 
 def test_qrels_read_as_preferences_equal_qrels_prefs(tmp_path):

@@ -106,16 +106,6 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     note(f"smarteval: warning: {str(message).strip().splitlines()[0]}")
 
 
-#: the parameters of the commands that name files read, and what each is
-INPUTS = {"qrels": "the qrels", "runs": "a run", "baseline": "the baseline run",
-          "frozen": "the --frozen run", "full": "the --full run",
-          "cutoffs_from": "the --cutoffs-from run", "results": "a results file",
-          "zscores": "the -Z z-score file", "cwl_costs": "the --cwl-costs file",
-          "risk_baseline": "the --risk-baseline run", "orig_run": "the original run",
-          "repro_run": "the reproduction", "baseline_orig": "the --baseline-orig run",
-          "baseline_repro": "the --baseline-repro run",
-          "replicability": "the --replicability qrels", "run_a": "run A", "run_b": "run B",
-          "docs": "the --docs file", "baseline_results": "the --baseline-results file"}
 #: the parameters that name files written, and their option
 OUTPUTS = {"output": "-o", "plot": "--plot"}
 
@@ -183,14 +173,10 @@ def check_paths(kwargs: dict) -> None:
     source, no two outputs name one file, standard input is not read twice (exit 2);
     every output can be written (its directory exists and is writable; exit 1)."""
     from smarteval.output import check_writable, target
-    from smarteval.read.source import same_file
+    from smarteval.read.source import INPUTS, read_once, same_file
     outputs = list(_given_paths(kwargs, OUTPUTS))
     inputs = list(_given_paths(kwargs, INPUTS, dash=True))
-    dashes = [kind for kind, path in inputs if path == "-"]
-    if len(dashes) > 1:
-        raise UsageError("standard input (-) is given twice ("
-                         + " and ".join(dict.fromkeys(INPUTS[k] for k in dashes))
-                         + "): it can be read only once")
+    read_once({name: kwargs[name] for name in INPUTS if name in kwargs})
     plugins = sys.modules.get("smarteval.measures.plugins")     # loaded with a plugin only
     inputs += [("plugin", path) for path in (plugins.plugin_files() if plugins else [])]
     for i, (name, out) in enumerate(outputs):

@@ -36,6 +36,7 @@ import numpy as np
 
 from smarteval.columns import Ranked, run_starts
 from smarteval.errors import InputError
+from smarteval.measures.closure import BIT_BYTES, Closure
 from smarteval.measures.registry import measure
 from smarteval.measures.trec import (
     RPREC_MULTS,
@@ -47,8 +48,19 @@ from smarteval.measures.trec import (
 from smarteval.ranking.join import concat_ranges, offsets_from_counts
 from smarteval.ranking.prefs import GroupRanking, PrefRanking
 
-#: entries of one preference-array block are matrices of this many cells at most
-_BLOCK_CELLS = 1 << 24
+#: the work of one block: so many (row, level) pairs, preference pairs or cells at most
+_BLOCK = 1 << 20
+
+
+def _blocks(weight: np.ndarray, budget: int | None = None) -> list[tuple[int, int]]:
+    """Ranges ``lo:hi`` of consecutive items whose ``weight`` adds up to about ``budget``
+    (an item heavier than that alone): the pieces of bounded work a long task is cut
+    into, between which signals (Ctrl-C, SIGTERM) are taken."""
+    if len(weight) == 0:
+        return []
+    cum = np.cumsum(weight)
+    starts = np.flatnonzero(run_starts((cum - weight) // max(budget or _BLOCK, 1)))
+    return list(zip(starts.tolist(), np.append(starts[1:], len(weight)).tolist()))
 
 
 # --------------------------------------------------------------------------- the judgements
@@ -83,25 +95,6 @@ def _table(r: Ranked) -> PrefRanking:
                        num_judged=np.diff(r.qrel_offsets).astype(np.int64))
 
 
-def _level_pairs(key: np.ndarray, level: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Row pairs (a, b) of sorted rows with the same ``key`` where a's level is above b's
-    (rows sorted by key, then level descending)."""
-    n = len(key)
-    if n == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    new_key = run_starts(key)
-    new_level = run_starts(key, level)
-    key_start = np.flatnonzero(new_key)
-    key_end = np.append(key_start[1:], n)[np.cumsum(new_key) - 1]
-    level_start = np.flatnonzero(new_level)
-    level_end = np.append(level_start[1:], n)[np.cumsum(new_level) - 1]
-    next_start = np.minimum(level_end, key_end)
-    count = key_end - next_start
-    a = np.repeat(np.arange(n, dtype=np.int64), count)
-    b = concat_ranges(next_start, count)
-    return a, b
-
-
 @dataclass
 class _Counts:
     """Per judgement group: preference counts and relevant/non-relevant documents."""
@@ -127,12 +120,14 @@ class _Counts:
     row_bi: np.ndarray
     row_no: np.ndarray
     row_last: np.ndarray        # (m,) bool: in the lowest level of its (classes) group
-    #: the preferences of the preference-array groups: group, preferred, other
-    pa_pairs: tuple[np.ndarray, np.ndarray, np.ndarray]
-    #: per (group, document) of the preference-array groups: group, internal rank, level
-    pa_docs: tuple[np.ndarray, np.ndarray, np.ndarray]
-    #: the pairs of the queries where one may be preferred twice (see _gathered_pairs)
-    listed: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    #: the documents of the preference-array groups (group, internal rank, level)
+    pa_docs: _PADocuments
+    #: per preference-array group, trec_eval's ``recalculate`` (see _recount): the
+    #: preferences fulfilled and possible without the non-relevant documents past the
+    #: first num_rel, of every document (index 0) and of the retrieved ones (index 1)
+    pa_again: tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+    #: per query, the document pairs summed as prefs_pair sums them (see _gathered)
+    gathered: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
 def _counts(r: Ranked) -> _Counts:
@@ -147,7 +142,8 @@ def _class_rows(t: PrefRanking, rows: np.ndarray, m: int):
     listing the pairs: a row's preferences are with the rows of the higher levels of its
     group, retrieved (internal rank below the query's judged retrieved) or not; of the
     retrieved ones, those ranked above it (a smaller internal rank) fulfil them. Those are
-    counted by a binary search in each higher level's ranks (one per row and level)."""
+    counted by a binary search in each higher level's ranks (one per row and level, so
+    never more than the preferences; in blocks of bounded size)."""
     g, lv, d = t.group[rows], t.level[rows], t.docid[rows]
     n = t.num_judged_ret[t.query[rows]] if len(rows) else d
     ret = d < n
@@ -167,12 +163,15 @@ def _class_rows(t: PrefRanking, rows: np.ndarray, m: int):
     # retrieved rows of higher levels ranked above each retrieved row
     rr = np.flatnonzero(ret)
     levels_above = seg[rr] - first_seg[g_idx[rr]]
-    b = np.repeat(rr, levels_above)
-    s = concat_ranges(first_seg[g_idx[rr]], levels_above)
     width = int(d.max()) + 1 if k else 1
     key = seg * width + d                                        # sorted: (level, rank)
-    before = np.searchsorted(key, s * width + d[b]) - seg_start[s]
-    fulfilled = np.bincount(b, weights=before, minlength=k).astype(np.int64)
+    fulfilled = np.zeros(k, dtype=np.int64)
+    for lo, hi in _blocks(levels_above):
+        b, la = rr[lo:hi], levels_above[lo:hi]
+        s = concat_ranges(first_seg[g_idx[b]], la)
+        before = np.searchsorted(key, s * width + np.repeat(d[b], la)) - seg_start[s]
+        fulfilled[b] = np.bincount(np.repeat(np.arange(hi - lo), la), weights=before,
+                                   minlength=hi - lo).astype(np.int64)
     out = [np.zeros(m, dtype=np.int64) for _ in range(5)]
     out[0][rows] = np.where(ret, fulfilled, 0)
     out[1][rows] = np.where(ret, above_ret - fulfilled, 0)
@@ -209,10 +208,8 @@ def _count(t: PrefRanking) -> _Counts:
         "num_nonrel_ret": np.bincount(t.group, weights=ec & ~rel & ret, minlength=ng),
     }
 
-    # preference arrays: each sub-group's pairs, closed transitively per group
+    # preference arrays: each group's preferences closed transitively, counted in blocks
     pa_rows = np.flatnonzero(row_pa)
-    sa, sb = _level_pairs(t.subgroup[pa_rows], t.level[pa_rows])
-    sa, sb = pa_rows[sa], pa_rows[sb]
     docs_g, docs_id, docs_level = _pa_documents(t, pa_rows)
     drel = docs_level > 0
     dzero = docs_level == 0
@@ -221,28 +218,27 @@ def _count(t: PrefRanking) -> _Counts:
     counts["num_rel_ret"] += np.bincount(docs_g, weights=drel & dret, minlength=ng)
     counts["num_nonrel"] += np.bincount(docs_g, weights=dzero, minlength=ng)
     counts["num_nonrel_ret"] += np.bincount(docs_g, weights=dzero & dret, minlength=ng)
-    pg, a, b = _closure(t, docs_g, docs_id, t.group[sa], t.docid[sa], t.docid[sb])
-    n = t.num_judged_ret[gquery[pg]] if len(pg) else a
-    a_ret, b_ret = a < n, b < n
-    fwd = a < b
+    num_rel = counts["num_rel"].astype(np.int64)
+    docs = _PADocuments(t, pa_rows, docs_g, docs_id, docs_level, gquery)
+    pair = _pa_counts(t, docs, num_rel, ng)
 
-    def per_group(rows_mask, pair_mask):
-        return (np.bincount(t.group, weights=rows_mask, minlength=ng)
-                + np.bincount(pg[pair_mask], minlength=ng)).astype(np.int64)
+    def per_group(rows_mask, pairs):
+        return (np.bincount(t.group, weights=rows_mask, minlength=ng).astype(np.int64)
+                + pairs)
 
-    ful_ret = per_group(fr, fwd & b_ret)
-    ful_imp = per_group(fi, fwd & ~b_ret & a_ret)
-    back_ret = per_group(br, ~fwd & a_ret)
-    back_imp = per_group(bi, ~fwd & ~a_ret & b_ret)
-    notoccur = per_group(no, ~a_ret & ~b_ret)
+    ful_ret = per_group(fr, pair[0])
+    ful_imp = per_group(fi, pair[1])
+    back_ret = per_group(br, pair[2])
+    back_imp = per_group(bi, pair[3])
+    notoccur = per_group(no, pair[4])
     return _Counts(query=gquery, ful_ret=ful_ret, poss_ret=ful_ret + back_ret, ful_imp=ful_imp,
-                   poss_imp=ful_imp + back_imp, notoccur=notoccur,
-                   num_rel=counts["num_rel"].astype(np.int64),
+                   poss_imp=ful_imp + back_imp, notoccur=notoccur, num_rel=num_rel,
                    num_rel_ret=counts["num_rel_ret"].astype(np.int64),
                    num_nonrel=counts["num_nonrel"].astype(np.int64),
                    num_nonrel_ret=counts["num_nonrel_ret"].astype(np.int64), pa=pa, table=t,
                    row_fr=fr, row_br=br, row_fi=fi, row_bi=bi, row_no=no, row_last=last,
-                   pa_pairs=(pg, a, b), pa_docs=(docs_g, docs_id, docs_level))
+                   pa_docs=docs,
+                   pa_again=((pair[5], pair[6]), (pair[7], pair[8])))
 
 
 def _refuse_two_levels(t: PrefRanking, rows: np.ndarray) -> None:
@@ -285,60 +281,115 @@ def _pa_documents(t: PrefRanking, rows: np.ndarray):
     return g[last].astype(np.int64), d[last].astype(np.int64), lv[last]
 
 
-def _closure(t: PrefRanking, docs_g, docs_id, eg, ea, eb):
-    """The transitive closure of each preference-array group's preferences ``ea > eb``
-    (internal ranks, group ``eg``): every pair (group, a, b) with a preferred to b.
+class _PADocuments:
+    """The documents of the preference-array groups (sorted by group, internal rank) and
+    each judgement line of those groups as an index among them."""
 
-    Boolean matrices over each group's documents, squared until nothing changes,
-    groups of similar size stacked (padded to a power of two) so one matrix product
-    serves many groups."""
-    empty = np.zeros(0, np.int64)
-    if len(docs_g) == 0:
-        return empty, empty, empty
-    ng = int(docs_g.max()) + 1
-    size = np.bincount(docs_g, minlength=ng)
-    first = offsets_from_counts(size)
-    width = max(int(docs_id.max()) + 1, 1)
-    key = docs_g * width + docs_id
-    ia = np.searchsorted(key, eg * width + ea) - first[eg]
-    ib = np.searchsorted(key, eg * width + eb) - first[eg]
-    groups = np.flatnonzero(size)
-    side = 1 << np.ceil(np.log2(np.maximum(size[groups], 1))).astype(np.int64)
-    out_g, out_a, out_b = [], [], []
-    for s in np.unique(side):                 # one pass per size class, not per group
-        s = int(s)
-        members = groups[side == s]
-        per_block = max(1, _BLOCK_CELLS // (s * s))
-        for lo in range(0, len(members), per_block):
-            block = members[lo:lo + per_block]
-            slot = np.full(ng, -1, dtype=np.int64)
-            slot[block] = np.arange(len(block))
-            mats = np.zeros((len(block), s, s), dtype=np.float32)
-            on = slot[eg] >= 0
-            mats[slot[eg[on]], ia[on], ib[on]] = 1.0
-            diag = np.arange(s)
-            mats[:, diag, diag] = 1.0
-            reach = mats > 0
-            while True:
-                nxt = np.matmul(mats, mats) > 0
-                if (nxt == reach).all():
-                    break
-                reach = nxt
-                mats = nxt.astype(np.float32)
-            reach[:, diag, diag] = False
-            both = reach & reach.transpose(0, 2, 1)
-            if both.any():
-                at = [int(v[0]) for v in np.nonzero(both)]
-                gi = int(block[at[0]])
-                raise _contradiction(t, gi, int(docs_id[first[gi] + at[1]]),
-                                     int(docs_id[first[gi] + at[2]]))
-            k, i, j = np.nonzero(reach)
-            gk = block[k]
-            out_g.append(gk)
-            out_a.append(docs_id[first[gk] + i])
-            out_b.append(docs_id[first[gk] + j])
-    return (np.concatenate(out_g).astype(np.int64), np.concatenate(out_a).astype(np.int64),
-            np.concatenate(out_b).astype(np.int64))
+    def __init__(self, t: PrefRanking, rows, group, docid, level, gquery):
+        self.rows, self.group, self.docid, self.level = rows, group, docid, level
+        self.query = gquery[group] if len(group) else group
+        self.n = t.num_judged_ret[self.query] if len(group) else group
+        self.width = int(docid.max()) + 1 if len(docid) else 1
+        self.key = group * self.width + docid
+        g = t.group[rows]
+        self.of_row = np.searchsorted(self.key, g * self.width + t.docid[rows])
+        self.first_of_row = np.searchsorted(self.key, g * self.width)
+        self.size_of_row = np.searchsorted(self.key, (g + 1) * self.width) - self.first_of_row
+
+    def closure(self, t: PrefRanking, rows: np.ndarray) -> Closure:
+        """The closure of the groups of ``rows`` (positions in :attr:`rows`, whole groups,
+        in order); a contradiction refused, naming its documents and lines."""
+        at = self.rows[rows]
+        c = Closure(t.subgroup[at], t.level[at], self.of_row[rows], self.first_of_row[rows],
+                    self.size_of_row[rows])
+        if c.contradiction is not None:
+            a, b = c.contradiction
+            raise _contradiction(t, int(self.group[a]), int(self.docid[a]),
+                                 int(self.docid[b]))
+        return c
+
+    def windows(self, c: Closure, lo: np.ndarray, hi: np.ndarray):
+        """Local windows ``w0, w1`` per document node of ``c`` for the internal ranks
+        ``lo .. hi - 1`` (per document node; ``hi`` at most :attr:`width`), cut so that their
+        bits fit."""
+        g = self.group[c.docs]
+        w0 = np.searchsorted(self.key, g * self.width + lo) - c.first
+        w1 = np.searchsorted(self.key, g * self.width + hi) - c.first
+        step = c.window()
+        for s in range(0, int((w1 - w0).max(initial=0)), step):
+            yield w0 + s, np.minimum(w0 + s + step, w1)
+
+
+def _pa_counts(t: PrefRanking, docs: _PADocuments, num_rel: np.ndarray, ng: int):
+    """Per preference-array group, from its preferences closed transitively (listed in
+    blocks, never all at once): fulfilled retrieved, fulfilled implied, not fulfilled
+    retrieved, not fulfilled implied, not occurring; and for ``recalculate``, fulfilled
+    and possible of every document, then of the retrieved ones (see _recount)."""
+    acc = np.zeros((9, ng), dtype=np.int64)
+    if len(docs.rows) == 0:
+        return acc
+    out = [_left_out(docs, num_rel, ng, retrieved) for retrieved in (False, True)]
+    # groups in blocks of similar sizes (their bits padded to the widest of the block)
+    g = t.group[docs.rows]
+    starts = run_starts(g)
+    size = docs.size_of_row[starts]
+    nodes = 2 * np.bincount(np.cumsum(starts) - 1) + size     # at most, of the closure
+    width_class = np.ceil(np.log2(np.maximum(size, 1))).astype(np.int64)
+    by = np.argsort(width_class, kind="stable")
+    weight = nodes[by] * (((1 << width_class[by]) + 7) // 8)
+    cum = np.cumsum(weight)
+    unit = np.zeros(len(size), dtype=np.int64)
+    unit[by] = np.cumsum(run_starts(width_class[by], (cum - weight) // BIT_BYTES)) - 1
+    unit_row = np.repeat(unit, np.diff(np.append(np.flatnonzero(starts), len(g))))
+    order = np.argsort(unit_row, kind="stable")
+    for lo, hi in _runs(unit_row[order]):
+        c = docs.closure(t, order[lo:hi])
+        every = np.zeros(c.num_docs, np.int64), np.full(c.num_docs, docs.width)
+        for w0, w1 in docs.windows(c, *every):
+            for a, b in c.pairs(w0, w1):
+                _tally(acc, docs, out, a, b, ng)
+    return acc
+
+
+def _runs(values: np.ndarray) -> list[tuple[int, int]]:
+    """Ranges ``lo:hi`` of the runs of equal sorted ``values``."""
+    starts = np.flatnonzero(run_starts(values)) if len(values) else values
+    return list(zip(starts.tolist(), np.append(starts[1:], len(values)).tolist()))
+
+
+def _left_out(docs: _PADocuments, num_rel: np.ndarray, ng: int, retrieved: bool):
+    """(documents,) bool: the non-relevant documents trec_eval's ``recalculate`` leaves out
+    of a preference-array group, from the first past its num_rel (retrieved ones only,
+    ``retrieved``) on."""
+    zero = docs.level == 0
+    if retrieved:
+        zero = zero & (docs.docid < docs.n)
+    zg = docs.group[zero]
+    nth = np.arange(len(zg)) - offsets_from_counts(np.bincount(zg, minlength=ng))[zg]
+    cut = np.flatnonzero(zero)[nth >= num_rel[zg]]
+    first_out = np.full(ng, np.iinfo(np.int64).max)
+    np.minimum.at(first_out, docs.group[cut], docs.docid[cut])
+    return (docs.level == 0) & (docs.docid >= first_out[docs.group])
+
+
+def _tally(acc: np.ndarray, docs: _PADocuments, out, a: np.ndarray, b: np.ndarray, ng: int):
+    """Add the preferences ``a`` > ``b`` (document indices) to the counts of their groups."""
+    g = docs.group[a]
+    n = docs.n[a]
+    da, db = docs.docid[a], docs.docid[b]
+    a_ret, b_ret, fwd = da < n, db < n, da < db
+    del n, da, db
+    # one of five: fulfilled retrieved, fulfilled implied, not fulfilled retrieved, not
+    # fulfilled implied, not occurring
+    kind = np.where(fwd, np.where(b_ret, 0, np.where(a_ret, 1, 4)),
+                    np.where(a_ret, 2, np.where(b_ret, 3, 4)))
+    acc[:5] += np.bincount(kind * ng + g, minlength=5 * ng).reshape(5, ng)
+    kept = ~out[0][a] & ~out[0][b]
+    acc[5] += np.bincount(g[kept & a_ret & fwd], minlength=ng)
+    acc[6] += np.bincount(g[kept], minlength=ng)
+    kept = ~out[1][a] & ~out[1][b] & a_ret & b_ret
+    acc[7] += np.bincount(g[kept & fwd], minlength=ng)
+    acc[8] += np.bincount(g[kept], minlength=ng)
 
 
 def _contradiction(t: PrefRanking, group: int, a: int, b: int) -> InputError:
@@ -536,42 +587,13 @@ def _recount(c: _Counts, again: np.ndarray, keep: np.ndarray, retrieved: bool):
         ful += np.bincount(bg, weights=before, minlength=ng).astype(np.int64)
         poss += np.bincount(bg, weights=total, minlength=ng).astype(np.int64)
 
-    # preference arrays: the non-relevant documents past the first num_rel left out
+    # preference arrays: counted with the closure (_pa_counts), the non-relevant documents
+    # past the first num_rel left out
     pa_groups = again & c.pa
     if pa_groups.any():
-        dg, did, dlv = c.pa_docs
-        zero = (dlv == 0) & pa_groups[dg] if len(dg) else np.zeros(0, bool)
-        if retrieved:
-            zero &= did < nret[dg]
-        zg = dg[zero]
-        nth = np.arange(len(zg)) - offsets_from_counts(np.bincount(zg, minlength=ng))[zg]
-        # documents (group, internal rank) left out: level 0, past the first num_rel
-        cut = np.flatnonzero(zero)[nth >= c.num_rel[zg]]
-        first_out = np.full(ng, np.iinfo(np.int64).max)
-        if len(cut):
-            np.minimum.at(first_out, dg[cut], did[cut])
-        out_doc = (dlv == 0) & (did >= first_out[dg])
-        width = int(did.max()) + 2 if len(did) else 1
-        out_keys = np.sort(dg[out_doc] * width + did[out_doc])
-        pg, pa_, pb = c.pa_pairs
-        on = pa_groups[pg] if len(pg) else np.zeros(0, bool)
-        pg, pa_, pb = pg[on], pa_[on], pb[on]
-
-        def left_out(doc):
-            k = pg * width + doc
-            at = np.minimum(np.searchsorted(out_keys, k), max(len(out_keys) - 1, 0))
-            return (out_keys[at] == k) if len(out_keys) else np.zeros(len(k), bool)
-
-        kept = ~left_out(pa_) & ~left_out(pb)
-        pg, pa_, pb = pg[kept], pa_[kept], pb[kept]
-        n = nret[pg]
-        if retrieved:
-            both = (pa_ < n) & (pb < n)
-            pg, pa_, pb = pg[both], pa_[both], pb[both]
-            ful += np.bincount(pg, weights=pa_ < pb, minlength=ng).astype(np.int64)
-        else:
-            ful += np.bincount(pg, weights=(pa_ < n) & (pa_ < pb), minlength=ng).astype(np.int64)
-        poss += np.bincount(pg, minlength=ng)
+        f, p = c.pa_again[1 if retrieved else 0]
+        ful += np.where(pa_groups, f, 0)
+        poss += np.where(pa_groups, p, 0)
     return ful, poss
 
 
@@ -582,9 +604,9 @@ def _pairs(r: Ranked, blocks: int) -> np.ndarray:
     preferences (over all groups) that the ranking fulfils; ``blocks`` 1: both retrieved,
     2: and one retrieved, 3: and neither (these count as 0).
 
-    Where each pair is preferred once (a query whose documents each come once, in
-    equivalence-classes groups), a pair's share is 1 or 0 and the counts give the sums.
-    The other queries' pairs are listed and gathered."""
+    Where each pair is preferred once (a query whose documents are each in one group,
+    once), a pair's share is 1 or 0 and the counts give the sums. The other queries'
+    pairs are gathered (:func:`_gathered`)."""
     c = _counts(r)
     nq = r.num_queries
     sums = [_per_query(r, c, c.ful_ret), _per_query(r, c, c.ful_imp), np.zeros(nq)]
@@ -594,66 +616,214 @@ def _pairs(r: Ranked, blocks: int) -> np.ndarray:
     count = sum(counts[:blocks])
     listed = _listed_queries(c)
     if listed.any():
-        lt, lc = _listed_pairs(c, listed, blocks, nq)
-        total = np.where(listed, lt, total)
-        count = np.where(listed, lc, count)
+        if c.gathered is None:
+            c.gathered = _gathered(c, listed)
+        sum_ret, sum_all, num = c.gathered
+        total = np.where(listed, sum_ret if blocks == 1 else sum_all, total)
+        count = np.where(listed, num[:blocks].sum(axis=0), count)
     return np.where(count > 0, total / np.maximum(count, 1), 0.0)
 
 
 def _listed_queries(c: _Counts) -> np.ndarray:
-    """(Q,) bool: queries with a preference-array group or a document in two rows (two
-    groups, or a line repeated), where a pair may be preferred more than once."""
+    """(Q,) bool: queries where a pair may be preferred more than once: a document in two
+    groups, or twice in an equivalence-classes group (a line repeated). A preference-array
+    group states each of its pairs once, whatever sub-groups its documents are in."""
     t = c.table
     nq = len(t.num_judged_ret)
-    listed = np.zeros(nq, dtype=bool)
-    listed[c.query[c.pa]] = True
-    order = np.lexsort((t.docid, t.query))
-    q, d = t.query[order], t.docid[order]
+    ec = np.flatnonzero(~c.pa[t.group]) if len(t.group) else t.group
+    q = np.concatenate([t.query[ec], c.pa_docs.query])
+    d = np.concatenate([t.docid[ec], c.pa_docs.docid])
+    order = np.lexsort((d, q))
+    q, d = q[order], d[order]
     again = (q[1:] == q[:-1]) & (d[1:] == d[:-1])
+    listed = np.zeros(nq, dtype=bool)
     listed[q[1:][again]] = True
     return listed
 
 
-def _listed_pairs(c: _Counts, listed: np.ndarray, blocks: int, nq: int):
-    """Per query of ``listed``: the shares summed over its pairs of the first ``blocks``
-    blocks, and the number of those pairs."""
-    if c.listed is None:
-        c.listed = _gathered_pairs(c, listed)
-    pq, block, share = c.listed
-    keep = block < blocks
-    return (np.bincount(pq[keep], weights=share[keep], minlength=nq),
-            np.bincount(pq[keep], minlength=nq))
+def _gathered(c: _Counts, listed: np.ndarray):
+    """Per query of ``listed``: every document pair with a preference once, summed as
+    ``m_prefs_pair.c`` sums them. First the pairs of two retrieved documents, by lower
+    internal rank then higher, each adding the share of its preferences (over all groups)
+    that its lower-ranked document wins; then, the sum going on, those of one retrieved
+    document; then those of two unretrieved ones, counted only. Returns the sum of the
+    first kind, the sum of the first two kinds (added in that order, as trec_eval adds
+    them) and the number of pairs of each kind, (3, Q).
+
+    The pairs are never listed all at once: three sweeps (one per kind) over the
+    lower-ranked documents take them in blocks of bounded work, each block gathering the
+    preferences of its lower documents from every group of their query (see
+    :class:`_PairSource`) and reducing them to pairs."""
+    nq = len(c.table.num_judged_ret)
+    source = _PairSource(c, listed)
+    running = np.zeros(nq)
+    num = np.zeros((3, nq), dtype=np.int64)
+    sum_ret = running
+    for kind in range(3):
+        for k0, k1 in source.blocks(kind):
+            q, lo, hi, lower_wins = source.preferences(kind, k0, k1)
+            pq, share = source.reduced(q, lo, hi, lower_wins, k0, k1)
+            num[kind] += np.bincount(pq, minlength=nq)
+            if kind < 2 and len(pq):
+                # each query's sum goes on from where the last block left it, in order
+                on = np.unique(pq)
+                running[on] = np.bincount(np.concatenate([on, pq]), minlength=nq,
+                                          weights=np.concatenate([running[on], share]))[on]
+        if kind == 0:
+            sum_ret = running.copy()
+    return sum_ret, running, num
 
 
-def _gathered_pairs(c: _Counts, listed: np.ndarray):
-    """Every document pair of the ``listed`` queries with a preference, once, in
-    trec_eval's order of summing (query; both retrieved, one, neither; lower internal rank;
-    higher): its query, block and share of fulfilled preferences."""
-    t = c.table
-    rows = np.flatnonzero(listed[t.query] & ~c.pa[t.group])
-    ea, eb = _level_pairs(t.group[rows], t.level[rows])
-    pg, pa_, pb = c.pa_pairs
-    group = np.concatenate([t.group[rows[ea]], pg])
-    a = np.concatenate([t.docid[rows[ea]], pa_])
-    b = np.concatenate([t.docid[rows[eb]], pb])
-    q = c.query[group] if len(group) else group
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
-    n = t.num_judged_ret[q] if len(q) else q
-    block = np.where(hi < n, 0, np.where(lo < n, 1, 2))
-    width = int(t.num_judged.max(initial=0)) + 1
-    # one integer key: query, block, lo, hi, and whether lo is the preferred one
-    key = (((q * 3 + block) * width + lo) * width + hi) * 2 + (a < b)
-    key.sort()
-    pair_key = key >> 1
-    new = run_starts(pair_key)
-    pair = np.cumsum(new) - 1
-    npairs = int(new.sum())
-    c_lo = np.bincount(pair, weights=key & 1, minlength=npairs)
-    c_all = np.bincount(pair, minlength=npairs)
-    first = pair_key[new]
-    pblock = (first // (width * width)) % 3
-    share = np.where(pblock < 2, c_lo / np.maximum(c_all, 1), 0.0)
-    return first // (width * width * 3), pblock, share
+class _PairSource:
+    """The preferences of the queries of ``listed`` by lower-ranked document: each
+    (query, internal rank) has a position in one key space; a sweep of one kind of pairs
+    (0: both retrieved, 1: the lower only, 2: neither) takes the positions of its lower
+    documents in blocks of bounded work, and a block's preferences are those of its
+    positions' documents with a higher-ranked document of that kind."""
+
+    def __init__(self, c: _Counts, listed: np.ndarray):
+        t = c.table
+        self.c, self.t, self.listed = c, t, listed
+        self.n, self.num = t.num_judged_ret, t.num_judged
+        self.offset = offsets_from_counts(np.where(listed, t.num_judged, 0))
+        self.width = int(t.docid.max(initial=0)) + 2
+        # equivalence-classes rows of these queries (in the table's order) and their
+        # levels' segments
+        ec = np.flatnonzero(listed[t.query] & ~c.pa[t.group]) if len(t.query) else t.query
+        g = t.group[ec]
+        seg_new = run_starts(g, t.level[ec])
+        seg = np.cumsum(seg_new) - 1
+        seg_start = np.flatnonzero(seg_new)
+        self.seg_level = t.level[ec][seg_start]
+        grp_new = run_starts(g[seg_start])
+        grp_first = np.flatnonzero(grp_new)
+        of_seg = np.cumsum(grp_new) - 1
+        self.ec, self.seg = ec, seg
+        self.seg_first = grp_first[of_seg][seg] if len(ec) else seg
+        self.seg_count = np.diff(np.append(grp_first, len(seg_start)))[of_seg][seg] \
+            if len(ec) else seg
+        self.seg_key = seg * self.width + t.docid[ec]
+        self.ec_pos = self.offset[t.query[ec]] + t.docid[ec]
+        self.ec_order = np.argsort(self.ec_pos, kind="stable")
+        self.ec_sorted = self.ec_pos[self.ec_order]
+        self.ec_group_key = np.sort(g * self.width + t.docid[ec])
+        # the preference-array groups' documents and lines of these queries
+        docs = c.pa_docs
+        self.docs = docs
+        self.pa_doc = np.flatnonzero(listed[docs.query]) if len(docs.query) else docs.query
+        self.pa_row_query = t.query[docs.rows]
+        self._closure: tuple | None = None
+
+    def _hi_range(self, kind, q, lo):
+        """The internal ranks a pair of ``kind`` may have as its higher document."""
+        n, end = self.n[q], np.full(len(q), self.width)
+        start = np.maximum(lo + 1, n) if kind == 1 else lo + 1
+        return start, (n if kind == 0 else end)
+
+    def _lower_range(self, kind):
+        """Per query: the internal ranks a pair of ``kind`` may have as its lower one."""
+        return (np.zeros_like(self.n), self.n) if kind < 2 else (self.n, self.num)
+
+    def blocks(self, kind: int) -> list[tuple[int, int]]:
+        """Ranges ``k0 .. k1 - 1`` of positions whose preferences of ``kind`` are about
+        a block's work (at most the documents of the group in the higher document's
+        range, and a step per level for each equivalence-classes row)."""
+        t = self.t
+        qs = np.flatnonzero(self.listed)
+        start, end = self._lower_range(kind)
+        keys = concat_ranges(self.offset[qs] + start[qs], (end - start)[qs])
+        weight = np.zeros(int(self.offset[-1]), dtype=np.int64)
+        if len(self.ec):
+            q, d = t.query[self.ec], t.docid[self.ec]
+            hs, he = self._hi_range(kind, q, d)
+            g = t.group[self.ec] * self.width
+            partners = np.searchsorted(self.ec_group_key, g + he) - \
+                np.searchsorted(self.ec_group_key, g + np.minimum(hs, he))
+            weight += np.bincount(self.ec_pos, weights=partners + self.seg_count,
+                                  minlength=len(weight)).astype(np.int64)
+        docs, at = self.docs, self.pa_doc
+        if len(at):
+            q, d = docs.query[at], docs.docid[at]
+            hs, he = self._hi_range(kind, q, d)
+            g = docs.group[at] * docs.width
+            partners = np.searchsorted(docs.key, g + np.minimum(he, docs.width)) - \
+                np.searchsorted(docs.key, g + np.minimum(np.minimum(hs, he), docs.width))
+            weight += np.bincount(self.offset[q] + d, weights=partners,
+                                  minlength=len(weight)).astype(np.int64)
+        return [(int(keys[lo]), int(keys[hi - 1]) + 1)
+                for lo, hi in _blocks(weight[keys] + 1)]
+
+    def preferences(self, kind: int, k0: int, k1: int):
+        """The preferences between a document of positions ``k0 .. k1 - 1`` and a
+        higher-ranked one of ``kind``: query, lower and higher internal ranks, whether the
+        lower one is preferred."""
+        t = self.t
+        start, end = self._lower_range(kind)
+        parts = []
+        # equivalence classes: each row against the rows of its group's other levels
+        # in the higher document's range (a binary search per row and level)
+        at = self.ec_order[np.searchsorted(self.ec_sorted, k0):
+                           np.searchsorted(self.ec_sorted, k1)]
+        x = self.ec[at]
+        q, d = t.query[x], t.docid[x]
+        ok = (d >= start[q]) & (d < end[q])
+        at, q, d = at[ok], q[ok], d[ok]
+        own = np.repeat(self.seg[at], self.seg_count[at])
+        s = concat_ranges(self.seg_first[at], self.seg_count[at])
+        other = s != own
+        rep = np.repeat(np.arange(len(at)), self.seg_count[at])[other]
+        own, s = own[other], s[other]
+        hs, he = self._hi_range(kind, q[rep], d[rep])
+        first = np.searchsorted(self.seg_key, s * self.width + hs)
+        count = np.maximum(np.searchsorted(self.seg_key, s * self.width + he) - first, 0)
+        parts.append((np.repeat(q[rep], count), np.repeat(d[rep], count),
+                      t.docid[self.ec[concat_ranges(first, count)]],
+                      np.repeat(self.seg_level[own] > self.seg_level[s], count)))
+        # preference arrays: the closure's pairs whose lower document is in the block
+        qa = int(np.searchsorted(self.offset, k0, side="right")) - 1
+        qb = int(np.searchsorted(self.offset, k1 - 1, side="right")) - 1
+        docs = self.docs
+        if self._closure is None or self._closure[0] != (qa, qb):
+            rows = np.arange(np.searchsorted(self.pa_row_query, qa),
+                             np.searchsorted(self.pa_row_query, qb, side="right"))
+            rows = rows[self.listed[self.pa_row_query[rows]]]
+            self._closure = ((qa, qb), docs.closure(t, rows) if len(rows) else None)
+        closure = self._closure[1]
+        if closure is not None:
+            nq = docs.query[closure.docs]
+            lo = np.clip(k0 - self.offset[nq], start[nq], end[nq])
+            hi = np.clip(k1 - self.offset[nq], start[nq], end[nq])
+            for w0, w1 in docs.windows(closure, lo, hi):
+                for a, b in closure.pairs(w0, w1, lower_in=True):
+                    da, db = docs.docid[a], docs.docid[b]
+                    pq = docs.query[a]
+                    low, high = np.minimum(da, db), np.maximum(da, db)
+                    hs, he = self._hi_range(kind, pq, low)
+                    keep = (high >= hs) & (high < he)
+                    parts.append((pq[keep], low[keep], high[keep], (da < db)[keep]))
+        return tuple(np.concatenate(p) for p in zip(*parts))
+
+    def reduced(self, q, lo, hi, lower_wins, k0: int, k1: int):
+        """Each distinct pair once, in (query, lower, higher) order: its query and the share
+        of its preferences its lower document wins."""
+        width = int(hi.max(initial=0)) + 1
+        key = (self.offset[q] + lo - k0) * width + hi
+        size = (k1 - k0) * width
+        if size <= max(2 * len(key), 1 << 20):
+            counts = np.bincount(key, minlength=size)
+            pairs = np.flatnonzero(counts)
+            wins: np.ndarray = np.bincount(key, weights=lower_wins, minlength=size)[pairs]
+            every = counts[pairs]
+        else:
+            order = np.argsort(key, kind="stable")
+            key = key[order]
+            new = np.flatnonzero(run_starts(key))
+            pairs = key[new]
+            every = np.diff(np.append(new, len(key)))
+            wins = np.add.reduceat(lower_wins[order].astype(np.float64), new) \
+                if len(new) else np.zeros(0)
+        pq = np.searchsorted(self.offset, k0 + pairs // width, side="right") - 1
+        return pq, wins / every
 
 
 # ------------------------------------------------------ the measures, in trec_eval's order

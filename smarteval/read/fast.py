@@ -25,7 +25,14 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from smarteval.columns import distinct
 from smarteval.errors import InputError
-from smarteval.read.keys import IS_SEPARATOR, concat_ids, decode_ids, fixed_width_pays, id_lengths
+from smarteval.read.keys import (
+    ID_ERRORS,
+    IS_SEPARATOR,
+    concat_ids,
+    decode_ids,
+    fixed_width_pays,
+    id_lengths,
+)
 from smarteval.read.source import TextGuard, decompressing, display, is_compressed, open_binary
 from smarteval.threads import spare_cpus
 
@@ -948,7 +955,7 @@ class Collector:
         column's ungrouped copy freed before the next is grouped (wide docnos are
         permuted in place, :func:`_permute_in_place`)."""
         n = self.n
-        tag = (self.tag or b"").decode("utf-8", "replace")
+        tag = (self.tag or b"").decode("utf-8", ID_ERRORS)
         if n == 0:
             return RunCols(self.path, np.zeros(0, "U1"), np.zeros(1, np.int64),
                            np.zeros(0, "S8"), np.zeros(0),
@@ -999,11 +1006,16 @@ class Collector:
                        cols["lines"], tag)
 
     def _qids(self, uq: np.ndarray, inv: np.ndarray, run_s: np.ndarray) -> np.ndarray:
-        """The distinct qids as text; a qid that is not UTF-8 is an error naming the
-        first line of that query."""
+        """The distinct qids as text, a byte that is not UTF-8 as a lone surrogate (as
+        the checked tokenizer keeps it); where that text sorts otherwise than the bytes
+        (such an id among ids with characters above U+007F), an error naming the first
+        line of that query, for the checked tokenizer to read the run."""
         try:
             return decode_ids(uq)
         except UnicodeDecodeError:
+            text = decode_ids(uq, ID_ERRORS)
+            if bool((text[1:] > text[:-1]).all()):
+                return text
             for i, q in enumerate(uq.tolist()):
                 try:
                     q.decode("utf-8")

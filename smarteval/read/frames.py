@@ -181,6 +181,11 @@ def run_from(source: Any, *, name: str | None = None, tag: str | None = None,
         default_tag = _stem(name)
     qid, docno, value, found_tag = _fields(source, kind, name, "score", SCORE_NAMES,
                                            RUN_EXPECTED, columns)
+    if found_tag is not None:
+        # a tag is a field of a TREC run's line as ids are, printed as one (-f tsv, csv)
+        found_tag, row = found_tag
+        _refuse_separators(np.array([found_tag], dtype=object), lambda i: row, name,
+                           "run tag", RUN_EXPECTED)
     del source
     run = _run(name, qid, docno, value, tag or found_tag or default_tag)
     del qid, docno, value
@@ -225,10 +230,9 @@ def split_runs(runs: Any) -> list[tuple[str | None, Any]]:
     if isinstance(runs, Mapping):
         for value in runs.values():
             if not isinstance(value, Mapping):
-                return [(str(k), v) for k, v in runs.items()]       # {name: run}
+                return _named(runs)                                  # {name: run}
             for inner in value.values():
-                return [(str(k), v) for k, v in runs.items()] if isinstance(inner, Mapping) \
-                    else [(None, runs)]
+                return _named(runs) if isinstance(inner, Mapping) else [(None, runs)]
         return [(None, runs)]
     items = iter(runs)
     first = next(items, None)
@@ -237,6 +241,19 @@ def split_runs(runs: Any) -> list[tuple[str | None, Any]]:
     if isinstance(first, tuple):                 # records: one run
         return [(None, chain([first], items))]
     return [(None, first)] + [(None, r) for r in items]
+
+
+def _named(runs: Mapping) -> list[tuple[str | None, Any]]:
+    """The (name, run) pairs of a ``{name: run}`` dict. A name is printed as one field
+    (``-f tsv``, ``csv``, ``trec``'s runid): one holding a tab or a line end is refused."""
+    names = [str(k) for k in runs]
+    for name in names:
+        bad = next((b for b in name.encode("utf-8", ID_ERRORS) if IS_SEPARATOR[b] and b != 32),
+                   None)
+        if bad is not None:
+            raise UsageError(f"run name {_show(name)} holds {_SEPARATOR_NAMES[bad]}: a run's "
+                             "name is printed as one field of a line (-f tsv, csv, trec)")
+    return list(zip(names, runs.values()))
 
 
 def _kind(source: Any) -> str:
@@ -283,7 +300,8 @@ class _Column:
 
 def _fields(source: Any, kind: str, name: str, value_field: str, value_names: tuple,
             expected: str, columns: Mapping[str, str] | None):
-    """The qid, docno and value columns of ``source`` (and a tag column's last value)."""
+    """The qid, docno and value columns of ``source`` (and a tag column's last value, with
+    its row)."""
     if kind == "dict":
         return (*_from_dict(source, name, value_field), None)
     if kind == "records":
@@ -325,7 +343,7 @@ def _fields(source: Any, kind: str, name: str, value_field: str, value_names: tu
         last = table.column(tag_col)[table.num_rows - 1].as_py()
         tag = None if last is None else str(last)
     return (*(_Column(picked[f], _one_chunk(table.column(picked[f])), True) for f in wanted),
-            tag)
+            None if not tag else (tag, table.num_rows - 1))
 
 
 def _has_pyarrow() -> bool:
@@ -357,9 +375,10 @@ def _frame_columns(source: Any, labels: dict[str, str], tag_col: str | None, nam
     columns = tuple(_Column(label, _frame_values(source[label]), False)
                     for label in labels.values())
     tag = None
-    if tag_col is not None:
+    if tag_col is not None and len(source):
         last = source[tag_col].iloc[-1]
-        tag = None if last is None or last != last else str(last)      # (NaN, NA: none)
+        if not (last is None or last != last):                          # (NaN, NA: none)
+            tag = (str(last), len(source) - 1)      # its row, for a message, as Arrow's
     return (*columns, tag)
 
 

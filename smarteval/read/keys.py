@@ -23,6 +23,11 @@ SEPARATORS = b" \t\n\x0b\x0c\r"
 IS_SEPARATOR = np.zeros(256, dtype=bool)
 IS_SEPARATOR[list(SEPARATORS)] = True
 
+#: How ids (query ids, run tags) are decoded: UTF-8, and a byte that is not UTF-8 as a lone
+#: surrogate, so that two ids are equal exactly when their bytes are, and the writer gives
+#: them back byte for byte (:mod:`smarteval.output`).
+ID_ERRORS = "surrogateescape"
+
 #: Ids up to this many bytes are always kept at a fixed width.
 FIXED_WIDTH_MAX = 64
 #: Bytes a variable-length column spends on an id besides its own: the pointer and the

@@ -9,7 +9,14 @@ import numpy as np
 
 from smarteval.columns import Qrels, Run, block_query_index
 from smarteval.errors import InputError
-from smarteval.read.keys import IS_SEPARATOR, decode_ids, docno_hash, is_varlen, sort_key_words
+from smarteval.read.keys import (
+    ID_ERRORS,
+    IS_SEPARATOR,
+    decode_ids,
+    docno_hash,
+    is_varlen,
+    sort_key_words,
+)
 from smarteval.read.source import (
     CORRUPT,
     Spool,
@@ -306,10 +313,6 @@ def _group_queries(qid_bytes: np.ndarray):
     return uniq, codes, len(heads) == len(uniq) and bool(np.all(np.diff(inv) > 0))
 
 
-#: How ids (query ids, run tags) are decoded: UTF-8, and a byte that is not UTF-8 as a lone
-#: surrogate, so that two ids are equal exactly when their bytes are, and the writer gives
-#: them back byte for byte (:mod:`smarteval.output`).
-ID_ERRORS = "surrogateescape"
 
 
 def _decode_ids(uniq: np.ndarray, codes: np.ndarray, grouped: bool):
@@ -451,13 +454,15 @@ def _read_run_fast(path: str, name: str, spool: Spool | None = None) -> Run | No
 
     A line it refuses is refused by the checked tokenizer, which words the error, given
     that line alone (the file is not read again, nor kept: a late error costs no more
-    memory than a clean file). Anything else unusual (a query id that is not UTF-8, an
-    empty file, a possible duplicate, an unreadable file) goes to the plain reader.
+    memory than a clean file). A docno that may come twice in a query (equal hashes)
+    has the run read again by the fast tokenizer, keeping the line numbers the ranking
+    stage names a repeat by; a tag or a query id that is not UTF-8 is kept as the checked
+    tokenizer keeps it. Anything else unusual (such a query id that sorts otherwise as
+    text, an empty file, an unreadable one) goes to the plain reader.
     ``spool``: the input, when it is not a regular file, read through it.
     """
     from smarteval.read import fast as fastrun
     try:
-        # a run read here names no line (a repeat is read again by the plain reader)
         cols = fastrun.read_run(path, chunk_bytes=4 << 20, keep_lines=False,
                                 stream=None if spool is None else spool.stream,
                                 expected=RUN_EXPECTED)
@@ -467,14 +472,25 @@ def _read_run_fast(path: str, name: str, spool: Spool | None = None) -> Run | No
         return None
     except CORRUPT:                 # cannot be opened: worded by the plain reader
         return None
-    if len(cols.docnos) == 0 or not np.isfinite(cols.scores).all() or "\ufffd" in cols.tag:
-        return None                 # (a tag that may not be UTF-8: the plain reader keeps it)
+    if len(cols.docnos) == 0 or not np.isfinite(cols.scores).all():
+        return None
     docnos = _narrow(cols.docnos)
     del cols.docnos
+    lines, repeated = None, np.zeros((0, 2), dtype=np.int64)
     if _may_have_duplicates(docno_hash(docnos), cols.offsets):
-        return None
+        codes = np.repeat(np.arange(len(cols.qids), dtype=np.int64), np.diff(cols.offsets))
+        repeated = repeated_rows(codes, docnos)
+        del codes
+        if len(repeated):
+            # the same rows again, with their line numbers (a second reading of the
+            # file, or of the spooled input)
+            again = fastrun.read_run(path if spool is None else spool.path(),
+                                     chunk_bytes=4 << 20, keep_lines=True,
+                                     expected=RUN_EXPECTED)
+            lines = again.lines
+            del again
     return Run(path=name, qids=cols.qids, offsets=cols.offsets, docnos=docnos,
-               scores=cols.scores, lines=None, tag=cols.tag)
+               scores=cols.scores, lines=lines, tag=cols.tag, repeated=repeated)
 
 
 def _narrow(docnos: np.ndarray) -> np.ndarray:

@@ -49,6 +49,40 @@ def text_size(path: str | os.PathLike) -> int:
     return size * COMPRESSION.get(os.path.splitext(name)[1].lower(), 1)
 
 
+#: What each input of a command or a library call is, by the name of its parameter (the
+#: command line's and the call's alike): messages name an input so.
+INPUTS = {"qrels": "the qrels", "runs": "a run", "baseline": "the baseline run",
+          "frozen": "the --frozen run", "full": "the --full run",
+          "cutoffs_from": "the --cutoffs-from run", "results": "a results file",
+          "zscores": "the -Z z-score file", "cwl_costs": "the --cwl-costs file",
+          "risk_baseline": "the --risk-baseline run", "orig_run": "the original run",
+          "repro_run": "the reproduction", "baseline_orig": "the --baseline-orig run",
+          "baseline_repro": "the --baseline-repro run",
+          "replicability": "the --replicability qrels", "run_a": "run A", "run_b": "run B",
+          "docs": "the --docs file", "baseline_results": "the --baseline-results file"}
+
+
+def read_once(given: dict[str, Any]) -> None:
+    """Refuse standard input (``-``) given as two inputs: it can be read only once.
+
+    ``given`` maps the parameters of :data:`INPUTS` to what each was given: a path, a list
+    of paths or a ``{name: path}`` dict of runs (anything else, a table or a read run, is
+    not standard input). The one check of the command line (before any work) and of
+    every library call that reads (before anything is read)."""
+    dashes = []
+    for name in INPUTS:
+        value = given.get(name)
+        if isinstance(value, dict):
+            value = list(value.values())
+        for src in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(src, str) and src == "-":
+                dashes.append(INPUTS[name])
+    if len(dashes) > 1:
+        from smarteval.errors import UsageError
+        raise UsageError("standard input (-) is given twice (" + " and ".join(
+            dict.fromkeys(dashes)) + "): it can be read only once")
+
+
 def same_file(a: str, b: str) -> bool:
     """Whether two paths name one file (the same path, a link to it, a hard link); ``-``
     names standard input, the file its descriptor 0 is open on. A link that cannot be

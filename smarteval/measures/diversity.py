@@ -348,8 +348,7 @@ def alpha_dcg(r: Ranked, k) -> np.ndarray:
     S = 0 and, under ``-c``, for a query without results.
     """
     c = _params(k, "alpha-DCG")
-    rr = r
-    return _only_run(rr, _dcg_err(rr, c, "dcg")[0])
+    return _only_run(r, _dcg_err(r, c, "dcg")[0])
 
 
 @measure("alpha-nDCG", params="cutoffs", default=CUTOFFS, family="ndeval")
@@ -363,9 +362,8 @@ def alpha_ndcg(r: Ranked, k) -> np.ndarray:
     ``alpha_nDCG(alpha=a)@k`` sets it). Cut-offs up to 20, as ndeval.
     """
     c = _params(k, "alpha-nDCG")
-    rr = r
-    run, ideal = _dcg_err(rr, c, "dcg")
-    return _only_run(rr, _normalized(run, ideal, run))
+    run, ideal = _dcg_err(r, c, "dcg")
+    return _only_run(r, _normalized(run, ideal, run))
 
 
 @measure("ERR-IA", params="cutoffs", default=CUTOFFS, family="ndeval")
@@ -378,8 +376,7 @@ def err_ia(r: Ranked, k) -> np.ndarray:
     ndeval leaves it undivided. Cut-offs up to 20, as ndeval.
     """
     c = _params(k, "ERR-IA")
-    rr = r
-    return _only_run(rr, _dcg_err(rr, c, "err")[0])
+    return _only_run(r, _dcg_err(r, c, "err")[0])
 
 
 @measure("nERR-IA", params="cutoffs", default=CUTOFFS, family="ndeval")
@@ -390,10 +387,9 @@ def nerr_ia(r: Ranked, k) -> np.ndarray:
     greedy ideal ranking (see alpha-nDCG), 0 where the run's alpha-DCG@k is 0.
     """
     c = _params(k, "nERR-IA")
-    rr = r
-    run, ideal = _dcg_err(rr, c, "err")
-    dcg = _dcg_err(rr, c, "dcg")[0]
-    return _only_run(rr, _normalized(run, ideal, dcg))
+    run, ideal = _dcg_err(r, c, "err")
+    dcg = _dcg_err(r, c, "dcg")[0]
+    return _only_run(r, _normalized(run, ideal, dcg))
 
 
 @measure("NRBP", params="floats", default=(), family="ndeval")
@@ -406,8 +402,7 @@ def nrbp(r: Ranked, params: tuple) -> np.ndarray:
     query with S = 0.
     """
     c = _floats(params, "NRBP", 2)
-    rr = r
-    return _only_run(rr, _nrbp(rr, c)[0])
+    return _only_run(r, _nrbp(r, c)[0])
 
 
 @measure("nNRBP", params="floats", default=(), family="ndeval")
@@ -420,10 +415,9 @@ def nnrbp(r: Ranked, params: tuple) -> np.ndarray:
     is 0. Parameters as NRBP's.
     """
     c = _floats(params, "nNRBP", 2)
-    rr = r
-    run, ideal = _nrbp(rr, c)
+    run, ideal = _nrbp(r, c)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return _only_run(rr, run / ideal)
+        return _only_run(r, run / ideal)
 
 
 @measure("MAP-IA", params="floats", default=(), family="ndeval")
@@ -436,14 +430,13 @@ def map_ia(r: Ranked, params: tuple) -> np.ndarray:
     a query with S = 0. No parameters.
     """
     _floats(params, "MAP-IA", 0)
-    rr = r
-    j = _judgements(rr)
-    term = (j.seen + 1) / rr.rank[j.row]
+    j = _judgements(r)
+    term = (j.seen + 1) / r.rank[j.row]
     per_group = np.bincount(j.group, weights=term, minlength=len(j.group_rel))
     with np.errstate(divide="ignore", invalid="ignore"):
         ap = np.where(j.group_rel > 0, per_group / np.maximum(j.group_rel, 1), 0.0)
-        total = np.bincount(j.group_q, weights=ap, minlength=rr.num_queries)
-        return _only_run(rr, np.where(j.S > 0, total / np.maximum(j.S, 1), 0.0))
+        total = np.bincount(j.group_q, weights=ap, minlength=r.num_queries)
+        return _only_run(r, np.where(j.S > 0, total / np.maximum(j.S, 1), 0.0))
 
 
 @measure("P-IA", params="cutoffs", default=CUTOFFS, family="ndeval")
@@ -455,12 +448,11 @@ def p_ia(r: Ranked, k) -> np.ndarray:
     padded out: k stays the denominator). 0 for a query with S = 0. Cut-offs up to 20.
     """
     c = _params(k, "P-IA")
-    rr = r
-    j = _judgements(rr)
-    inside = rr.rank[j.row] <= c.k
-    count = np.bincount(rr.qindex[j.row[inside]], minlength=rr.num_queries)
+    j = _judgements(r)
+    inside = r.rank[j.row] <= c.k
+    count = np.bincount(r.qindex[j.row[inside]], minlength=r.num_queries)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return _only_run(rr, np.where(j.S > 0, count / (c.k * np.maximum(j.S, 1)), 0.0))
+        return _only_run(r, np.where(j.S > 0, count / (c.k * np.maximum(j.S, 1)), 0.0))
 
 
 @measure("strec", params="cutoffs", default=CUTOFFS, family="ndeval")
@@ -471,12 +463,11 @@ def strec(r: Ranked, k) -> np.ndarray:
     document among the first k, over S. 0 for a query with S = 0. Cut-offs up to 20.
     """
     c = _params(k, "strec")
-    rr = r
-    j = _judgements(rr)
-    first = (j.seen == 0) & (rr.rank[j.row] <= c.k)
-    count = np.bincount(rr.qindex[j.row[first]], minlength=rr.num_queries)
+    j = _judgements(r)
+    first = (j.seen == 0) & (r.rank[j.row] <= c.k)
+    count = np.bincount(r.qindex[j.row[first]], minlength=r.num_queries)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return _only_run(rr, np.where(j.S > 0, count / np.maximum(j.S, 1), 0.0))
+        return _only_run(r, np.where(j.S > 0, count / np.maximum(j.S, 1), 0.0))
 
 
 def risk_sensitive(run: np.ndarray, baseline: np.ndarray, risk_alpha: float = 0.0) -> np.ndarray:

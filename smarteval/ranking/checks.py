@@ -149,7 +149,10 @@ def _positions_in_query(run: Run, settings: Settings, qcode: np.ndarray,
 def score_key(scores: np.ndarray, settings: Settings) -> np.ndarray:
     """Scores as trec_eval compares them: 32-bit floats under 9.0.8, doubles under 10.0
     (ties among equal keys go by docno descending, :func:`~smarteval.read.keys.descending_keys`)."""
-    if not settings.float32_scores:
-        return scores
-    with np.errstate(over="ignore"):       # beyond float32: inf, as C's (float) cast
+    return as_float32(scores) if settings.float32_scores else scores
+
+
+def as_float32(scores: np.ndarray) -> np.ndarray:
+    """Scores as a C ``float`` keeps them (beyond float32's range: inf, as C's cast)."""
+    with np.errstate(over="ignore"):
         return scores.astype(np.float32)

@@ -22,6 +22,7 @@ import numpy as np
 
 from smarteval.columns import Ranked, Run, run_starts, ties_reversed
 from smarteval.errors import InputError
+from smarteval.ranking.checks import as_float32
 from smarteval.ranking.join import concat_ranges, cut, offsets_from_counts, rank
 from smarteval.read.keys import dictionary_codes
 from smarteval.settings import Settings
@@ -130,9 +131,8 @@ def _pref_ranking(r: Ranked, prefs, plain, settings: Settings) -> PrefRanking:
     docnos = prefs.docnos[rows]
     ids = docid[base[query] + prefs.doc[rows]]
     level = prefs.level[rows]
-    if settings.float32_scores:
-        with np.errstate(over="ignore"):
-            level = level.astype(np.float32).astype(np.float64)
+    if settings.float32_scores:                 # a level kept as a C float
+        level = as_float32(level).astype(np.float64)
     jg, jsg = prefs.jg[rows], prefs.jsg[rows]
     order = np.lexsort((ids, -level, jsg, jg, query))
     query, jg, jsg, level, ids = query[order], jg[order], jsg[order], level[order], ids[order]

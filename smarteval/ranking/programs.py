@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from smarteval.columns import Ranked, tie_groups, tied_pairs
+from smarteval.ranking.checks import as_float32
 from smarteval.read.keys import descending_keys, sort_key_words
 
 
@@ -153,10 +154,7 @@ _ORDER_FREE = ("qindex", "rank", "num_ret", "num_rel", "num_judged", "num_nonrel
 
 
 def _key(scores: np.ndarray, as32: bool) -> np.ndarray:
-    if not as32:
-        return scores
-    with np.errstate(over="ignore"):       # beyond float32: inf, as C's (float) cast
-        return scores.astype(np.float32)
+    return as_float32(scores) if as32 else scores
 
 
 def _order(r: Ranked, by_file: bool, ties: str, want32: bool,

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     import pandas
 
     from smarteval.curves import RunCurves, RunPoints
+    from smarteval.read.blocks import Block
     from smarteval.read.zscores import ZScores
     from smarteval.stats.discpower import Discpower
     from smarteval.stats.report import Leaderboards, Report
@@ -280,7 +281,8 @@ def evaluate(qrels: Source, runs: Source,
              on_run: Callable[[RunInfo], None] | None = None, jobs: int | None = 1,
              keep_ranked: bool = True, zscores: str | os.PathLike | ZScores | None = None,
              risk_baseline: Source = None, risk_alpha: float = 0.0, table: bool = False,
-             on_note: Callable[[str], None] | None = None, **options: Any) -> Results:
+             on_note: Callable[[str], None] | None = None, block_rows: int | None = None,
+             on_block: Callable[[Block], None] | None = None, **options: Any) -> Results:
     """Evaluate one or more runs against qrels, as ``smarteval evaluate`` does.
 
     ``qrels`` and each run may be a path (TREC text, plain or compressed, Parquet or JSON
@@ -307,7 +309,14 @@ def evaluate(qrels: Source, runs: Source,
     one per CPU for several runs of modest size). Off Linux, where processes are not
     forked, ``jobs=None`` is one process and ``jobs`` > 1 starts fresh processes, each
     handed the qrels.
-    ``keep_ranked=False`` drops each :class:`Evaluation`'s ranking to save memory.
+    ``keep_ranked=False`` drops each :class:`Evaluation`'s ranking to save memory; then
+    a long run file (64 MiB of text or more, or any with ``block_rows``) grouped by query,
+    as TREC runs are, is read and evaluated a block of whole queries at a time (about
+    ``block_rows`` rows, two million by default), in memory bounded by a block and the
+    per-query values, where every measure asked for allows it (one query's values
+    alone: trec_eval's, SMART's, ir_measures', NTCIREVAL's, without ``-Z``, a micro
+    average or random tie order). A run whose lines are not grouped is read whole, with
+    a note of what it costs. ``on_block`` is told of each block (how far into the file).
     Runs that would print under one name (the same file twice) get distinct names.
     ``zscores`` (a z-score file's path, or one read by
     :func:`smarteval.read.zscores.read_zscores`) turns every value into a z-score, as
@@ -338,6 +347,10 @@ def evaluate(qrels: Source, runs: Source,
 
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise UsageError(f"jobs must be a whole number, 1 or more, or None, not {jobs!r}")
+    if block_rows is not None and (isinstance(block_rows, bool)
+                                   or not isinstance(block_rows, int) or block_rows < 1):
+        raise UsageError(f"block_rows must be a whole number, 1 or more, or None, not "
+                         f"{block_rows!r}")
     read_once({"qrels": qrels, "runs": runs, "frozen": frozen, "zscores": zscores,
                "risk_baseline": risk_baseline, "cwl_costs": settings.cwl_costs})
     qrels = _qrels_source(qrels)
@@ -363,7 +376,9 @@ def evaluate(qrels: Source, runs: Source,
     results = evaluation.evaluate(relevance, given, requests, settings, frozen=frozen,
                                   frozen_depth=frozen_depth, require_common=require_common,
                                   on_run=on_run, jobs=jobs, keep_ranked=keep_ranked,
-                                  zscores=zscores)
+                                  zscores=zscores, block_rows=block_rows, on_block=on_block)
+    for ev in results:
+        notes.extend(ev.notes)
     chosen = [name if name is not None else ev.name for ev, name in zip(results, names)]
     for ev, name in zip(results, distinct_names(chosen)):
         ev.name = name

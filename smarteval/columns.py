@@ -400,6 +400,16 @@ def segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         if hits <= len(values) // 8:
             q = np.searchsorted(offsets, np.flatnonzero(values), side="right") - 1
             return np.bincount(q, minlength=len(offsets) - 1).astype(np.int64)
+    if values.dtype.kind == "f" and len(offsets) > 1:
+        # each segment summed on its own, from its first row: its value owes nothing to
+        # the rows before it (a prefix's differences would round by them)
+        out = np.zeros(len(offsets) - 1, dtype=np.float64)
+        lo, hi = int(offsets[0]), int(offsets[-1])
+        starts = offsets[:-1]
+        full = np.flatnonzero(offsets[1:] > starts)
+        if len(full):
+            out[full] = np.add.reduceat(values[lo:hi], starts[full] - lo)
+        return out
     p = prefix(values)
     return p[offsets[1:]] - p[offsets[:-1]]
 

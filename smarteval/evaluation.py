@@ -33,6 +33,8 @@ from smarteval.measures.grammar import (
     unjudged_range,
 )
 from smarteval.ranking import rank, residual
+from smarteval.ranking.checks import judged_only_below_zero
+from smarteval.ranking.join import concat_ranges
 from smarteval.ranking.programs import needs_file_order
 from smarteval.ranking.unjudged import counted_relevant, unjudged_grade
 from smarteval.read import read_qrels, read_run
@@ -41,6 +43,7 @@ from smarteval.settings import Settings, distinct_names
 
 if TYPE_CHECKING:       # the C/W/L module is imported only when its measures or inputs are
     from smarteval.measures.cwl import CwlInputs, Keyed
+    from smarteval.read.blocks import Block  # runs evaluated in blocks
     from smarteval.read.sample import SampleQrels  # -R sample_qrels
     from smarteval.read.zscores import ZScores  # and the z-score reader when -Z is given
 
@@ -75,6 +78,9 @@ class Evaluation:
     zscores: str | None = None
     #: the settings the run was evaluated under (what -c did, which version's output)
     settings: Settings = field(default_factory=Settings, repr=False, compare=False)
+    #: what the evaluation of this run has to say on standard error (a run read whole
+    #: because its lines are not grouped by query)
+    notes: list[str] = field(default_factory=list, repr=False, compare=False)
 
     @property
     def added_by_complete(self) -> int:
@@ -430,12 +436,19 @@ def rankings(qrels, runs, settings: Settings | None = None, *, frozen=None,
 
 @dataclass(eq=False, repr=False)
 class Job:
-    """Everything needed to evaluate one run; picklable, so it can go to a worker process."""
+    """Everything needed to evaluate one run; picklable, so it can go to a worker process.
+
+    A run file of :data:`BLOCKED_BYTES` or more (or any, given ``block_rows``) is
+    evaluated in blocks of whole queries where nothing asked for reads more than one
+    query at a time (:meth:`evaluate_blocks`).
+    """
 
     ranker: Ranker
     requests: list[Request]
     keep_ranked: bool
     zscores: ZScores | None = None
+    #: rows of a block (None: :data:`~smarteval.read.blocks.BLOCK_ROWS` for long runs)
+    block_rows: int | None = None
 
     def outputs(self) -> list[Output]:
         """What each evaluation gives values of, in order (under ``--unjudged range`` each
@@ -445,7 +458,22 @@ class Job:
         return unjudged_range(outputs) if self.ranker.settings.unjudged == "range" \
             else outputs
 
-    def evaluate(self, run) -> Evaluation:
+    def evaluate(self, run, on_block: Callable[[Block], None] | None = None) -> Evaluation:
+        """``run``'s evaluation; ``on_block`` is told of each block of a run evaluated
+        in blocks (progress)."""
+        notes = []
+        if self.in_blocks(run):
+            from smarteval.read.blocks import NotBlockable
+            try:
+                return self.evaluate_blocks(os.fspath(run), on_block)
+            except NotBlockable as why:
+                if why.query is not None:
+                    notes.append(_read_whole(os.fspath(run), why.query))
+        ev = self._evaluate(run)
+        ev.notes = notes
+        return ev
+
+    def _evaluate(self, run) -> Evaluation:
         read_here = isinstance(run, (str, os.PathLike))    # a file read here: no one else's
         run = as_run(run, **self.ranker.read_options)
         info = RunInfo(run.path, run.tag)
@@ -455,14 +483,8 @@ class Job:
         per_query = {}
         summary = {}
         located = None if self.zscores is None else self.zscores.locate(ranked.qids)
-        counted = None          # --unjudged range: the ranking with them counted relevant
-        for out in outputs:
-            r = ranked
-            if out.unjudged == "relevant":
-                if counted is None:
-                    counted = counted_relevant(ranked, self.ranker.unjudged_grade)
-                r = counted
-            values = complete_values(out, out.compute(r), r)
+        for out, r, values in self._each_value(ranked, outputs):
+            values = complete_values(out, values, r)
             if self.zscores is not None:
                 values = standardized(out, values, r, self.zscores, located)
             per_query[out.name] = values
@@ -473,6 +495,176 @@ class Job:
                           run_info=info, averaged_over=averaged_over(ranked),
                           zscores=None if self.zscores is None else self.zscores.path,
                           settings=self.ranker.settings)
+
+
+    @property
+    def blockable(self) -> bool:
+        """Whether runs may be evaluated in blocks of whole queries: every value asked
+        for is one query's alone (no fractional gains, subtopics, preferences, strata,
+        residual collection, z-scores, micro average, random tie order, plugin, total
+        over the qrels) and the rankings are not kept."""
+        ranker, s = self.ranker, self.ranker.settings
+        return (not self.keep_ranked and self.zscores is None and ranker.frozen is None
+                and ranker.subtopics is None and not ranker.cwl
+                and s.qrels_format == "qrels" and s.order_by != "rank"
+                and s.ties != "random" and s.average != "micro"
+                and all(rq.measure.family in BLOCKED_FAMILIES and rq.measure.total is None
+                        and rq.measure.rel_info == "qrels" for rq in self.requests))
+
+    def in_blocks(self, run) -> bool:
+        """Whether ``run`` is evaluated in blocks: a file that can be read again (not
+        standard input), long enough, when every value asked for allows it."""
+        if not isinstance(run, (str, os.PathLike)) or not self.blockable:
+            return False
+        path = os.fspath(run)
+        from smarteval.read.source import is_stream, table_format
+        if is_stream(path) or table_format(path):
+            return False
+        return self.block_rows is not None or text_size(path) >= BLOCKED_BYTES
+
+    def evaluate_blocks(self, path: str,
+                        on_block: Callable[[Block], None] | None = None) -> Evaluation:
+        """``path`` evaluated a block of whole queries at a time: each block ranked and
+        measured, the per-query values kept and the block released; then the queries of
+        the qrels without results added (-c), every query put in trec_eval's order and
+        the values summarized, as :meth:`evaluate` does for the whole run. Raises
+        :class:`~smarteval.read.blocks.NotBlockable` where the whole run must be read
+        instead (an error to word as the whole run's, or a run not grouped by query)."""
+        from smarteval.read.blocks import BLOCK_ROWS, NotBlockable, run_blocks
+        ranker, settings = self.ranker, self.ranker.settings
+        qrels = ranker.qrels
+        each = replace(settings, complete=False)    # -c's queries once, at the end
+        outputs = self.outputs()
+        parts: dict[str, list[np.ndarray]] = {o.name: [] for o in outputs}
+        qid_parts: list[np.ndarray] = []
+        name, tag = path, ""
+        for block in run_blocks(path, self.block_rows or BLOCK_ROWS):
+            run = block.run
+            name, tag = run.path, run.tag
+            try:
+                # the first query trec_eval ranks is checked once every query is known
+                ranked = rank(run, qrels, each, documents=ranker.documents,
+                              trec_names=False, owned=True, file_order=ranker.file_order)
+            except InputError as bad:   # the whole run's reading words it (and finds
+                raise NotBlockable(str(bad)) from None      # a bad line before it)
+            del run
+            qid_parts.append(ranked.qids)
+            self._measured(ranked, outputs, parts)
+            del ranked
+            if on_block is not None:
+                on_block(block)
+            del block
+        qids = np.concatenate(qid_parts) if qid_parts else np.zeros(0, dtype="U1")
+        if not len(qids):               # nothing shared with the qrels: the whole run's words
+            raise NotBlockable("no query of the run is evaluated")
+        in_run = np.ones(len(qids), dtype=bool)
+        if settings.complete:
+            qids, in_run = self._completed(qids, in_run, tag, name, outputs, parts)
+        order = _byte_order(qids)
+        qids, in_run = qids[order], in_run[order]
+        first = _positions_in(qrels.qids, qids[:1])
+        if ranker.documents and ranker.trec_names and (in_run[0] or settings.placeholders) \
+                and len(first) and judged_only_below_zero(qrels, int(first[0])):
+            raise NotBlockable("the first query is judged only below 0")
+        per_query = {o.name: np.concatenate(parts.pop(o.name))[order] for o in outputs}
+        summary_of = Ranked(qids=qids, offsets=np.zeros(len(qids) + 1, dtype=np.int64),
+                            rel=np.zeros(0, dtype=np.int64), score=np.zeros(0),
+                            docno=np.zeros(0, dtype="S1"),
+                            qrel_offsets=np.zeros(len(qids) + 1, dtype=np.int64),
+                            qrel_grades=np.zeros(0, dtype=np.int64), in_run=in_run,
+                            rel_level=settings.rel_level, run_tag=tag, settings=settings,
+                            qrels_num_queries=qrels.num_queries,
+                            qrels_positive_lines=qrels.num_positive_lines)
+        summary = {o.name: summarize(o, per_query[o.name], summary_of) for o in outputs}
+        info = RunInfo(name, tag)
+        return Evaluation(name=tag, path=name, tag=tag, qids=qids, in_run=in_run,
+                          outputs=outputs, per_query=per_query, summary=summary, ranked=None,
+                          run_info=info, averaged_over=averaged_over(summary_of),
+                          settings=settings)
+
+    def _measured(self, ranked: Ranked, outputs: list[Output],
+                  parts: dict[str, list[np.ndarray]], complete: bool = False) -> None:
+        """Each output's values of the queries of ``ranked`` appended to ``parts``
+        (``complete``: with -c's rule for queries without results)."""
+        if self.ranker.settings.unjudged == "relevant":
+            ranked = counted_relevant(ranked, self.ranker.unjudged_grade)
+        for out, r, values in self._each_value(ranked, outputs):
+            parts[out.name].append(complete_values(out, values, r) if complete else values)
+
+    def _each_value(self, ranked: Ranked, outputs: list[Output]):
+        """Each output, the ranking it reads (under ``--unjudged range``, its values with
+        the unjudged documents counted relevant read a ranking of their own) and its values
+        of the queries of ``ranked``."""
+        counted = None
+        for out in outputs:
+            r = ranked
+            if out.unjudged == "relevant":
+                if counted is None:
+                    counted = counted_relevant(ranked, self.ranker.unjudged_grade)
+                r = counted
+            yield out, r, out.compute(r)
+
+    def _completed(self, qids, in_run, tag, name, outputs, parts):
+        """``qids`` with -c's queries of the qrels that have no results (each output's
+        values for them appended to ``parts``), and which queries are in the run."""
+        from smarteval.read.blocks import NotBlockable
+        ranker, settings, qrels = self.ranker, self.ranker.settings, self.ranker.qrels
+        wanted = qrels.qids if settings.query is None else \
+            qrels.qids[qrels.qids == settings.query]
+        missing = np.flatnonzero(~np.isin(qrels.qids, qids) & np.isin(qrels.qids, wanted))
+        if not len(missing):
+            return qids, in_run
+        counts = np.diff(qrels.offsets)[missing]
+        rows = concat_ranges(qrels.offsets[missing], counts)
+        offsets = np.zeros(len(missing) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        repeated = qrels.repeated[np.isin(qrels.repeated[:, 0], missing)] \
+            if len(qrels.repeated) else qrels.repeated
+        if len(repeated):               # trec_eval 10.0 ranks them: the whole run's words
+            raise NotBlockable("a document judged twice in a query -c adds")
+        some = Qrels(path=qrels.path, qids=qrels.qids[missing], offsets=offsets,
+                     docnos=qrels.docnos[rows], grades=qrels.grades[rows],
+                     lines=qrels.lines[rows])
+        none = Run(path=name, qids=np.zeros(0, dtype=qids.dtype),
+                   offsets=np.zeros(1, dtype=np.int64), docnos=np.zeros(0, dtype="S8"),
+                   scores=np.zeros(0), lines=None, tag=tag)
+        added = replace(rank(none, some, settings, documents=ranker.documents,
+                             trec_names=False, owned=True, file_order=ranker.file_order),
+                        qrels_num_queries=qrels.num_queries,
+                        qrels_positive_lines=qrels.num_positive_lines)
+        self._measured(added, outputs, parts, complete=True)
+        return (np.concatenate([qids, added.qids]),
+                np.concatenate([in_run, np.zeros(len(added.qids), dtype=bool)]))
+
+
+#: Run text from which a run file is evaluated in blocks of whole queries (where what is
+#: asked for allows it, :attr:`Job.blockable`): 64 MiB, some 1.6 million lines. Shorter
+#: runs are read whole, which costs little memory and no thread.
+BLOCKED_BYTES = 64 << 20
+#: The families whose every value is one query's alone, computed from plain qrels.
+BLOCKED_FAMILIES = frozenset({"trec", "smart", "ir", "ntcir"})
+
+
+def _read_whole(path: str, query: str) -> str:
+    """The note of a run read whole because its lines are not grouped by query."""
+    size = text_size(path)
+    return (f"{path}: its lines are not grouped by query (query {query} comes again after "
+            f"other queries), so it is read whole, in memory (about "
+            f"{max(1, 5 * size >> 20):,} MiB for its {size / (1 << 20):,.0f} MiB of text); "
+            "sort it by query (sort -s -k1,1) to evaluate it a block at a time")
+
+
+def _byte_order(qids: np.ndarray) -> np.ndarray:
+    """The permutation that puts ``qids`` in trec_eval's order (their bytes')."""
+    if qids.dtype.kind == "U" and (not len(qids) or int(qids.view(np.uint32).max()) < 0x80):
+        return np.argsort(qids, kind="stable")
+    from smarteval.read.keys import encode_ids
+    return np.argsort(encode_ids(qids, "surrogateescape"), kind="stable")
+
+
+def _positions_in(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
+    """Index of each needle in the sorted ``haystack`` (every needle is in it)."""
+    return np.searchsorted(haystack, needles)
 
 
 def requests_for(measures: Iterable[str] | Sequence[Request], settings: Settings) -> list[Request]:
@@ -513,12 +705,15 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
              settings: Settings | None = None, *, frozen=None,
              frozen_depth: int | None = None, require_common: bool = True,
              on_run: Callable[[RunInfo], None] | None = None, jobs: int | None = 1,
-             keep_ranked: bool = True, zscores=None) -> list[Evaluation]:
+             keep_ranked: bool = True, zscores=None, block_rows: int | None = None,
+             on_block: Callable[[Block], None] | None = None) -> list[Evaluation]:
     """Evaluate each run against ``qrels``; see :func:`smarteval.api.evaluate`, which
     refuses what z-scores cannot do first (:func:`~smarteval.aggregate.check_zscores_average`).
 
     ``jobs`` processes evaluate the runs (never more than there are runs); None chooses
-    (:func:`default_jobs`).
+    (:func:`default_jobs`). ``block_rows`` evaluates every run file in blocks of that
+    many rows where it can (:meth:`Job.evaluate_blocks`; by default, the long ones),
+    each block told to ``on_block`` when this process evaluates it.
     """
     settings = settings or Settings()
     runs = check_runs(runs)
@@ -536,7 +731,7 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
     file_order = needs_file_order(o.program for rq in requests for o in rq.outputs())
     job = Job(Ranker(plain, settings, frozen, frozen_depth, require_common, documents,
                      subtopics, cwl_gains(relevance), costs, trec_names, file_order),
-              requests,              keep_ranked, table)
+              requests, keep_ranked, table, block_rows)
     processes = min(default_jobs(runs) if jobs is None else jobs, len(runs))
     forks = len(runs) > 1 and _can_fork()     # one run: no process module imported
     if processes > 1 and forks:
@@ -544,12 +739,13 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
     elif processes > 1:
         results = _evaluate_in_processes(job, runs, processes, on_run)
     elif jobs is None and not keep_ranked and forks \
-            and max(map(_text_bytes, runs)) >= ISOLATED:
+            and max(map(_text_bytes, runs)) >= ISOLATED \
+            and not all(map(job.in_blocks, runs)):   # blocks: memory bounded already
         results = _evaluate_forked(job, runs, 1, on_run)
     else:
         results = []
         for run in runs:
-            ev = job.evaluate(run)
+            ev = job.evaluate(run, on_block)
             results.append(ev)
             if on_run is not None:      # progress reporting (the CLI's bar)
                 on_run(ev.run_info)

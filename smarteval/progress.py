@@ -37,6 +37,9 @@ class Progress:
         self._bar: Any = None
         self._current = ""
         self._done = 0
+        self._pending = list(paths)     # runs not finished, in the order they finish
+        self._partial = 0               # steps of the run under way already shown
+        self._queries = 0               # queries of the run under way evaluated so far
         self._closed = False
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
@@ -85,18 +88,38 @@ class Progress:
 
     def each_run(self, paths: Sequence[str]):
         """A callback for the library's ``on_run``: runs finish in the order of ``paths``,
-        each one both of its steps (its reading and its evaluation) at once."""
+        each one both of its steps (its reading and its evaluation) at once, less what
+        :meth:`block` has shown of it."""
         pending = iter(paths)
 
         def finished(_info) -> None:
             path = next(pending)
-            self.done(path)
-            self.done(path)
+            with self._lock:
+                partial, self._partial, self._queries = self._partial, 0, 0
+                if self._pending:
+                    self._pending.pop(0)
+            self._advance(2 * self._weights.get(path, 1) - partial)
         return finished
+
+    def block(self, block) -> None:
+        """A callback for the library's ``on_block``: the run under way (the first not
+        finished) has been read and evaluated as far as ``block.done`` of its
+        ``block.size`` bytes; the queries evaluated so far are named beside the bar."""
+        with self._lock:
+            path = self._pending[0] if self._pending else None
+            whole = 2 * self._weights.get(path, 1) if path is not None else 0
+            reached = int(whole * min(1.0, block.done / block.size)) if block.size else 0
+            step = max(0, min(reached, whole - 1) - self._partial)
+            self._partial += step
+            self._queries += len(block.run.qids)
+            self._current = f"{self._queries:,} queries evaluated"
+        self._advance(step)
 
     def done(self, path: str) -> None:
         """One step of run ``path`` finished (reading it, or evaluating it)."""
-        step = self._weights.get(path, 1)
+        self._advance(self._weights.get(path, 1))
+
+    def _advance(self, step: int) -> None:
         with self._lock:
             self._done += step
             if self._bar is not None:

@@ -65,12 +65,18 @@ from smarteval.render.evaluation import FORMATS
                    "time, each in a process of its own (processes forked from this one, "
                    "which has read the qrels); off Linux, where processes are not forked, "
                    "one.")
+@click.option("--block-rows", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Evaluate each run file grouped by query (as TREC runs are) N rows of "
+                   "whole queries at a time, in memory bounded by a block (some 150 bytes "
+                   "a row) and the per-query values, where every measure asked for allows "
+                   "it. Default: runs of 64 MiB of text or more, two million rows a block.")
 @require_option()
 @output_options(FORMATS)
 @reports_errors
 @takes_settings
 def evaluate(qrels, runs, measures, settings, per_query, no_summary, frozen, frozen_depth, jobs,
-             fmt, output, no_header, zscores, risk_baseline, risk_alpha, requirements):
+             fmt, output, no_header, zscores, risk_baseline, risk_alpha, requirements,
+             block_rows):
     """Evaluate RUNS against QRELS and print per-query and averaged measures.
 
     QRELS holds judgements (QUERY ITER DOCNO REL); each RUN holds ranked results
@@ -103,7 +109,8 @@ def evaluate(qrels, runs, measures, settings, per_query, no_summary, frozen, fro
                                frozen=frozen, frozen_depth=frozen_depth, on_run=finished,
                                jobs=jobs, keep_ranked=False, zscores=zscores,
                                risk_baseline=risk_baseline, risk_alpha=risk_alpha,
-                               table=is_table(fmt), on_note=tell)
+                               table=is_table(fmt), on_note=tell, block_rows=block_rows,
+                               on_block=bar.block)
     failures = []
     if required:
         from smarteval.stats.gate import requirement_failures

@@ -395,11 +395,13 @@ def compat(r: Ranked, params: tuple) -> np.ndarray:
     weight = np.cumprod(np.concatenate(([1.0], np.full(max(longest - 1, 0), p))))[:longest]
     total = np.zeros(longest + 1)
     np.cumsum(weight, out=total[1:])               # sum of the first n weights
-    tail = np.zeros(longest + 1)                   # sum from i = n of weight / (i + 1)
-    tail[:longest] = np.cumsum((weight / np.arange(1, longest + 1))[::-1])[::-1]
-    overlap = np.bincount(q, weights=tail[both] - tail[depth[q]], minlength=r.num_queries)
+    # sum of the first n terms weight / (i + 1): sums from the first term, so that a
+    # query's value owes nothing to the depth of the others
+    head = np.zeros(longest + 1)
+    np.cumsum(weight / np.arange(1, longest + 1), out=head[1:])
+    overlap = np.bincount(q, weights=head[depth[q]] - head[both], minlength=r.num_queries)
     if normalize:
-        best = total[R] + R * (tail[R] - tail[depth])
+        best = total[R] + R * (head[depth] - head[R])
         return safe_div(overlap, best)
     return safe_div(overlap, total[depth])
 

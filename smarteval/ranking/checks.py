@@ -47,10 +47,7 @@ def check_ranked_queries(run: Run, qrels: Qrels, settings: Settings, qids: np.nd
     if len(qrels.repeated):
         problems += _qrels_repeats(qrels, qrels_q, ranked)
     first = int(where[0])
-    q = int(qrels_q[first])
-    lo, hi = qrels.offsets[q], qrels.offsets[q + 1]
-    top = max(int(qrels.grades[lo:hi].max()), int(_repeat_grades(qrels, q).max(initial=-3)))
-    if negative_first and top < 0:
+    if negative_first and judged_only_below_zero(qrels, int(qrels_q[first])):
         problems.append((first, InputError(
             qrels.path, None,
             f"query {qids[first]} is judged only with negative grades and is the first "
@@ -59,6 +56,14 @@ def check_ranked_queries(run: Run, qrels: Qrels, settings: Settings, qids: np.nd
                      "query out, or ask no trec_eval measure)")))
     if problems:
         raise min(problems, key=lambda p: p[0])[1]
+
+
+def judged_only_below_zero(qrels: Qrels, q: int) -> bool:
+    """Whether query ``q`` of ``qrels`` has no judgement of 0 or more (its repeated lines
+    counted): trec_eval cannot evaluate it as the first query it ranks."""
+    lo, hi = qrels.offsets[q], qrels.offsets[q + 1]
+    return max(int(qrels.grades[lo:hi].max()),
+               int(_repeat_grades(qrels, q).max(initial=-3))) < 0
 
 
 def _repeat_grades(qrels: Qrels, q: int) -> np.ndarray:

@@ -1,0 +1,199 @@
+"""A run evaluated a block of whole queries at a time gives what the whole run gives: every
+value of every measure that allows blocks, the same refusals word for word, and blocks of
+the size asked for (the rows in memory at once, not seconds)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import smarteval
+from smarteval.errors import InputError
+from smarteval.evaluation import BLOCKED_FAMILIES
+from smarteval.measures import all_measures
+from smarteval.read.blocks import NotBlockable, run_blocks
+
+#: every measure whose values may be computed a block at a time (trec_eval 9.0.8's names)
+BLOCKED = sorted(n for n, m in all_measures().items()
+                 if m.family in BLOCKED_FAMILIES and m.rel_info == "qrels"
+                 and m.total is None and m.plugin is None)
+
+
+def test_the_blocked_families_hold_measures():
+    families = {all_measures()[n].family for n in BLOCKED}
+    assert families == set(BLOCKED_FAMILIES) and len(BLOCKED) > 80
+
+
+def _collection(seed: int, tmp_path, grouped: bool = True):
+    """Qrels and a run of 60 queries in files: queries of every length (one of 120
+    documents), tied scores, unjudged and negatively judged documents, queries on one
+    side only, the run's queries in a shuffled (not byte) order."""
+    rng = np.random.default_rng(seed)
+    qids = [f"q{i}" for i in rng.permutation(70)]
+    run_lines, qrels_lines = [], []
+    for i, q in enumerate(qids):
+        docs = [f"D{j}" for j in rng.permutation(300)]
+        side = "both" if i % 9 else ("qrels" if i % 2 else "run")
+        if side != "run":
+            judged = rng.choice(150, size=int(rng.integers(1, 25)), replace=False)
+            grades = rng.integers(-1, 4, size=len(judged))
+            grades[0] = max(grades[0], 0)
+            qrels_lines += [f"{q} 0 {docs[j]} {g}\n" for j, g in zip(judged, grades)]
+        if side != "qrels":
+            k = int(rng.choice([1, 2, 5, 20, 60, 120]))
+            scores = np.round(rng.random(k) * 4, 1)        # many ties
+            run_lines.append([f"{q} Q0 {docs[j]} {j} {s} tag{seed}\n"
+                              for j, s in zip(range(k), scores)])
+    if grouped:
+        text = "".join(line for query in run_lines for line in query)
+    else:                             # each query's lines spread among the others'
+        flat = [line for query in run_lines for line in query]
+        text = "".join(flat[j] for j in rng.permutation(len(flat)))
+    qrels = tmp_path / f"qrels{seed}.txt"
+    run = tmp_path / f"run{seed}.txt"
+    qrels.write_text("".join(qrels_lines))
+    run.write_text(text)
+    return str(qrels), str(run)
+
+
+def _same(whole, blocked) -> None:
+    assert whole.qids.tolist() == blocked.qids.tolist()
+    assert whole.in_run.tolist() == blocked.in_run.tolist()
+    assert whole.tag == blocked.tag and whole.num_averaged == blocked.num_averaged
+    for name, values in whole.per_query.items():
+        got = blocked.per_query[name]
+        assert got.dtype == values.dtype, name
+        if values.dtype.kind == "f":
+            assert np.array_equal(values, got, equal_nan=True), name
+        else:
+            assert values.tolist() == got.tolist(), name
+    for name, value in whole.summary.items():
+        got = blocked.summary[name]
+        assert value == got or (value != value and got != got), (name, value, got)
+
+
+SETTINGS = [dict(), dict(complete=True), dict(trec_version=10, complete=True),
+            dict(max_docs=7, judged_only=True), dict(rel_level=2, average="median"),
+            dict(unjudged="range"), dict(ties="average", trec_version=10),
+            dict(query="q3", complete=True)]
+
+
+@pytest.mark.parametrize("options", SETTINGS, ids=lambda o: ",".join(map(str, o.items())))
+@pytest.mark.parametrize("seed", [1, 2])
+def test_blocks_give_the_whole_runs_values(options, seed, tmp_path):
+    qrels, run = _collection(seed, tmp_path)
+    version = options.get("trec_version", 9)
+    names = [n for n in BLOCKED if version in all_measures()[n].versions]
+    if options.get("ties") == "average":
+        names = [n for n in names if all_measures()[n].ties is not None
+                 or all_measures()[n].orders or all_measures()[n].order_free]
+    common = dict(num_docs=500, target_generality=20.0, keep_ranked=False, **options)
+    whole = smarteval.evaluate(qrels, run, names, **common)[0]
+    seen = []
+    blocked = smarteval.evaluate(qrels, run, names, block_rows=40, on_block=seen.append,
+                                 **common)
+    assert len(seen) > 5 and blocked.notes == whole_notes(qrels, run, names, common)
+    _same(whole, blocked[0])
+
+
+def whole_notes(qrels, run, names, common) -> list[str]:
+    return smarteval.evaluate(qrels, run, names, **common).notes
+
+
+def test_blocks_hold_whole_queries_of_about_the_rows_asked_for(tmp_path):
+    """The rows in memory at once are a block's: no more than the rows asked for, the
+    tokenizer's last chunk (at most as many) and the longest query."""
+    qrels, run = _collection(3, tmp_path)
+    rows = 50
+    blocks = list(run_blocks(run, rows))
+    sizes = [len(b.run) for b in blocks]
+    total = len(Path(run).read_text().splitlines())
+    assert sum(sizes) == total and len(blocks) >= total // (3 * rows)
+    assert max(sizes) <= 3 * rows + 120
+    qids = [q for b in blocks for q in b.run.qids.tolist()]
+    assert len(qids) == len(set(qids))                  # every query whole, in one block
+    assert [b.done for b in blocks] == sorted(b.done for b in blocks)
+    assert blocks[-1].done == blocks[-1].size > 0
+
+
+def test_a_run_not_grouped_by_query_is_read_whole_with_a_note(tmp_path):
+    qrels, run = _collection(4, tmp_path, grouped=False)
+    with pytest.raises(NotBlockable) as why:
+        list(run_blocks(run, 40))
+    assert why.value.query is not None
+    whole = smarteval.evaluate(qrels, run, ["official"], keep_ranked=False)
+    blocked = smarteval.evaluate(qrels, run, ["official"], keep_ranked=False, block_rows=40)
+    _same(whole[0], blocked[0])
+    note, = [n for n in blocked.notes if "not grouped by query" in n]
+    assert note.startswith(f"{run}: its lines are not grouped by query (query ")
+    assert "sort -s -k1,1" in note and not whole.notes
+
+
+def _refusal(qrels, run, **options) -> str:
+    with pytest.raises(InputError) as e:
+        smarteval.evaluate(qrels, run, ["official"], keep_ranked=False, **options)
+    return str(e.value)
+
+
+@pytest.mark.parametrize("case", ["bad score late", "short line late", "repeated docno",
+                                  "first query judged below 0", "no shared query",
+                                  "NUL byte late", "query id not UTF-8"])
+def test_blocks_refuse_as_the_whole_run_does(case, tmp_path):
+    qrels, run = _collection(5, tmp_path)
+    text = Path(run).read_bytes()
+    lines = text.splitlines(keepends=True)
+    if case == "bad score late":
+        lines[-3] = lines[-3].replace(b" tag5", b"x tag5")
+        lines[-3] = lines[-3].split(b" ")
+        lines[-3][4] = b"1.0.0"
+        lines[-3] = b" ".join(lines[-3])
+    elif case == "short line late":
+        lines[-5] = b"q1 Q0 D1\n"
+    elif case == "repeated docno":
+        lines.insert(len(lines) // 2, lines[len(lines) // 2 - 1])
+    elif case == "first query judged below 0":
+        Path(qrels).write_text(Path(qrels).read_text() + "a0 0 D1 -1\n")
+        lines.append(b"a0 Q0 D1 1 1.0 tag5\n")
+    elif case == "no shared query":
+        lines = [b"zz" + line for line in lines]
+    elif case == "NUL byte late":
+        lines[-2] = lines[-2][:3] + b"\0" + lines[-2][3:]
+    elif case == "query id not UTF-8":
+        lines[-4] = b"\xff" + lines[-4]
+    Path(run).write_bytes(b"".join(lines))
+    try:
+        whole = _refusal(qrels, run)
+    except pytest.fail.Exception:       # the whole run takes it: so do the blocks
+        _same(smarteval.evaluate(qrels, run, ["official"], keep_ranked=False)[0],
+              smarteval.evaluate(qrels, run, ["official"], keep_ranked=False,
+                                 block_rows=40)[0])
+        assert case == "query id not UTF-8"
+        return
+    assert _refusal(qrels, run, block_rows=40) == whole
+
+
+def test_what_reads_more_than_a_query_is_never_blocked(tmp_path):
+    """Random tie order, a micro average and z-scores read the run whole (the values are
+    the whole run's; no block is told)."""
+    qrels, run = _collection(6, tmp_path)
+    for options in (dict(ties="random", seed=3), dict(average="micro")):
+        seen = []
+        smarteval.evaluate(qrels, run, ["P.5", "recall.10"], keep_ranked=False, block_rows=40,
+                           on_block=seen.append, **options)
+        assert not seen, options
+    seen = []
+    smarteval.evaluate(qrels, run, ["map"], keep_ranked=True, block_rows=40,
+                       on_block=seen.append)
+    assert not seen                     # the rankings are kept: the whole run
+
+
+def test_the_command_line_evaluates_in_blocks(cli, tmp_path):
+    qrels, run = _collection(7, tmp_path)
+    whole = cli("evaluate", "-q", "-c", "-f", "trec", qrels, run)
+    blocked = cli("evaluate", "-q", "-c", "-f", "trec", "--block-rows", "30", qrels, run)
+    assert whole.exit_code == blocked.exit_code == 0
+    assert blocked.stdout == whole.stdout
+    bad = cli("evaluate", "--block-rows", "0", qrels, run)
+    assert bad.exit_code == 2 and "--block-rows" in bad.stderr

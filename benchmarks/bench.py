@@ -21,6 +21,9 @@ script is counted), and the ratio of each tool to smarteval::
     python benchmarks/bench.py --diversity              # diversity measures beside ndeval
     /venv/bin/python benchmarks/bench.py --installed    # the smarteval pip installed in
                                                         # that Python, as users run it
+    python benchmarks/generate.py --wide 1M,10M --wide-interleaved --wide-pair
+    python benchmarks/bench.py --wide --sizes 1M,10M --trec-eval /path/to/trec_eval
+                                                        # the "million queries" shape
 
 Tools (those not installed are skipped):
 
@@ -32,7 +35,7 @@ Tools (those not installed are skipped):
 * ``ranx``        ``Qrels/Run.from_file`` + ``ranx.evaluate`` (map, mrr, r-precision,
   bpref, precision@k; no iprec_at_recall / gm_map); numba's JIT cache is warmed by an
   untimed first run
-* ``trec_eval``   a ``trec_eval`` executable on PATH
+* ``trec_eval``   the executable given by ``--trec-eval PATH``, else ``trec_eval`` on PATH
 * ``smarteval-j1`` (only when asked) smarteval with ``-j 1``: several runs in one process
 * ``smarteval-tuned`` (only when asked) smarteval with glibc's malloc keeping freed
   memory and numpy's huge-page madvise off (environment variables)
@@ -58,6 +61,20 @@ beside ndeval itself (an ``ndeval`` executable on PATH, e.g. compiled from the
 pyndeval's Python call (a worker process reading the same files), interleaved. Both are
 also run, tiny, by ``--smoke``.
 
+``--wide`` times the runs of ``generate.py --wide`` (the shape of ranx's "million
+queries" benchmark: SIZE / 100 queries x 100 documents, 1-3 relevant each; ``--sizes
+1M,10M,30M,100M`` in lines, default every ``wide-SIZE.run`` found), smallest first, one
+timed process a row unless ``-r``: each tool of ``--tools`` (trec_eval, pytrec_eval,
+ir_measures and ranx where they fit), then smarteval alone with ``-q -f trec``, ``-q -f
+tsv``, ``curve``, ``compare`` of the ``.b.run`` against the run, and on the
+``.interleaved.run`` (the same lines not grouped by query). Every process runs under
+``--limit`` seconds (default 900: "not finished in 900 s") and ``--mem-cap`` GiB of
+address space (RLIMIT_AS, default half the RAM: "did not fit in N GiB"); a tool whose
+estimated peak (WIDE_NEEDS) is over the cap is not started ("skipped: needs ~X GiB"),
+and a command that ran out of time or memory is not tried on the larger sizes. The
+output column compares smarteval's ``-f trec`` output with trec_eval's byte for byte
+("identical" / "DIFFERS"); ratios are to trec_eval's evaluation of the same size.
+
 The command lines are in TOOLS below; adapt them when smarteval's CLI changes.
 ``--phases`` imports smarteval and times read_qrels / read_run / ranking / measures /
 render separately (see PHASES: a loose adapter to smarteval's internal API).
@@ -66,6 +83,7 @@ render separately (see PHASES: a loose adapter to smarteval's internal API).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -127,6 +145,17 @@ def _package_dir() -> str:
     return p.stdout.strip()
 
 
+#: ``--trec-eval PATH``: the trec_eval executable to time (else ``trec_eval`` on PATH)
+TREC_EVAL: str | None = None
+
+
+def _trec_eval() -> str | None:
+    """The trec_eval executable timed: --trec-eval's, or the one on PATH, or None."""
+    if TREC_EVAL:
+        return TREC_EVAL if os.access(TREC_EVAL, os.X_OK) else None
+    return shutil.which("trec_eval")
+
+
 TOOLS = {
     "smarteval": {
         "available": lambda: _importable("smarteval.cli"),
@@ -172,8 +201,8 @@ TOOLS = {
         "sweep": False,     # ~10-20 s a process (import + JIT): 20 of them say nothing new
     },
     "trec_eval": {
-        "available": lambda: shutil.which("trec_eval") is not None,
-        "cmd": lambda qrels, run: [shutil.which("trec_eval") or "trec_eval", qrels, run],
+        "available": lambda: _trec_eval() is not None,
+        "cmd": lambda qrels, run: [_trec_eval() or "trec_eval", qrels, run],
         "one_run_a_call": True,     # trec-sweep-1proc: its 20 calls in a row
     },
 }
@@ -389,8 +418,28 @@ def _maxrss_mib() -> float:
 
 
 def _machine() -> str:
-    return (f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load average "
-            f"{os.getloadavg()[0]:.1f}, this process {_maxrss_mib():.0f} MiB")
+    """CPU, cores, RAM, python, numpy (its version as installed: this process stays small
+    and imports no numpy), load average and this process's RSS."""
+    import importlib.metadata
+    import platform
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f
+                        if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    try:
+        ram = f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.1f} GiB RAM"
+    except (ValueError, OSError):
+        ram = "RAM unknown"
+    try:
+        numpy = importlib.metadata.version("numpy")
+    except importlib.metadata.PackageNotFoundError:
+        numpy = "not installed"
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    return (f"{cpu}, {os.cpu_count()} cores, {ram}, python {sys.version.split()[0]}, numpy "
+            f"{numpy}, load average {load}, this process {_maxrss_mib():.0f} MiB")
 
 
 def _phase_read_qrels(ctx):
@@ -962,14 +1011,329 @@ def diversity_bench(repeat: int, topics: int = 50, subtopics: int = 10, judged: 
     return "\n".join([head, "|---" * (2 + 2 * len(others)) + "|", row]), "error" in s
 
 
+# ---------------------------------------------------------------------------
+# The "million queries" shape (--wide): queries x 100 documents, 1-3 relevant each
+# (generate.py --wide); every process under a time limit and an address-space cap
+# ---------------------------------------------------------------------------
+
+#: Peak RSS a tool needs on a wide run: (MiB, bytes a line of the run), a line through
+#: its peaks on wide-1M and wide-10M (2026-11-27, NOTES.md), rounded up. A tool whose
+#: estimate is over --mem-cap is not run at that size.
+WIDE_NEEDS = {"smarteval": (100, 50), "trec_eval": (10, 90), "pytrec_eval": (50, 240),
+              "ir_measures": (50, 270), "ranx": (400, 370)}
+
+#: Words of a failed process's last error lines that say it ran out of memory.
+OUT_OF_MEMORY = ("MemoryError", "out of memory", "Cannot allocate memory", "bad_alloc",
+                 "Cannot malloc", "Cannot copy", "failed to map segment")
+
+
+def run_limited(cmd: list[str], limit: float | None, cap: int | None = None,
+                out: str | None = None, env: dict | None = None) -> dict:
+    """run_once under a time limit (the process group killed past ``limit`` seconds) and
+    an address-space cap of ``cap`` bytes (RLIMIT_AS, set in the child before exec);
+    standard output to the file ``out`` (else discarded). Adds ``timed_out``."""
+    import signal
+    import threading
+
+    def cap_memory():
+        if cap:
+            resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+    timed_out = threading.Event()
+    with tempfile.TemporaryFile() as err, open(out or os.devnull, "wb") as sink:
+        t0 = time.perf_counter()
+        # no thread of this process is running here: preexec_fn is safe
+        p = subprocess.Popen(cmd, stdout=sink, stderr=err, env={**_env(), **(env or {})},
+                             cwd=_cwd(), preexec_fn=cap_memory, start_new_session=True)
+
+        def kill():
+            timed_out.set()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(p.pid, signal.SIGKILL)
+
+        timer = threading.Timer(limit, kill) if limit else None
+        if timer:
+            timer.start()
+        try:
+            _, status, ru = os.wait4(p.pid, 0)
+        except BaseException:
+            kill()
+            raise
+        finally:
+            if timer:
+                timer.cancel()
+                timer.join()
+        wall = time.perf_counter() - t0
+        rc = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        msg = err.read().decode("utf-8", "replace").strip().splitlines()
+    return {"wall": wall, "user": ru.ru_utime, "sys": ru.ru_stime,
+            "rss_mib": ru.ru_maxrss / 1024, "rc": rc, "timed_out": timed_out.is_set(),
+            "error": " / ".join(msg[-2:]) if rc else ""}
+
+
+def _wide_sizes(data_dir: str, sizes: list[str] | None) -> list[str]:
+    """The sizes asked for (else every ``wide-SIZE.run`` found), smallest file first."""
+    if not sizes:
+        sizes = [f[len("wide-"):-len(".run")] for f in os.listdir(data_dir)
+                 if f.startswith("wide-") and f.endswith(".run")
+                 and not f.endswith((".interleaved.run", ".b.run"))]
+
+    def size_of(s):
+        path = os.path.join(data_dir, f"wide-{s}.run")
+        return os.path.getsize(path) if os.path.exists(path) else 0
+    return sorted(sizes, key=size_of)
+
+
+def _scan(path: str) -> tuple[int, int]:
+    """(lines, runs of equal first fields) of a file, read in 1 MiB pieces (this also
+    brings a run into the page cache before the first timed process reads it)."""
+    lines = groups = 0
+    last = None
+    with open(path, "rb") as f:
+        if path.endswith(".qrels"):
+            for line in f:
+                lines += 1
+                first = line.split(None, 1)[0] if line.strip() else last
+                groups += first != last
+                last = first
+        else:
+            while buf := f.read(1 << 20):
+                lines += buf.count(b"\n")
+    return lines, groups
+
+
+def _ranx_warmup(tmp: str, qrels: str, run: str) -> None:
+    """One ranx process on the first 2,000 lines of the run (numba compiles and caches
+    its functions there, not in a timed process)."""
+    small = {}
+    for name, path, n in (("q", qrels, 200), ("r", run, 2000)):
+        small[name] = os.path.join(tmp, f"warmup.{name}")
+        with open(path, "rb") as f, open(small[name], "wb") as g:
+            g.writelines(line for _, line in zip(range(n), f))
+    run_once(TOOLS["ranx"]["cmd"](small["q"], small["r"]))
+
+
+def _wide_outcome(rs: list[dict], limit: float, cap_gib: float) -> tuple[str, str]:
+    """('ok', '') or (kind, cell) for the first failed process of ``rs``."""
+    bad = next((r for r in rs if r["rc"] or r["timed_out"]), None)
+    if bad is None:
+        return "ok", ""
+    if bad["timed_out"]:
+        return "limit", f"not finished in {limit:.0f} s"
+    if bad["rc"] < 0 or any(w in bad["error"] for w in OUT_OF_MEMORY):
+        return "memory", f"did not fit in {cap_gib:g} GiB"
+    return "failed", f"failed: {bad['error'][:70]}"
+
+
+def wide_bench(data_dir: str, sizes: list[str] | None, tools: list[str], repeat: int,
+               limit: float, cap_gib: float, extras: bool = True,
+               log=print) -> tuple[str, list[dict], bool]:
+    """The wide runs (generate.py --wide): each tool of ``tools`` on each size, then
+    smarteval alone with -q, -q -f tsv, curve, compare (with the .b.run) and on the
+    interleaved run; smarteval's -f trec output compared byte for byte with
+    trec_eval's. The table, its rows, and whether a smarteval row failed or differed."""
+    cap = int(cap_gib * 2**30)
+    tmp = tempfile.mkdtemp(prefix="smarteval_wide_")
+    rows: list[dict] = []
+    gave_up: dict[str, str] = {}
+    warmed = False
+    try:
+        for size in _wide_sizes(data_dir, sizes):
+            stem = os.path.join(data_dir, f"wide-{size}")
+            run, qrels = stem + ".run", stem + ".qrels"
+            if not (os.path.exists(run) and os.path.exists(qrels)):
+                log(f"  no {run}: python benchmarks/generate.py --wide {size}")
+                continue
+            t = time.perf_counter()
+            lines, _ = _scan(run)
+            _, queries = _scan(qrels)
+            log(f"  wide-{size}: {lines:,} lines, {queries:,} queries (read once before "
+                f"timing: {time.perf_counter() - t:.1f} s)")
+            data = {"data": f"wide-{size}", "lines": lines, "queries": queries}
+
+            def timed(label, tool, cmd, out=None, data=data):
+                rs = []
+                for _ in range(repeat):
+                    rs.append(run_limited(cmd, limit, cap, out))
+                    if rs[-1]["rc"] or rs[-1]["timed_out"]:
+                        break
+                kind, cell = _wide_outcome(rs, limit, cap_gib)
+                row = {**data, "command": label, "tool": tool, "outcome": kind}
+                if kind != "ok":
+                    row.update(cell=cell, error=rs[-1]["error"])
+                else:
+                    row.update(repeat=len(rs),
+                               wall=statistics.median(r["wall"] for r in rs),
+                               user=statistics.median(r["user"] for r in rs),
+                               sys=statistics.median(r["sys"] for r in rs),
+                               rss_mib=max(r["rss_mib"] for r in rs))
+                if out and kind == "ok":
+                    row["out"] = out
+                if kind in ("limit", "memory"):         # not tried again on a larger size
+                    gave_up[label] = f"{cell} at {data['data']}"
+                rows.append(row)
+                log(f"  {row['data']} {label:44s} " + (cell or f"{row['wall']:8.2f} s "
+                                                        f"{row['rss_mib']:8.0f} MiB"))
+                return row
+
+            def skipped(label, tool, runs=1, data=data):
+                """The reason not to run ``label`` at this size (its tool's estimate over the
+                cap, or too much time or memory at a smaller size), a row made for it."""
+                mib, per_line = WIDE_NEEDS.get(tool, (100, 250))
+                need = (mib * 2**20 + runs * per_line * data["lines"]) / 2**30
+                skip = (f"not run: {gave_up[label]}" if label in gave_up else
+                        f"skipped: needs ~{need:.1f} GiB" if need > cap_gib else "")
+                if skip:
+                    rows.append({**data, "command": label, "tool": tool,
+                                 "outcome": "skipped", "cell": skip})
+                    log(f"  {data['data']} {label:44s} {skip}")
+                return skip
+
+            for tool in tools:
+                spec = TOOLS[tool]
+                label = ("smarteval evaluate -m official -f trec" if tool == "smarteval"
+                         else tool)
+                if skipped(label, tool):
+                    continue
+                if spec.get("warmup") and not warmed:
+                    _ranx_warmup(tmp, qrels, run)
+                    warmed = True
+                out = (os.path.join(tmp, f"{size}.{tool}.out")
+                       if tool in ("smarteval", "trec_eval") else None)
+                timed(label, tool, spec["cmd"](qrels, run), out)
+            if extras and "smarteval" in tools:
+                se = _py() + ["-m", "smarteval"]
+                more = [("smarteval evaluate -m official -q -f trec",
+                         se + ["evaluate", "-m", "official", "-q", "-f", "trec", qrels, run]),
+                        ("smarteval evaluate -m official -q -f tsv",
+                         se + ["evaluate", "-m", "official", "-q", "-f", "tsv", qrels, run]),
+                        ("smarteval curve", se + ["curve", qrels, run])]
+                if os.path.exists(stem + ".b.run"):
+                    more.append(("smarteval compare (the .b.run against it)",
+                                 se + ["compare", qrels, run, stem + ".b.run"]))
+                if os.path.exists(stem + ".interleaved.run"):
+                    more.append(("smarteval evaluate -m official -f trec, interleaved run",
+                                 TOOLS["smarteval"]["cmd"](qrels, stem + ".interleaved.run")))
+                for label, cmd in more:
+                    if not skipped(label, "smarteval", runs=1 + ("compare" in label)):
+                        timed(label, "smarteval", cmd, os.path.join(
+                            tmp, f"{size}.interleaved.out") if "interleaved" in label else None)
+            _check_outputs([r for r in rows if r["data"] == data["data"]])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    failed = any(r["tool"] == "smarteval" and (r["outcome"] == "failed"
+                                               or "DIFFERS" in r.get("output", ""))
+                 for r in rows)
+    return wide_table(rows), rows, failed
+
+
+def _check_outputs(rows: list[dict]) -> None:
+    """Set ``output`` of the rows of one size that kept their output (``out``): smarteval's
+    trec output byte for byte against trec_eval's, or, without trec_eval, the
+    interleaved run's against the grouped run's."""
+    ref = next((r["out"] for r in rows if r["tool"] == "trec_eval" and "out" in r), None)
+    grouped = next((r["out"] for r in rows if r["tool"] == "smarteval" and "out" in r), None)
+    for r in rows:
+        mine = r.pop("out", None)
+        if r["tool"] == "trec_eval":
+            r["output"] = "reference" if mine else "-"
+            continue
+        against = ref or (grouped if "interleaved" in r["command"] else None)
+        if not mine:
+            continue
+        if not against or against == mine:
+            r["output"] = "not checked (no trec_eval)"
+            continue
+        with open(mine, "rb") as f, open(against, "rb") as g:
+            same = f.read() == g.read()
+        r["output"] = ("identical" if same else "DIFFERS") + (
+            "" if ref else " to smarteval's on the grouped run")
+
+
+def wide_table(rows: list[dict]) -> str:
+    """The wide rows as a markdown table, each with its ratios to trec_eval on its size."""
+    ref = {r["data"]: r for r in rows if r["tool"] == "trec_eval" and r["outcome"] == "ok"}
+    lines = ["| data | lines | queries | command | time | user / sys | peak RSS | "
+             "time / trec_eval | RSS / trec_eval | output |", "|---" * 10 + "|"]
+    for r in rows:
+        head = f"| {r['data']} | {r['lines']:,} | {r['queries']:,} | {r['command']} | "
+        if r["outcome"] != "ok":
+            lines.append(head + f"{r['cell']} | | | | | |")
+            continue
+        t = ref.get(r["data"])
+        ratio = (f"{r['wall'] / t['wall']:.2f}x | {r['rss_mib'] / t['rss_mib']:.2f}x"
+                 if t else "- | -")
+        lines.append(head + f"{r['wall']:.2f} s | {r['user']:.2f} / {r['sys']:.2f} s | "
+                     f"{r['rss_mib']:,.0f} MiB | {ratio} | {r.get('output', '-')} |")
+    errors = [f"* {r['data']} {r['command']}: {r['error']}" for r in rows
+              if r["outcome"] in ("memory", "failed") and r.get("error")]
+    return "\n".join(lines + ([""] + errors if errors else []))
+
+
+#: The wide size --smoke generates and times (200 queries x 100 documents).
+SMOKE_WIDE = "20k"
+
+
+def _half_ram_gib() -> int:
+    """Half the machine's RAM in whole GiB (8 when it cannot be told)."""
+    try:
+        return max(1, int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**31))
+    except (ValueError, OSError):
+        return 8
+
+
+def _tools(a, ap) -> tuple[list[str], list[str]]:
+    """The tools of --tools that are available, and those that are not (usage error for
+    an unknown one)."""
+    tools = [t for t in a.tools.split(",") if t]
+    unknown = [t for t in tools if t not in TOOLS]
+    if unknown:
+        ap.error(f"unknown tools: {', '.join(unknown)}")
+    available = [t for t in tools if TOOLS[t]["available"]()]
+    return available, [t for t in tools if t not in available]
+
+
+def wide_main(a, ap) -> int:
+    """--wide: the machine line, the tools, the table (and --json rows); 1 when a
+    smarteval row failed or its output differed from trec_eval's."""
+    available, missing = _tools(a, ap)
+    cap = a.mem_cap or _half_ram_gib()
+    te = _trec_eval()
+    version = ""
+    if te:
+        p = subprocess.run([te, "-v"], capture_output=True, text=True)
+        version = (p.stdout + p.stderr).strip().splitlines()[0] if p.stdout + p.stderr else ""
+    print(_machine())
+    print(f"tools: {', '.join(available)}"
+          + (f" (not available: {', '.join(missing)})" if missing else "")
+          + (f"; trec_eval: {te} ({version})" if te else "; no trec_eval")
+          + f"; limit {a.limit:.0f} s and {cap:g} GiB of address space a process")
+    if "smarteval" in available:
+        subprocess.run(_py() + ["-m", "compileall", "-q", _package_dir()],
+                       check=True, stdout=subprocess.DEVNULL)
+    sizes = a.sizes.split(",") if a.sizes else None
+    text, rows, failed = wide_bench(a.data, sizes, available, max(1, a.repeat or 1),
+                                    a.limit, cap, extras=not a.no_extras)
+    print()
+    print(text)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    return 1 if failed or not rows else 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=os.path.join(HERE, "data"))
-    ap.add_argument("--sizes", default="1M,3.5M,7M,14M")
+    ap.add_argument("--sizes", default=None,
+                    help="comma list (default: 1M,3.5M,7M,14M; with --wide, every "
+                         "wide-SIZE.run under --data)")
     default_tools = ",".join(t for t, s in TOOLS.items() if s.get("default", True))
     ap.add_argument("--tools", default=default_tools,
                     help=f"comma list of {', '.join(TOOLS)} (default: {default_tools})")
-    ap.add_argument("-r", "--repeat", type=int, default=5)
+    ap.add_argument("-r", "--repeat", type=int, default=None,
+                    help="timed processes a row (default 5; 1 with --wide)")
     ap.add_argument("--no-sweep", action="store_true")
     ap.add_argument("--no-warmup", action="store_true")
     ap.add_argument("--phases", action="store_true", help="also time smarteval's phases")
@@ -997,6 +1361,22 @@ def main(argv=None) -> int:
     ap.add_argument("--diversity", action="store_true",
                     help="time smarteval's diversity measures on 50 generated topics x 1,000 "
                          "documents with 10 subtopics beside ndeval (on PATH) and pyndeval")
+    ap.add_argument("--wide", action="store_true",
+                    help="the wide runs of generate.py --wide (queries x 100 documents): "
+                         "each tool under --limit and --mem-cap, then smarteval's -q, -q -f "
+                         "tsv, curve, compare and interleaved rows; smarteval's output "
+                         "compared with trec_eval's")
+    ap.add_argument("--no-extras", action="store_true",
+                    help="--wide: leave out smarteval's -q, tsv, curve, compare and "
+                         "interleaved rows")
+    ap.add_argument("--trec-eval", metavar="PATH",
+                    help="the trec_eval executable to time (default: trec_eval on PATH)")
+    ap.add_argument("--limit", type=float, default=900,
+                    help="--wide: seconds a process may take before it is killed "
+                         "(default 900)")
+    ap.add_argument("--mem-cap", type=float, default=None, metavar="GIB",
+                    help="--wide: address space a process may take (RLIMIT_AS), and tools "
+                         "estimated to need more are not run (default: half the RAM)")
     ap.add_argument("--installed", action="store_true",
                     help="time the smarteval installed in this Python (pip install ., not "
                          "editable) instead of this checkout's sources")
@@ -1008,8 +1388,16 @@ def main(argv=None) -> int:
     ap.add_argument("--diversity-worker", nargs=2, help=argparse.SUPPRESS)
     ap.add_argument("--tukey-worker", nargs=3, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
-    global INSTALLED
+    global INSTALLED, TREC_EVAL
     INSTALLED = a.installed
+    if a.trec_eval:
+        if not os.access(a.trec_eval, os.X_OK):
+            ap.error(f"--trec-eval {a.trec_eval}: not an executable file")
+        TREC_EVAL = os.path.abspath(a.trec_eval)
+    if a.wide and not (a.smoke or a.worker):
+        return wide_main(a, ap)
+    a.sizes = a.sizes or "1M,3.5M,7M,14M"
+    a.repeat = 5 if a.repeat is None else a.repeat
     if a.worker:
         WORKERS[a.worker[0]](*a.worker[1:])
         return 0
@@ -1055,20 +1443,16 @@ def main(argv=None) -> int:
 
     if a.smoke:
         if a.tools == default_tools:               # quick tools only, unless asked
-            a.tools = "smarteval,pytrec_eval"
+            a.tools = "smarteval,pytrec_eval" + (",trec_eval" if _trec_eval() else "")
         tmp = tempfile.mkdtemp(prefix="smarteval_smoke_")
         # in a child: this process stays small (a child's peak RSS counts its parent's
         # RSS at fork time on Linux, so the parent must stay below what it measures)
         subprocess.run(_py() + [os.path.join(HERE, "generate.py"), "--out", tmp,
-                                "--size", "tiny"], check=True, stdout=subprocess.DEVNULL,
+                                "--size", "tiny", "--wide", SMOKE_WIDE, "--wide-interleaved",
+                                "--wide-pair"], check=True, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
         a.data, a.sizes, a.repeat = tmp, "tiny", 1
-    tools = [t for t in a.tools.split(",") if t]
-    unknown = [t for t in tools if t not in TOOLS]
-    if unknown:
-        ap.error(f"unknown tools: {', '.join(unknown)}")
-    available = [t for t in tools if TOOLS[t]["available"]()]
-    skipped = [t for t in tools if t not in available]
+    available, skipped = _tools(a, ap)
     data = datasets(a.data, a.sizes.split(","), sweep=not a.no_sweep)
     if not data:
         print(f"no data under {a.data}: run benchmarks/generate.py first", file=sys.stderr)
@@ -1095,6 +1479,14 @@ def main(argv=None) -> int:
             shutil.rmtree(a.data, ignore_errors=True)
             print("smoke: smarteval is not importable yet (skipped)")
             return 0
+        # the --wide rows, tiny: 200 queries x 100 documents
+        print()
+        wide, wide_rows, wide_failed = wide_bench(a.data, [SMOKE_WIDE], available, 1,
+                                                  limit=300, cap_gib=_half_ram_gib(),
+                                                  log=lambda *x: None)
+        print(wide)
+        wide_failed |= any(r["tool"] == "smarteval" and r["outcome"] != "ok"
+                           for r in wide_rows)
         # the --graded and --diversity rows, tiny: the run of 50 x 100, 5 topics x 100
         print()
         graded, graded_failed = graded_bench(a.data, ["tiny"], 1, warmup=False)
@@ -1106,7 +1498,7 @@ def main(argv=None) -> int:
         print(diverse)
         print()
         over = memory()
-        return 1 if failed or over or graded_failed or diverse_failed else 0
+        return 1 if failed or over or graded_failed or diverse_failed or wide_failed else 0
     return 0
 
 

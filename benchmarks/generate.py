@@ -18,6 +18,17 @@ Writes, under ``--out`` (default ``benchmarks/data``):
   grades 0, 1, 2, ~8 % relevant), and a run of 50 of its queries x 1,000 documents to
   evaluate against it (``--size tiny`` alone writes ``pool-tiny/``: 10 x 200 judged,
   10 x 100 retrieved).
+* with ``--wide 1M,10M,30M,100M`` (sizes in lines): ``wide-{SIZE}.run`` and
+  ``wide-{SIZE}.qrels`` -- the shape of ranx's "million queries" benchmark: SIZE / 100
+  queries x 100 documents (100M lines: 1,000,000 queries, ~3.6 GB), 1-3 relevant
+  documents a query (grades 1 and 2, mean 1.45), numeric qids in numeric order, MS
+  MARCO-like integer docnos, ``%.6f`` scores descending with 6 % exact ties, tag
+  ``wide``. ``--wide-interleaved`` adds ``wide-{SIZE}.interleaved.run``, the same lines
+  not grouped by query (10 passes over the queries, pass j holding every query's ranks
+  10j+1..10j+10, so a query's lines lie a tenth of the file apart); ``--wide-pair``
+  adds ``wide-{SIZE}.b.run``, a second system on the same queries (for ``compare``).
+  Made 5,000 queries at a time, each block from a generator of its own: memory stays
+  under ~0.5 GB whatever the size. ``--wide`` alone writes nothing else.
 * with ``--messy``: ``msmarco-{SIZE}.messy.run`` -- the same rows written the hard
   way: runs of spaces and tabs, CRLF line ends, blank lines, ``#`` comment lines,
   extra fields after the sixth, a few scores in exponent notation.
@@ -33,15 +44,18 @@ padding dropped by a mask), so the 7M-line file takes a few seconds.
 
     python benchmarks/generate.py --out benchmarks/data --size 7M
     python benchmarks/generate.py --size tiny --messy --compress gz
+    python benchmarks/generate.py --wide 1M,10M --wide-interleaved --wide-pair
 """
 
 from __future__ import annotations
 
 import argparse
 import bz2
+import contextlib
 import gzip
 import lzma
 import os
+import shutil
 import sys
 import time
 
@@ -332,6 +346,130 @@ def write_msmarco(out: str, size: str, seed: int, query_order: str, messy: bool,
 
 
 # ---------------------------------------------------------------------------
+# The "million queries" shape: many queries x 100 documents, 1-3 relevant each
+# ---------------------------------------------------------------------------
+
+WIDE_DOCS = 100                       # documents a query
+WIDE_BLOCK_Q = 5_000                  # queries made at once (500,000 lines)
+WIDE_PASSES = 10                      # interleaved: each query cut in 10 slices of 10 ranks
+
+
+def wide_lines(text: str) -> int:
+    """A size in lines: ``1M``, ``10M``, ``20k``, ``300000``; a multiple of WIDE_DOCS."""
+    t = text.strip()
+    mult = {"k": 10**3, "K": 10**3, "M": 10**6}.get(t[-1:], 1)
+    try:
+        n = round(float(t[:-1] if mult > 1 else t) * mult)
+    except ValueError:
+        raise ValueError(f"not a number of lines: {text!r}") from None
+    if n <= 0 or n % WIDE_DOCS:
+        raise ValueError(f"{text!r}: the number of lines must be a positive multiple "
+                         f"of {WIDE_DOCS}")
+    return n
+
+
+def wide_qids(seed: int, nlines: int) -> np.ndarray:
+    """The query ids, ascending: distinct integers below max(1,102,400, 4 x queries)."""
+    nq = nlines // WIDE_DOCS
+    rng = np.random.default_rng([seed, 31, nlines])
+    return np.sort(rng.choice(max(MSMARCO_MAX_QID, 4 * nq), nq, replace=False))
+
+
+def wide_block(seed: int, nlines: int, block: int, nq: int, system: int):
+    """One block of ``nq`` queries (numbered from 0 in the block): its qrels and the rows of
+    run ``system`` (1 or 2), each from a generator of its own, so that the qrels and either
+    run are the same whichever files are written."""
+    k = WIDE_DOCS
+    qrng = np.random.default_rng([seed, 31, nlines, block, 0])
+    nrel = 1 + (qrng.random(nq) < 0.35) + (qrng.random(nq) < 0.10)     # 1-3, mean 1.45
+    qr_q = np.repeat(np.arange(nq), nrel)
+    qr_doc = qrng.integers(0, MSMARCO_NUM_DOCS, len(qr_q))
+    qr_doc = _dedupe(qrng, qr_q, qr_doc, np.zeros(len(qr_q), np.int64), MSMARCO_NUM_DOCS)
+    qr_grade = 1 + (qrng.random(len(qr_q)) < 0.2)
+    o = np.lexsort((qr_doc, qr_q))
+    qr_q, qr_doc, qr_grade = qr_q[o], qr_doc[o], qr_grade[o]
+
+    rng = np.random.default_rng([seed, 31, nlines, block, system])
+    n = nq * k
+    q = np.repeat(np.arange(nq), k)
+    doc = rng.integers(0, MSMARCO_NUM_DOCS, n)
+    prio = np.ones(n, np.int64)
+    hit = rng.random(len(qr_q)) < (0.85 if system == 1 else 0.75)
+    hq, hd = qr_q[hit], qr_doc[hit]
+    hrank = np.minimum((np.exp(rng.random(len(hq)) * np.log(k)) - 1).astype(np.int64), k - 1)
+    doc[hq * k + hrank] = hd
+    prio[hq * k + hrank] = 0
+    doc = _dedupe(rng, q, doc, prio, MSMARCO_NUM_DOCS)
+    top = rng.uniform(12.0, 35.0, nq)
+    gaps = rng.exponential(1.0, n) * np.repeat(top * 0.6 / k, k)
+    gaps[rng.random(n) < 0.06] = 0.0                                     # exact ties
+    gaps[::k] = 0.0
+    score = np.rint((np.repeat(top, k) - np.cumsum(gaps.reshape(nq, k), axis=1).ravel())
+                    * 1e6) / 1e6
+    newgroup = np.ones(n, bool)                                           # ties: docno up
+    newgroup[1:] = (score[1:] != score[:-1]) | (q[1:] != q[:-1])
+    o = np.argsort((np.cumsum(newgroup) << 24) | doc, kind="stable")
+    return qr_q, qr_doc, qr_grade, doc[o], score[o]
+
+
+def write_wide(out: str, size: str, seed: int, interleaved: bool, pair: bool) -> list[str]:
+    """``wide-{size}.run`` and ``.qrels`` (and ``.interleaved.run``, ``.b.run``), a block
+    of WIDE_BLOCK_Q queries at a time. The interleaved file holds the rows of the run in
+    WIDE_PASSES passes over the queries, pass j every query's ranks 10j+1..10j+10: each
+    pass is written to a file of its own while the blocks are made, and the passes are
+    then joined."""
+    nlines = wide_lines(size)
+    qids = wide_qids(seed, nlines)
+    nq_all, k = len(qids), WIDE_DOCS
+    rank = np.arange(1, k + 1)
+    stem = os.path.join(out, f"wide-{size}")
+    per = k // WIDE_PASSES
+    with contextlib.ExitStack() as stack:
+        files = {key: stack.enter_context(open(stem + suffix, "wb"))
+                 for key, suffix in (("run", ".run"), ("qrels", ".qrels"), ("b", ".b.run"))
+                 if key != "b" or pair}
+        passes = [stack.enter_context(open(f"{stem}.interleaved.run.pass{j}", "wb"))
+                  for j in range(WIDE_PASSES if interleaved else 0)]
+        for block, q0 in enumerate(range(0, nq_all, WIDE_BLOCK_Q)):
+            nq = min(WIDE_BLOCK_Q, nq_all - q0)
+            m = nq * k
+            bq = qids[q0:q0 + nq]
+            for system, key in ((1, "run"), (2, "b")):
+                if key not in files:
+                    continue
+                qr_q, qr_doc, qr_grade, doc, score = wide_block(seed, nlines, block, nq,
+                                                                system)
+                lines = _join([col_int(np.repeat(bq, k)), col_const(m, b" Q0 "),
+                               col_int(doc), col_const(m, b" "),
+                               col_int(np.tile(rank, nq)), col_const(m, b" "),
+                               col_fixed(score, 6),
+                               col_const(m, b" wide\n" if system == 1 else b" wideb\n")])
+                files[key].write(lines.mat[lines.keep].tobytes())
+                if system == 1:
+                    for j, f in enumerate(passes):
+                        rows = (np.arange(nq)[:, None] * k
+                                + np.arange(j * per, (j + 1) * per)).ravel()
+                        f.write(lines.mat[rows][lines.keep[rows]].tobytes())
+            mq = len(qr_q)
+            files["qrels"].write(render([col_int(bq[qr_q]), col_const(mq, b" 0 "),
+                                         col_int(qr_doc), col_const(mq, b" "),
+                                         col_int(qr_grade), col_const(mq, b"\n")]))
+    written = [stem + ".run", stem + ".qrels"]
+    if interleaved:
+        target = stem + ".interleaved.run"
+        os.replace(passes[0].name, target)
+        with open(target, "ab") as dst:
+            for f in passes[1:]:
+                with open(f.name, "rb") as src:
+                    shutil.copyfileobj(src, dst, 1 << 24)
+                os.remove(f.name)
+        written.append(target)
+    if pair:
+        written.append(stem + ".b.run")
+    return written
+
+
+# ---------------------------------------------------------------------------
 # TREC ad hoc-like sweep
 # ---------------------------------------------------------------------------
 
@@ -468,8 +606,17 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "data"))
-    ap.add_argument("--size", default="7M",
-                    help="tiny, 1M, 3.5M, 7M, 14M or all (comma list)")
+    ap.add_argument("--size", default=None,
+                    help="tiny, 1M, 3.5M, 7M, 14M or all (comma list; default 7M, none "
+                         "with --wide alone)")
+    ap.add_argument("--wide", default="",
+                    help="comma list of sizes in lines (1M, 10M, 30M, 100M, 20k...) of the "
+                         "wide runs: queries x 100 documents, 1-3 relevant a query")
+    ap.add_argument("--wide-interleaved", action="store_true",
+                    help="also write wide-SIZE.interleaved.run: the same lines, not grouped "
+                         "by query (10 passes over the queries, 10 ranks each)")
+    ap.add_argument("--wide-pair", action="store_true",
+                    help="also write wide-SIZE.b.run: a second system on the same queries")
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--query-order", choices=["numeric", "bytes", "topics"], default="numeric",
                     help="order of the query groups in the run (default: numeric qid order)")
@@ -483,13 +630,25 @@ def main(argv=None) -> int:
     ap.add_argument("--no-pool", action="store_true", help="skip the 1M-line pooled qrels")
     a = ap.parse_args(argv)
     os.makedirs(a.out, exist_ok=True)
-    sizes = list(SIZES) if a.size == "all" else a.size.split(",")
+    wide = [w for w in a.wide.split(",") if w]
+    for w in wide:
+        try:
+            wide_lines(w)
+        except ValueError as e:
+            ap.error(f"--wide: {e}")
+    if a.size is None and wide:
+        a.no_msmarco = a.no_trec = a.no_pool = True
+    sizes = list(SIZES) if a.size == "all" else (a.size or "7M").split(",")
     compress = [c for c in a.compress.split(",") if c]
     for s in sizes:
         if s not in SIZES:
             ap.error(f"unknown size {s!r}; choose from {', '.join(SIZES)} or all")
     t0 = time.perf_counter()
     files = []
+    for w in wide:
+        t = time.perf_counter()
+        files += write_wide(a.out, w, a.seed, a.wide_interleaved, a.wide_pair)
+        print(f"wide-{w}: {time.perf_counter() - t:.1f} s", file=sys.stderr)
     if not a.no_msmarco:
         for s in sizes:
             files += write_msmarco(a.out, s, a.seed, a.query_order, a.messy, compress,

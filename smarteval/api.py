@@ -175,6 +175,18 @@ class Results(Shown, list):
                 "No run evaluated\n"
         return render(list(self), fmt, per_query=per_query, summary=summary, header=header)
 
+    def pieces(self, fmt: str = "smart", *, per_query: bool = False, summary: bool = True,
+               header: bool = True) -> Iterator[str]:
+        """:meth:`render`'s text in pieces, a few thousand queries at a time for
+        trec_eval's format, TSV and CSV (what ``smarteval evaluate`` writes as it comes)."""
+        from smarteval.render.evaluation import check_options, render_pieces
+        check_options(fmt, per_query=per_query, summary=summary)
+        if not self:
+            return iter([self.render(fmt, per_query=per_query, summary=summary,
+                                     header=header)])
+        return render_pieces(list(self), fmt, per_query=per_query, summary=summary,
+                             header=header)
+
 
 def _numeric(out) -> bool:
     return out.measure.value != "str"

@@ -28,7 +28,7 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import IO
 
@@ -173,12 +173,17 @@ def _write_into(path: str, opener: Callable[[], IO[bytes]],
         raise OutputError(path, exc) from None
 
 
-def write_text(text: str, path: str | None) -> None:
+def write_text(text: str | Iterable[str], path: str | None) -> None:
     """Write ``text`` to standard output (``path`` None or ``-``) or to ``path``.
 
-    A reader that goes away early (``smarteval ... | head``) is not an error; standard
-    output that cannot take the text (a full disk) is an :class:`OutputError`.
+    ``text`` may come in pieces (an iterable of strings, written as they come: a long
+    output is never in hand at once). A reader that goes away early (``smarteval ... |
+    head``) is not an error; standard output that cannot take the text (a full disk) is
+    an :class:`OutputError`.
     """
+    if not isinstance(text, str):
+        _write_pieces(text, path)
+        return
     if path is None or path == "-":
         stream = sys.stdout
         if stream is None:                  # closed (>&-)
@@ -202,6 +207,30 @@ def write_text(text: str, path: str | None) -> None:
                 raise OutputError("standard output", exc) from None
         return
     write_bytes(encode(text), path)
+
+
+def _write_pieces(pieces: Iterable[str], path: str | None) -> None:
+    """:func:`write_text` of text in pieces: each piece written as it comes, to standard
+    output or into the file (atomically: the file appears whole, or not at all)."""
+    if path is not None and path != "-":
+        def write(fh: IO[bytes]) -> None:
+            for piece in pieces:
+                fh.write(encode(piece))
+        write_atomic(path, write)
+        return
+    for piece in pieces:
+        write_text(piece, path)
+        if sys.stdout is not None and _gone(sys.stdout):
+            return                          # the reader went away: nothing more to write
+
+
+def _gone(stream) -> bool:
+    """Whether standard output was redirected to the null device after its reader went
+    away (see :func:`write_text`)."""
+    try:
+        return os.path.samefile(f"/proc/self/fd/{stream.fileno()}", os.devnull)
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 def write_bytes(data: bytes, path: str, *, suffix: str = "") -> None:

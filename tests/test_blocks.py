@@ -102,9 +102,13 @@ def whole_notes(qrels, run, names, common) -> list[str]:
     return smarteval.evaluate(qrels, run, names, **common).notes
 
 
-def test_blocks_hold_whole_queries_of_about_the_rows_asked_for(tmp_path):
+@pytest.mark.parametrize("cpus", [1, 2])
+def test_blocks_hold_whole_queries_of_about_the_rows_asked_for(cpus, tmp_path, monkeypatch):
     """The rows in memory at once are a block's: no more than the rows asked for, the
-    tokenizer's last chunk (at most as many) and the longest query."""
+    tokenizer's last chunk (at most as many) and the longest query; chunks tokenized in
+    the reading thread, or by two threads where two CPUs are free."""
+    from smarteval.read import blocks
+    monkeypatch.setattr(blocks, "spare_cpus", lambda: cpus)
     qrels, run = _collection(3, tmp_path)
     rows = 50
     blocks = list(run_blocks(run, rows))
@@ -116,6 +120,8 @@ def test_blocks_hold_whole_queries_of_about_the_rows_asked_for(tmp_path):
     assert len(qids) == len(set(qids))                  # every query whole, in one block
     assert [b.done for b in blocks] == sorted(b.done for b in blocks)
     assert blocks[-1].done == blocks[-1].size > 0
+    _same(smarteval.evaluate(qrels, run, ["official"], keep_ranked=False)[0],
+          smarteval.evaluate(qrels, run, ["official"], keep_ranked=False, block_rows=rows)[0])
 
 
 def test_a_run_not_grouped_by_query_is_read_whole_with_a_note(tmp_path):
@@ -140,7 +146,10 @@ def _refusal(qrels, run, **options) -> str:
 @pytest.mark.parametrize("case", ["bad score late", "short line late", "repeated docno",
                                   "first query judged below 0", "no shared query",
                                   "NUL byte late", "query id not UTF-8"])
-def test_blocks_refuse_as_the_whole_run_does(case, tmp_path):
+@pytest.mark.parametrize("cpus", [1, 2])
+def test_blocks_refuse_as_the_whole_run_does(case, cpus, tmp_path, monkeypatch):
+    from smarteval.read import blocks
+    monkeypatch.setattr(blocks, "spare_cpus", lambda: cpus)
     qrels, run = _collection(5, tmp_path)
     text = Path(run).read_bytes()
     lines = text.splitlines(keepends=True)

@@ -117,7 +117,7 @@ def evaluate(qrels, runs, measures, settings, per_query, no_summary, frozen, fro
         failures = requirement_failures(result, required)   # (a measure not evaluated: refused)
     for text in result.notes[len(told):]:        # those of the results, once the bar is gone
         note(f"smarteval: {text}")
-    write_text(result.render(fmt, per_query=per_query, summary=not no_summary,
+    write_text(result.pieces(fmt, per_query=per_query, summary=not no_summary,
                              header=not no_header), output)
     if failures:
         raise Regressed(failures)

@@ -22,6 +22,7 @@ import contextlib
 import os
 import queue
 import threading
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -38,6 +39,7 @@ from smarteval.read.plain import (
     repeated_rows,
 )
 from smarteval.read.source import CORRUPT, TextGuard, display, open_binary
+from smarteval.threads import spare_cpus
 
 #: Rows of a block when the caller does not say: some 80 MB of run text, about 300 MB
 #: while it is ranked and measured.
@@ -128,34 +130,74 @@ def _read(path: str, block_rows: int, chunk_bytes: int, ready: queue.Queue,
 
 def _chunks(path: str, chunk_bytes: int) -> Iterator[tuple[fast.ChunkResult, int, int]]:
     """Each chunk of whole lines tokenized, with the bytes of the file read so far and
-    the file's size (0: unknown)."""
+    the file's size (0: unknown). Where two CPUs are free, two threads tokenize the next
+    chunks while this one reads (numpy leaves the interpreter's lock in its loops): when
+    the caller's thread is busy with a block, the three share the CPUs; when it waits,
+    the tokenizers have both."""
     guard = TextGuard(display(path), "a run file", RUN_EXPECTED)
-    buffer = fast._Chunk(chunk_bytes)
     try:
         f = open_binary(path)
     except CORRUPT as e:
         raise NotBlockable(f"it could not be opened ({e})") from None
+    workers = 2 if spare_cpus() >= 2 else 0
+    free: list[fast._Chunk] = []
+    lock = threading.Lock()
+
+    def get_buffer() -> fast._Chunk:
+        with lock:
+            if free:
+                return free.pop()
+        return fast._Chunk(chunk_bytes)
+
+    def work(ch: fast._Chunk) -> fast.ChunkResult:
+        try:
+            return fast.parse_chunk(ch.buf, ch.m, ch.scratch)
+        finally:
+            with lock:
+                free.append(ch)
+
     with f:
         raw = getattr(f, "fileobj", None) or getattr(f, "_fp", None) or f
         try:
             size = int(os.fstat(raw.fileno()).st_size)
         except (OSError, ValueError, AttributeError):
             size = 0
-        chunks = fast.iter_chunks(f, chunk_bytes, lambda: buffer, guard)
-        while True:
+
+        def read() -> Iterator[tuple[fast._Chunk, int]]:
+            chunks = fast.iter_chunks(f, chunk_bytes, get_buffer, guard)
+            while True:
+                try:
+                    ch = next(chunks, None)
+                except CORRUPT as e:    # a damaged compressed file: the whole reader words it
+                    raise NotBlockable(f"it could not be read ({e})") from None
+                if ch is None:
+                    return
+                try:
+                    done = int(raw.tell())
+                except (OSError, ValueError):
+                    done = 0
+                yield ch, done
+
+        if not workers:                 # each chunk tokenized before the next is read
+            for ch, done in read():
+                yield work(ch), done, size
+            return
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(max_workers=workers,
+                                thread_name_prefix="smarteval-tokenizer") as pool:
+            pending: deque = deque()
             try:
-                ch = next(chunks, None)
-            except CORRUPT as e:        # a damaged compressed file: the whole reader words it
-                raise NotBlockable(f"it could not be read ({e})") from None
-            if ch is None:
-                return
-            # one buffer, tokenized before the next lines are read into it
-            r = fast.parse_chunk(ch.buf, ch.m, ch.scratch)
-            try:
-                done = int(raw.tell())
-            except (OSError, ValueError):
-                done = 0
-            yield r, done, size
+                for ch, done in read():
+                    pending.append((pool.submit(work, ch), done))
+                    while len(pending) > workers:
+                        fut, at = pending.popleft()
+                        yield fut.result(), at, size
+                while pending:
+                    fut, at = pending.popleft()
+                    yield fut.result(), at, size
+            finally:
+                for fut, _ in pending:  # an error, or the caller stopped: no more work
+                    fut.cancel()
 
 
 def _blocks(name: str, block_rows: int,
@@ -226,10 +268,11 @@ def _assembled(name: str, parts: list[fast.ChunkResult], rows: int,
         raise NotBlockable("its lines are not grouped by query", query=again)
     seen.update(qids)
     docnos = _narrow(cols.docnos)
-    if _may_have_duplicates(docno_hash(docnos), cols.offsets):
+    hashes = docno_hash(docnos)         # kept for the ranking's lookup of the grades
+    if _may_have_duplicates(hashes.copy(), cols.offsets):
         codes = np.repeat(np.arange(len(cols.qids), dtype=np.int64), np.diff(cols.offsets))
         if len(repeated_rows(codes, docnos)):
             raise NotBlockable("a docno comes twice in one of its queries")
     return Run(path=name, qids=cols.qids, offsets=cols.offsets, docnos=docnos,
-               scores=cols.scores, lines=None, tag=cols.tag)
+               scores=cols.scores, lines=None, tag=cols.tag, docno_hash=hashes)
 

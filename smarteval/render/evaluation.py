@@ -26,9 +26,9 @@ relied on (each guards its own divisions, with ``safe_div``), while trec_eval pr
 
 from __future__ import annotations
 
-import io
+import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -37,7 +37,7 @@ from smarteval.columns import distinct
 from smarteval.errors import UsageError
 from smarteval.measures.grammar import in_asked_order
 from smarteval.render.formats import (
-    delimited,
+    delimited_pieces,
     fixed,
     is_table,
     readable,
@@ -81,7 +81,7 @@ def _sample_line(out, qid: str, value) -> str:
 
 
 def render_trec(evaluations, *, per_query: bool = False, summary: bool = True) -> str:
-    """trec_eval's output, byte for byte: ``name<pad 22>\\tqid\\tvalue`` lines.
+    """trec_eval's output, byte for byte: ``name<pad 22>\tqid\tvalue`` lines.
 
     Per-query lines come query by query (queries added by -c only under 10.0: each
     evaluation's settings say), then the
@@ -89,32 +89,63 @@ def render_trec(evaluations, *, per_query: bool = False, summary: bool = True) -
     trec_eval prints them: ``Z`` before the padded name, every value with 4 decimals.
     sample_eval's measures print as sample_eval prints them (:func:`_sample_line`).
     """
-    buf = io.StringIO()
-    w = buf.write
+    return "".join(trec_pieces(evaluations, per_query=per_query, summary=summary))
+
+
+#: Queries whose per-query lines are made into one piece of text at a time
+#: (:func:`render_pieces`): the text in hand at once, whatever the number of queries.
+PIECE_QUERIES = 4096
+
+
+def trec_pieces(evaluations, *, per_query: bool = False,
+                summary: bool = True) -> Iterator[str]:
+    """:func:`render_trec`'s text, :data:`PIECE_QUERIES` queries at a time."""
     for ev in evaluations:
         z = ev.zscores is not None
         if per_query:
             q_outputs = [o for o in ev.outputs if o.measure.per_query]
-            cols = [(o, _trec_name(ev, o), vals, has_value(o, vals))
-                    for o in q_outputs for vals in [ev.per_query[o.name]]]
-            show = np.ones(len(ev.qids), dtype=bool) if ev.settings.evaluates_added \
-                else ev.in_run
-            for qi in np.flatnonzero(show):
-                qid = ev.qids[qi]
-                for o, name, vals, has in cols:
-                    if not has[qi]:
-                        continue
-                    w(_sample_line(o, qid, vals[qi]) if o.program == "sample_eval" and not z
-                      else f"{name}\t{qid}\t"
-                           f"{_trec_value(o.measure.value, o.name, vals[qi], z)}\n")
+            has = {o.name: has_value(o, ev.per_query[o.name]) for o in q_outputs}
+            show = np.flatnonzero(np.ones(len(ev.qids), dtype=bool)
+                                  if ev.settings.evaluates_added else ev.in_run)
+            for lo in range(0, len(show), PIECE_QUERIES):
+                qi = show[lo:lo + PIECE_QUERIES]
+                qids = ev.qids[qi].tolist()
+                cols = [_trec_column(ev, o, qids, ev.per_query[o.name][qi], has[o.name][qi],
+                                     z) for o in q_outputs]
+                yield "".join(itertools.chain.from_iterable(zip(*cols)))
         if summary:
+            lines = []
             for o in ev.outputs:
                 v = ev.summary[o.name]
                 if v is None:
                     continue
-                w(_sample_line(o, "all", v) if o.program == "sample_eval" and not z
-                  else f"{_trec_name(ev, o)}\tall\t{_trec_value(o.measure.value, o.name, v, z)}\n")
-    return buf.getvalue()
+                lines.append(_sample_line(o, "all", v) if o.program == "sample_eval" and not z
+                             else f"{_trec_name(ev, o)}\tall\t"
+                                  f"{_trec_value(o.measure.value, o.name, v, z)}\n")
+            yield "".join(lines)
+
+
+def _trec_column(ev, o, qids: list, vals: np.ndarray, has: np.ndarray, z: bool) -> list[str]:
+    """One output's per-query lines of some queries ('' where it has no value), each
+    value as :func:`_trec_value` prints it."""
+    if o.program == "sample_eval" and not z:
+        lines = [_sample_line(o, q, v) for q, v in zip(qids, vals)]
+    else:
+        name = _trec_name(ev, o)
+        kind = o.measure.value
+        if kind == "int" and not z:
+            texts = [str(int(v)) for v in vals.tolist()]
+        elif kind == "str":
+            texts = [_trec_value(kind, o.name, v, z) for v in vals.tolist()]
+        else:
+            v = np.asarray(vals, dtype=np.float64)
+            texts = [f"{x:6.4f}" for x in v.tolist()]
+            for i in np.flatnonzero(np.isnan(v)).tolist():     # glibc's sign of a NaN
+                texts[i] = _trec_value(kind, o.name, v[i], z)
+        lines = [f"{name}\t{q}\t{t}\n" for q, t in zip(qids, texts)]
+    if not has.all():
+        lines = [line if h else "" for line, h in zip(lines, has.tolist())]
+    return lines
 
 
 def _full(value):
@@ -284,6 +315,20 @@ def render_table(evaluations, fmt: str) -> str:
 
 def _queries(n: int) -> str:
     return f"{n} quer{'y' if n == 1 else 'ies'}"
+
+
+def render_pieces(evaluations: Sequence, fmt: str, *, per_query: bool = False,
+                  summary: bool = True, header: bool = True) -> Iterator[str]:
+    """:func:`render`'s text in pieces: trec_eval's lines, TSV and CSV a few thousand
+    queries at a time (the text of a million queries is never in hand at once); the
+    other formats in one piece."""
+    if fmt == "trec":
+        yield from trec_pieces(evaluations, per_query=per_query, summary=summary)
+    elif fmt in ("tsv", "csv"):
+        yield from delimited_pieces(COLUMNS, _text_rows(evaluations, per_query, summary), fmt,
+                                    header)
+    else:
+        yield render(evaluations, fmt, per_query=per_query, summary=summary, header=header)
 
 
 def render(evaluations: Sequence, fmt: str, *, per_query: bool = False, summary: bool = True,

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -162,18 +163,36 @@ def tabulate_table(rows: Sequence[Sequence[str]], headers: Sequence[str], fmt: s
 def delimited(columns: Sequence[str], rows: Iterable[Sequence[str]], fmt: str,
               header: bool = True) -> str:
     """Rows of text cells as TSV (tab-joined, nothing quoted) or CSV (quoted as needed)."""
-    buf = io.StringIO()
-    if fmt == "tsv":
-        if header:
-            buf.write("\t".join(columns) + "\n")
-        for row in rows:
-            buf.write("\t".join(row) + "\n")
-        return buf.getvalue()
-    writer = csv.writer(buf, lineterminator="\n")
-    if header:
-        writer.writerow(columns)
-    writer.writerows(rows)
-    return buf.getvalue()
+    return "".join(delimited_pieces(columns, rows, fmt, header))
+
+
+#: Rows of TSV or CSV made into one piece of text at a time (:func:`delimited_pieces`).
+PIECE_ROWS = 1 << 16
+
+
+def delimited_pieces(columns: Sequence[str], rows: Iterable[Sequence[str]], fmt: str,
+                     header: bool = True) -> Iterator[str]:
+    """:func:`delimited`'s text, :data:`PIECE_ROWS` rows at a time."""
+    rows = iter(rows)
+    first = True
+    while True:
+        block = list(itertools.islice(rows, PIECE_ROWS))
+        if not block and not first:
+            return
+        buf = io.StringIO()
+        if fmt == "tsv":
+            if header and first:
+                buf.write("\t".join(columns) + "\n")
+            buf.writelines("\t".join(row) + "\n" for row in block)
+        else:
+            writer = csv.writer(buf, lineterminator="\n")
+            if header and first:
+                writer.writerow(columns)
+            writer.writerows(block)
+        first = False
+        yield buf.getvalue()
+        if not block:
+            return
 
 
 def fixed(v, digits: int = 4, undefined: str = "") -> str:

@@ -37,6 +37,7 @@ from smarteval.columns import distinct
 from smarteval.errors import UsageError
 from smarteval.measures.grammar import in_asked_order
 from smarteval.render.formats import (
+    delimited,
     delimited_pieces,
     fixed,
     is_table,

@@ -324,7 +324,7 @@ def evaluate(qrels: Source, runs: Source,
     ``keep_ranked=False`` drops each :class:`Evaluation`'s ranking to save memory; then
     a long run file (64 MiB of text or more, or any with ``block_rows``) grouped by query,
     as TREC runs are, is read and evaluated a block of whole queries at a time (about
-    ``block_rows`` rows, two million by default), in memory bounded by a block and the
+    ``block_rows`` rows, a million by default), in memory bounded by a block and the
     per-query values, where every measure asked for allows it (one query's values
     alone: trec_eval's, SMART's, ir_measures', NTCIREVAL's, without ``-Z``, a micro
     average or random tie order). A run whose lines are not grouped is read whole, with

@@ -32,6 +32,7 @@ from smarteval.measures.grammar import (
     printed_as,
     unjudged_range,
 )
+from smarteval.memory import give_back
 from smarteval.ranking import rank, residual
 from smarteval.ranking.checks import judged_only_below_zero
 from smarteval.ranking.join import concat_ranges
@@ -530,10 +531,11 @@ class Job:
         the values summarized, as :meth:`evaluate` does for the whole run. Raises
         :class:`~smarteval.read.blocks.NotBlockable` where the whole run must be read
         instead (an error to word as the whole run's, or a run not grouped by query)."""
-        from smarteval.read.blocks import BLOCK_ROWS, NotBlockable, run_blocks
+        from smarteval.read.blocks import BLOCK_ROWS, NOT_GROUPED, NotBlockable, run_blocks
         ranker, settings = self.ranker, self.ranker.settings
         qrels = ranker.qrels
         each = replace(settings, complete=False)    # -c's queries once, at the end
+        give_back()                     # what reading the qrels left
         outputs = self.outputs()
         parts: dict[str, list[np.ndarray]] = {o.name: [] for o in outputs}
         qid_parts: list[np.ndarray] = []
@@ -554,6 +556,11 @@ class Job:
             if on_block is not None:
                 on_block(block)
             del block
+            if len(qid_parts) == GATHERED:    # the values so far as one array each
+                qid_parts = _gathered(qid_parts)
+                for values in parts.values():
+                    values[:] = _gathered(values)
+                give_back()
         qids = np.concatenate(qid_parts) if qid_parts else np.zeros(0, dtype="U1")
         if not len(qids):               # nothing shared with the qrels: the whole run's words
             raise NotBlockable("no query of the run is evaluated")
@@ -562,11 +569,17 @@ class Job:
             qids, in_run = self._completed(qids, in_run, tag, name, outputs, parts)
         order = _byte_order(qids)
         qids, in_run = qids[order], in_run[order]
+        again = np.flatnonzero(qids[1:] == qids[:-1])
+        if len(again):                  # a query in two blocks (not in blocks side by side)
+            raise NotBlockable(NOT_GROUPED, query=str(qids[again[0]]))
         first = _positions_in(qrels.qids, qids[:1])
         if ranker.documents and ranker.trec_names and (in_run[0] or settings.placeholders) \
                 and len(first) and judged_only_below_zero(qrels, int(first[0])):
             raise NotBlockable("the first query is judged only below 0")
-        per_query = {o.name: np.concatenate(parts.pop(o.name))[order] for o in outputs}
+        per_query = {}
+        for o in outputs:               # one output at a time: the others' parts wait
+            per_query[o.name] = np.concatenate(parts.pop(o.name))[order]
+        give_back()
         summary_of = Ranked(qids=qids, offsets=np.zeros(len(qids) + 1, dtype=np.int64),
                             rel=np.zeros(0, dtype=np.int64), score=np.zeros(0),
                             docno=np.zeros(0, dtype="S1"),
@@ -643,6 +656,16 @@ class Job:
 BLOCKED_BYTES = 64 << 20
 #: The families whose every value is one query's alone, computed from plain qrels.
 BLOCKED_FAMILIES = frozenset({"trec", "smart", "ir", "ntcir"})
+
+
+#: Blocks whose per-query values are kept apart before they are put into one array per
+#: output: the parts of a million queries would otherwise leave freed memory scattered.
+GATHERED = 16
+
+
+def _gathered(parts: list[np.ndarray]) -> list[np.ndarray]:
+    """``parts`` as one array (in a list, to be added to)."""
+    return [np.concatenate(parts)] if len(parts) > 1 else parts
 
 
 def _read_whole(path: str, query: str) -> str:

@@ -137,6 +137,21 @@ def test_a_run_not_grouped_by_query_is_read_whole_with_a_note(tmp_path):
     assert "sort -s -k1,1" in note and not whole.notes
 
 
+def test_a_query_found_again_blocks_later_is_found_at_the_end(tmp_path):
+    """A query whose lines come again far from its others (not in the next block) is
+    found once every query is known: the run is read whole, with the note."""
+    qrels, run = _collection(8, tmp_path)
+    lines = Path(run).read_text().splitlines(keepends=True)
+    judged = {line.split()[0] for line in Path(qrels).read_text().splitlines()}
+    first = next(q for q in (line.split()[0] for line in lines) if q in judged)
+    Path(run).write_text("".join(lines + [f"{first} Q0 LATE 1 0.5 tag8\n"]))
+    blocked = smarteval.evaluate(qrels, run, ["official"], keep_ranked=False, block_rows=40)
+    whole = smarteval.evaluate(qrels, run, ["official"], keep_ranked=False)
+    _same(whole[0], blocked[0])
+    note, = blocked.notes
+    assert f"(query {first} comes again after other queries)" in note
+
+
 def _refusal(qrels, run, **options) -> str:
     with pytest.raises(InputError) as e:
         smarteval.evaluate(qrels, run, ["official"], keep_ranked=False, **options)

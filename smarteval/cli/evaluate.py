@@ -69,7 +69,7 @@ from smarteval.render.evaluation import FORMATS
               help="Evaluate each run file grouped by query (as TREC runs are) N rows of "
                    "whole queries at a time, in memory bounded by a block (some 150 bytes "
                    "a row) and the per-query values, where every measure asked for allows "
-                   "it. Default: runs of 64 MiB of text or more, two million rows a block.")
+                   "it. Default: runs of 64 MiB of text or more, about a million rows a block.")
 @require_option()
 @output_options(FORMATS)
 @reports_errors

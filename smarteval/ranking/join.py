@@ -65,11 +65,25 @@ def evaluated_queries(run: Run, qrels: Qrels, settings: Settings) -> np.ndarray:
     ``settings.query`` (trec_eval's ``-D LEVEL.QUERY``) keeps that query only, if it is
     one of them.
     """
-    qids = qrels.qids if settings.complete else np.intersect1d(run.qids, qrels.qids,
-                                                               assume_unique=True)
+    qids = qrels.qids if settings.complete else _shared(run.qids, qrels)
     if settings.query is not None:
         qids = qids[qids == settings.query]
     return in_byte_order(qids)
+
+
+def _shared(run_qids: np.ndarray, qrels: Qrels) -> np.ndarray:
+    """The query ids of the run and the qrels, sorted. A run of a few queries (a block of
+    a long run) is looked up in the qrels' ids, sorted once, without sorting them again."""
+    qrels_qids = qrels.qids
+    if len(run_qids) * 8 < len(qrels_qids):
+        tables = qrels.lookup_tables
+        if "sorted_qids" not in tables:     # in numpy's order (byte order may differ)
+            tables["sorted_qids"] = qrels_qids if bool(
+                (qrels_qids[1:] > qrels_qids[:-1]).all()) else np.sort(qrels_qids)
+        known = tables["sorted_qids"]
+        at = np.minimum(np.searchsorted(known, run_qids), len(known) - 1)
+        return np.sort(run_qids[known[at] == run_qids])
+    return np.intersect1d(run_qids, qrels_qids, assume_unique=True)
 
 
 def in_byte_order(qids: np.ndarray) -> np.ndarray:

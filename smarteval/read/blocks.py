@@ -18,7 +18,6 @@ line's bytes), so a late bad line costs no more memory than a good one.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import queue
 import threading
@@ -41,9 +40,13 @@ from smarteval.read.plain import (
 from smarteval.read.source import CORRUPT, TextGuard, display, open_binary
 from smarteval.threads import spare_cpus
 
-#: Rows of a block when the caller does not say: some 80 MB of run text, about 300 MB
+#: Rows of a block when the caller does not say: some 40 MB of run text, about 150 MB
 #: while it is ranked and measured.
-BLOCK_ROWS = 1 << 21
+BLOCK_ROWS = 1 << 20
+
+
+#: Why a run is read whole when a query's lines come again after another query's.
+NOT_GROUPED = "its lines are not grouped by query"
 
 
 class NotBlockable(Exception):
@@ -75,57 +78,72 @@ def run_blocks(path: str, block_rows: int = BLOCK_ROWS, *,
     """The blocks of whole queries of the run file ``path`` (plain or compressed), in file
     order; see the module docstring. Raises :class:`NotBlockable` where the blocks
     cannot stand for the run, an :class:`~smarteval.errors.InputError` for a bad line.
-    The file is tokenized ``chunk_bytes`` at a time (by default 4 MiB, less for small
+    The file is tokenized ``chunk_bytes`` at a time (by default 1 MiB, less for small
     blocks: some 32 bytes a row).
 
-    A thread of its own reads, tokenizes and assembles the next block while the caller
-    works on this one (numpy leaves the interpreter's lock in its loops).
+    Two threads of their own work ahead of the caller, each a block ahead: one reads,
+    tokenizes and groups the next lines, the other checks the block after this one (a
+    docno twice in a query), while the caller works on this one (numpy leaves the
+    interpreter's lock in its loops).
     """
     if chunk_bytes is None:
-        chunk_bytes = min(4 << 20, max(1024, 32 * block_rows))
-    ready: queue.Queue = queue.Queue(maxsize=1)        # one block ahead
+        chunk_bytes = min(1 << 20, max(1024, 32 * block_rows))
+    name = display(path)
     stop = threading.Event()
-    reader = threading.Thread(target=_read, args=(path, block_rows, chunk_bytes, ready, stop),
-                              name="smarteval-run-reader", daemon=True)
-    reader.start()
+    grouped: queue.Queue = queue.Queue(maxsize=1)
+    checked: queue.Queue = queue.Queue(maxsize=1)
+    threads = [
+        threading.Thread(target=_stage, name="smarteval-run-reader", daemon=True, args=(
+            lambda: _blocks(name, block_rows, _chunks(path, chunk_bytes)), grouped, stop)),
+        threading.Thread(target=_stage, name="smarteval-run-checker", daemon=True, args=(
+            lambda: (Block(_run(name, cols), done, size)
+                     for cols, done, size in _received(grouped, stop)), checked, stop))]
+    for t in threads:
+        t.start()
     try:
-        while True:
-            item = ready.get()
-            if item is _END:
-                return
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-            del item
+        yield from _received(checked, stop)
     finally:
         stop.set()
-        while reader.is_alive():        # let the reader see the stop, then let it go
-            with contextlib.suppress(queue.Empty):
-                ready.get(timeout=0.05)
-        reader.join()
+        for t in threads:               # each sees the stop within a twentieth of a second
+            t.join()
 
 
-def _read(path: str, block_rows: int, chunk_bytes: int, ready: queue.Queue,
-          stop: threading.Event) -> None:
-    """The reading thread: each block put on ``ready``, then the end, or the exception
-    raised."""
+def _stage(items, out: queue.Queue, stop: threading.Event) -> None:
+    """A thread's work: each of ``items()`` put on ``out``, then the end, or the exception
+    raised; given up when ``stop`` is set."""
     def put(item) -> bool:
         while not stop.is_set():
             try:
-                ready.put(item, timeout=0.05)
+                out.put(item, timeout=0.05)
                 return True
             except queue.Full:
                 pass
         return False
 
     try:
-        for block in _blocks(display(path), block_rows, _chunks(path, chunk_bytes)):
-            if not put(block):
+        for item in items():
+            if not put(item):
                 return
-            del block
+            del item
         put(_END)
     except BaseException as e:          # noqa: BLE001 - handed to the caller's thread
         put(e)
+
+
+def _received(ready: queue.Queue, stop: threading.Event) -> Iterator:
+    """What a :func:`_stage` puts on ``ready``, to its end (its exception raised); nothing
+    more once ``stop`` is set."""
+    while not stop.is_set():
+        try:
+            item = ready.get(timeout=0.05)
+        except queue.Empty:
+            continue
+        if item is _END:
+            return
+        if isinstance(item, BaseException):
+            raise item
+        yield item
+        del item
 
 
 def _chunks(path: str, chunk_bytes: int) -> Iterator[tuple[fast.ChunkResult, int, int]]:
@@ -200,14 +218,14 @@ def _chunks(path: str, chunk_bytes: int) -> Iterator[tuple[fast.ChunkResult, int
                     fut.cancel()
 
 
-def _blocks(name: str, block_rows: int,
-            chunks: Iterator[tuple[fast.ChunkResult, int, int]]) -> Iterator[Block]:
+def _blocks(name: str, block_rows: int, chunks: Iterator[tuple[fast.ChunkResult, int, int]]
+            ) -> Iterator[tuple[fast.RunCols, int, int]]:
     """Chunks into blocks: a block ends at the last query that starts in the chunk that
     fills it (that query's rows go on to the next block)."""
     parts: list[fast.ChunkResult] = []
     rows = 0
     lines = 0                   # physical lines before the chunk at hand
-    seen: set[str] = set()
+    seen: set[str] = set()             # the queries of the block before
     done = size = 0
     for r, done, size in chunks:
         if r.error is not None:
@@ -219,13 +237,13 @@ def _blocks(name: str, block_rows: int,
         cut = int(starts[-1]) if len(starts) else 0
         if rows + r.rows >= block_rows and cut > 0:
             head, tail = _split(r, cut)
-            yield Block(_assembled(name, [*parts, head], rows + cut, seen), done, size)
+            yield _assembled(name, [*parts, head], rows + cut, seen), done, size
             parts, rows = [tail], tail.rows
         else:
             parts.append(r)
             rows += r.rows
     if rows:
-        yield Block(_assembled(name, parts, rows, seen), done, size)
+        yield _assembled(name, parts, rows, seen), done, size
     elif not seen:
         raise NotBlockable("it has no run line")
 
@@ -252,8 +270,8 @@ def _split(r: fast.ChunkResult, at: int) -> tuple[fast.ChunkResult, fast.ChunkRe
 
 
 def _assembled(name: str, parts: list[fast.ChunkResult], rows: int,
-               seen: set[str]) -> Run:
-    """The chunks' rows as one grouped :class:`Run`, as the whole reader makes it."""
+               seen: set[str]) -> fast.RunCols:
+    """The chunks' rows grouped by query, as the whole reader groups them."""
     col = fast.Collector(name, rows, keep_lines=False)
     try:
         for r in parts:
@@ -262,11 +280,20 @@ def _assembled(name: str, parts: list[fast.ChunkResult], rows: int,
     except fast.LineError as bad:       # a query id that is not UTF-8
         raise NotBlockable(f"line {bad.line}: {bad.problem}") from None
     del col
-    qids = cols.qids.tolist()
+    # a query of the block before again: not grouped (found at once in most runs whose
+    # queries are interleaved; the caller finds the others once every query is known)
+    qids = set(cols.qids.tolist())
     if not seen.isdisjoint(qids):
-        again = min(set(qids) & seen)
-        raise NotBlockable("its lines are not grouped by query", query=again)
+        raise NotBlockable(NOT_GROUPED, query=min(qids & seen))
+    seen.clear()
     seen.update(qids)
+    return cols
+
+
+def _run(name: str, cols: fast.RunCols) -> Run:
+    """A block's grouped rows as the :class:`Run` the whole reader makes of a file: docnos
+    narrowed, a docno twice in one query found (in the caller's thread, which has
+    time for it while the reading thread reads on)."""
     docnos = _narrow(cols.docnos)
     hashes = docno_hash(docnos)         # kept for the ranking's lookup of the grades
     if _may_have_duplicates(hashes.copy(), cols.offsets):
@@ -275,4 +302,3 @@ def _assembled(name: str, parts: list[fast.ChunkResult], rows: int,
             raise NotBlockable("a docno comes twice in one of its queries")
     return Run(path=name, qids=cols.qids, offsets=cols.offsets, docnos=docnos,
                scores=cols.scores, lines=None, tag=cols.tag, docno_hash=hashes)
-

@@ -101,3 +101,29 @@ def test_every_long_command_has_the_bar(tmp_path, monkeypatch, name, args):
                              + [str(SAMPLE / "qrels.txt"), *runs])
     assert res.exit_code == 0, res.output
     assert "smarteval" in term.getvalue() and "100%" in term.getvalue()
+
+
+def test_the_bar_moves_with_each_block_of_a_long_run(tmp_path):
+    """A run evaluated in blocks moves the bar as its bytes are read and its queries
+    evaluated (never to 100% before the run is done), and names the queries so far."""
+    from smarteval.api import evaluate
+    run = tmp_path / "long.run"
+    run.write_text("".join(f"q{q} Q0 d{d} {d} {1.0 / (d + 1)} t\n"
+                           for q in range(300) for d in range(20)))
+    qrels = tmp_path / "qrels"
+    qrels.write_text("".join(f"q{q} 0 d{q % 20} 1\n" for q in range(300)))
+    term = Terminal()
+    seen = []
+    with P.Progress([str(run)], "smarteval", stream=term, delay=0) as bar:
+        def told(block) -> None:
+            bar.block(block)
+            seen.append((bar._done, bar._current))
+        evaluate(str(qrels), str(run), ["map"], keep_ranked=False, block_rows=500,
+                 on_block=told, on_run=bar.each_run([str(run)]))
+        total = 2 * P.estimated_lines(str(run))
+        assert bar._done == total
+    steps = [done for done, _ in seen]
+    assert len(steps) >= 10 and steps == sorted(steps) and steps[-1] < total
+    assert steps[len(steps) // 2] >= total // 4              # moved along the way
+    assert seen[-1][1] == "300 queries evaluated"
+    assert "300 queries evaluated" in term.getvalue() and "100%" in term.getvalue()

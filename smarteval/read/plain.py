@@ -515,8 +515,9 @@ def _may_have_duplicates(hashes: np.ndarray, offsets: np.ndarray) -> bool:
 
     ``hashes`` (a fresh array, one docno hash per row, rows grouped by ``offsets``) is
     used up. Where the queries are about equally long, each query's are sorted on its
-    own (:func:`_repeats_in_rows`); otherwise each is salted with its query in place and sorted in place, a large run in
-    two halves split between queries, sorted at once in two threads (numpy sorts
+    own (:func:`_repeats_in_rows`); otherwise each is salted with its query in place and
+    sorted in place, a large run in two halves split between queries, sorted at once in
+    two threads (numpy sorts
     without the GIL) when two CPUs are free (:func:`~smarteval.threads.spare_cpus`).
     Only equal neighbours within a half can be a repeat (the rows of a query never span
     both halves).

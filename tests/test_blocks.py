@@ -28,8 +28,9 @@ def test_the_blocked_families_hold_measures():
 
 def _collection(seed: int, tmp_path, grouped: bool = True):
     """Qrels and a run of 60 queries in files: queries of every length (one of 120
-    documents), tied scores, unjudged and negatively judged documents, queries on one
-    side only, the run's queries in a shuffled (not byte) order."""
+    documents), tied scores, unjudged and negatively judged documents, judged docnos
+    longer than any retrieved one, queries on one side only, the run's queries in a
+    shuffled (not byte) order."""
     rng = np.random.default_rng(seed)
     qids = [f"q{i}" for i in rng.permutation(70)]
     run_lines, qrels_lines = [], []
@@ -41,6 +42,8 @@ def _collection(seed: int, tmp_path, grouped: bool = True):
             grades = rng.integers(-1, 4, size=len(judged))
             grades[0] = max(grades[0], 0)
             qrels_lines += [f"{q} 0 {docs[j]} {g}\n" for j, g in zip(judged, grades)]
+            # judged docnos longer than any retrieved one: they can match none
+            qrels_lines += [f"{q} 0 LONG-{'x' * 30}-{j} 1\n" for j in range(i % 3)]
         if side != "qrels":
             k = int(rng.choice([1, 2, 5, 20, 60, 120]))
             scores = np.round(rng.random(k) * 4, 1)        # many ties

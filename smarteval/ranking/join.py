@@ -466,7 +466,10 @@ def _lookup(qrels: Qrels, qrels_q: np.ndarray, docnos: np.ndarray, offsets: np.n
     if len(docnos) == 0 or len(qrels.docnos) == 0:
         return rel
     keys = None
-    if len(docnos) <= KEY_JOIN_ROWS * len(qrels.docnos):
+    if 4 * int(np.count_nonzero(qrels_q >= 0)) < qrels.num_queries:
+        # a few of the qrels' queries (a block of a long run): their judgements alone
+        keys = _some_judgement_keys(qrels, docnos.dtype, qrels_q)
+    elif len(docnos) <= KEY_JOIN_ROWS * len(qrels.docnos):
         keys = _judgement_keys(qrels, docnos.dtype)
     for lo in range(0, len(docnos), LOOKUP_BLOCK):
         block = slice(lo, lo + LOOKUP_BLOCK)
@@ -514,33 +517,70 @@ def _judgement_keys(qrels: Qrels, like: np.dtype):
     tables = qrels.lookup_tables
     name = ("keys", like.str)
     if name not in tables:
-        docnos = qrels.docnos
         query = np.repeat(np.arange(qrels.num_queries, dtype=np.uint64), np.diff(qrels.offsets))
-        rows = None
-        can_match = fits(docnos, like)
-        if can_match is not None:
-            # a judged docno longer than every retrieved one can never match
-            rows = np.flatnonzero(can_match)
-            docnos, query = docnos[rows], query[rows]
-        judged = docnos if like.kind == "S" and docnos.dtype == like else fitted(docnos, like)
-        with np.errstate(over="ignore"):
-            key = docno_hash(judged, like.itemsize) + query * _MIX
-        order = np.argsort(key)
-        key = key[order]
-        if (key[1:] == key[:-1]).any():
-            tables[name] = None
-        else:
-            bits = max(10, int(np.ceil(np.log2(max(len(key), 1)))) + 1)
-            shift = np.uint64(64 - bits)
-            slots = (key >> shift).astype(np.intp)
-            count = np.bincount(slots, minlength=1 << bits).astype(np.int32)
-            first = np.zeros(1 << bits, dtype=np.int32)
-            starts = np.flatnonzero(np.diff(slots, prepend=-1))
-            first[slots[starts]] = starts
-            grades = qrels.grades[order if rows is None else rows[order]]
-            tables[name] = (key, judged[order], np.where(grades < 0, UNJUDGED, grades),
-                            first, count, shift)
+        rows, hashes, judged, grades = _judged(qrels, like)
+        tables[name] = _key_table(hashes, query if rows is None else query[rows], judged,
+                                  grades)
     return tables[name]
+
+
+def _judged(qrels: Qrels, like: np.dtype):
+    """The qrels rows whose docno a docno of type ``like`` may equal (None: every row),
+    and of those rows, in the qrels' order: the docno's hash as such a docno, the docno
+    and the grade a retrieved document takes from it."""
+    docnos = qrels.docnos
+    rows = None
+    can_match = fits(docnos, like)
+    if can_match is not None:
+        # a judged docno longer than every retrieved one can never match
+        rows = np.flatnonzero(can_match)
+        docnos = docnos[rows]
+    judged = docnos if like.kind == "S" and docnos.dtype == like else fitted(docnos, like)
+    grades = qrels.grades if rows is None else qrels.grades[rows]
+    return rows, docno_hash(judged, like.itemsize), judged, np.where(grades < 0, UNJUDGED,
+                                                                      grades)
+
+
+def _key_table(hashes: np.ndarray, query: np.ndarray, judged: np.ndarray,
+               grades: np.ndarray):
+    """:func:`_judgement_keys`' table of these judgements (``query``: each one's query
+    index in the qrels, uint64); None when two keys collide."""
+    with np.errstate(over="ignore"):
+        key = hashes + query * _MIX
+    order = np.argsort(key)
+    key = key[order]
+    if (key[1:] == key[:-1]).any():
+        return None
+    bits = max(10, int(np.ceil(np.log2(max(len(key), 1)))) + 1)
+    shift = np.uint64(64 - bits)
+    slots = (key >> shift).astype(np.intp)
+    count = np.bincount(slots, minlength=1 << bits).astype(np.int32)
+    first = np.zeros(1 << bits, dtype=np.int32)
+    starts = np.flatnonzero(np.diff(slots, prepend=-1))
+    first[slots[starts]] = starts
+    return key, judged[order], grades[order], first, count, shift
+
+
+def _some_judgement_keys(qrels: Qrels, like: np.dtype, qrels_q: np.ndarray):
+    """:func:`_judgement_keys` of the queries ``qrels_q`` (qrels query indices; -1 for
+    none) alone: for a block of a long run, a small table that stays in the CPU's caches
+    (one of every judgement would be missed in them row after row). None when two keys
+    collide."""
+    tables = qrels.lookup_tables
+    name = ("judged", like.str)
+    if name not in tables:          # kept for every block
+        tables[name] = _judged(qrels, like)
+    rows, hashes, judged, grades = tables[name]
+    queries = qrels_q[qrels_q >= 0]
+    counts = qrels.offsets[queries + 1] - qrels.offsets[queries]
+    at = concat_ranges(qrels.offsets[queries], counts)
+    query = np.repeat(queries.astype(np.uint64), counts)
+    if rows is not None:            # the judgements that may match, by their qrels row
+        keep = np.searchsorted(rows, at)
+        found = keep < len(rows)
+        found[found] = rows[keep[found]] == at[found]
+        at, query = keep[found], query[found]
+    return _key_table(hashes[at], query, judged[at], grades[at])
 
 
 def _lookup_by_key(qrels: Qrels, keys, qrels_q, docnos, qindex, hashes, rel) -> None:

@@ -98,13 +98,13 @@ def test_correlate_leaderboard_is_cut_into_blocks(files, monkeypatch):
 def test_a_library_warning_is_one_line(files, monkeypatch):
     from smarteval.render import evaluation
 
-    real = evaluation.render
+    real = evaluation.render_pieces
 
-    def render(*args, **kwargs):
+    def render_pieces(*args, **kwargs):       # warned while the output is written
         warnings.warn("something odd\nwith details", UserWarning, stacklevel=1)
         warnings.warn("invalid value encountered in divide", RuntimeWarning, stacklevel=1)
-        return real(*args, **kwargs)
-    monkeypatch.setattr(evaluation, "render", render)
+        yield from real(*args, **kwargs)
+    monkeypatch.setattr(evaluation, "render_pieces", render_pieces)
     res = CliRunner().invoke(main, ["evaluate", "-f", "trec", "-m", "map", "q", RUNS[0]])
     assert res.exit_code == 0, res.output
     assert res.stderr == "smarteval: warning: something odd\n"

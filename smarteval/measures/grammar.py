@@ -663,8 +663,9 @@ def _ir_gains(gains) -> tuple:
 
 # =========================================================================== trec_eval names
 
-_CUTOFF = re.compile(r"[+-]?[0-9]+(\.[0-9]*)?$")
-_INTEGER = re.compile(r"[+-]?[0-9]+$")
+# (compiled by ``re`` on first use: a nickname needs neither)
+_CUTOFF = r"[+-]?[0-9]+(\.[0-9]*)?$"
+_INTEGER = r"[+-]?[0-9]+$"
 
 _HINTS = {"cutoffs": "positive integers, e.g. P.5,10",
           "levels": "numbers, e.g. iprec_at_recall..1,.5",
@@ -695,7 +696,7 @@ def _read(m: Measure, raw: str) -> tuple:
     shape = m.params
     if shape == "cutoffs":
         items = raw.split(",")
-        if not all(_CUTOFF.match(x) for x in items):
+        if not all(re.match(_CUTOFF, x) for x in items):
             raise ValueError
         # trec_eval's atol: "23.4" is 23, and a number past a C long is that long's largest
         cuts = [min(int(x.split(".")[0]), LONG_MAX) for x in items]
@@ -710,9 +711,9 @@ def _read(m: Measure, raw: str) -> tuple:
         pairs: list[tuple[object, float]] = []
         for item in raw.split(","):
             name, value = item.split("=")
-            if "L" in m.keys and name[:1] == "L" and _INTEGER.match(name[1:]):
+            if "L" in m.keys and name[:1] == "L" and re.match(_INTEGER, name[1:]):
                 name = name[1:]                 # NTCIREVAL's level L2: grade 2
-            if _INTEGER.match(name):
+            if re.match(_INTEGER, name):
                 pairs.append((int(name), float(value)))
             elif name in m.keys and name != "L":
                 pairs.append((name, float(value)))

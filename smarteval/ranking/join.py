@@ -25,9 +25,11 @@ from smarteval.read.keys import (
     descending_keys,
     docno_hash,
     encode_ids,
+    find_keys,
     fits,
     fitted,
     is_varlen,
+    key_table,
 )
 from smarteval.settings import Settings
 from smarteval.threads import PARALLEL_ROWS, beside
@@ -490,12 +492,9 @@ def _lookup_by_vocab(qrels: Qrels, qrels_q, docnos, qindex, hashes, rel) -> None
 
 def _judgement_keys(qrels: Qrels, like: np.dtype):
     """Every judgement's key, hash(docno as a docno of type ``like``) + query x a
-    constant, sorted, with its docno (of type ``like``) and the grade a retrieved document
-    takes from it; None when two keys collide. Kept on the qrels.
-
-    The keys' top bits number the slots of a table: the keys of slot ``s`` are the
-    ``count[s]`` keys from ``first[s]`` (the keys are sorted, so a slot's keys are
-    neighbours; an empty slot's first key is any other slot's).
+    constant, in a hash table (:func:`~smarteval.read.keys.key_table`), with its docno
+    (of type ``like``) and its row of the qrels; None when two keys collide. Kept on the
+    qrels.
     """
     tables = qrels.lookup_tables
     name = ("keys", like.str)
@@ -510,62 +509,40 @@ def _judgement_keys(qrels: Qrels, like: np.dtype):
             docnos, query = docnos[rows], query[rows]
         judged = docnos if like.kind == "S" and docnos.dtype == like else fitted(docnos, like)
         with np.errstate(over="ignore"):
-            key = docno_hash(judged, like.itemsize) + query * _MIX
-        order = np.argsort(key)
-        key = key[order]
-        if (key[1:] == key[:-1]).any():
-            tables[name] = None
-        else:
-            bits = max(10, int(np.ceil(np.log2(max(len(key), 1)))) + 1)
-            shift = np.uint64(64 - bits)
-            slots = (key >> shift).astype(np.intp)
-            count = np.bincount(slots, minlength=1 << bits).astype(np.int32)
-            first = np.zeros(1 << bits, dtype=np.int32)
-            starts = np.flatnonzero(np.diff(slots, prepend=-1))
-            first[slots[starts]] = starts
-            grades = qrels.grades[order if rows is None else rows[order]]
-            tables[name] = (key, judged[order], np.where(grades < 0, UNJUDGED, grades),
-                            first, count, shift)
+            query *= _MIX
+            key = docno_hash(judged, like.itemsize)
+            key += query
+        del query
+        table = key_table(key)
+        tables[name] = None if table is None else (key, table, judged, rows)
     return tables[name]
 
 
 def _lookup_by_key(qrels: Qrels, keys, qrels_q, docnos, qindex, hashes, rel) -> None:
-    """:func:`_lookup` through (query, docno hash) keys: each row's key is compared with
-    the keys of its slot (nearly always none or one), every match confirmed byte for byte.
+    """:func:`_lookup` through (query, docno hash) keys: each row's key is looked up in
+    the judgements' hash table, every match confirmed byte for byte.
 
     The docnos' bytes and the keys agreeing, so do the queries: a docno's hash is the
     same, and ``query x`` the odd constant differs for every query (modulo 2**64).
     """
-    sorted_keys, judged, grades, firsts, counts, shift = keys
-    if len(sorted_keys) == 0:
+    key, table, judged, rows = keys
+    if len(key) == 0:
         return
     h = hashes if hashes is not None else docno_hash(docnos, docnos.dtype.itemsize)
     with np.errstate(over="ignore"):
-        key = h + (np.maximum(qrels_q, 0).astype(np.uint64) * _MIX)[qindex]
-    slot = (key >> shift).astype(np.intp)
-    first = firsts[slot]
-    count = counts[slot]
-    del slot
-    # each row against its slot's first key (an empty slot's is another slot's: no match)
-    same = sorted_keys[first] == key
-    hits, places = [np.flatnonzero(same)], []
-    places.append(first[hits[0]])
-    live = np.flatnonzero(~same & (count > 1))     # slots of two keys or more: the next
-    at, left = first[live] + 1, count[live] - 1
-    while len(live):
-        same = sorted_keys[at] == key[live]
-        hits.append(live[same])
-        places.append(at[same])
-        more = ~same & (left > 1)
-        live, at, left = live[more], at[more] + 1, left[more] - 1
-    hit = np.concatenate(hits)
-    at = np.concatenate(places)
+        probe = (np.maximum(qrels_q, 0).astype(np.uint64) * _MIX)[qindex]
+        probe += h
+    at = find_keys(table, key, probe)
+    del probe
+    hit = np.flatnonzero(at >= 0)
+    at = at[hit]
     same = _same_ids(judged[at], docnos[hit])
     if (qrels_q < 0).any():                 # a query without judgements matches nothing
         same &= qrels_q[qindex[hit]] >= 0
     if not same.all():
         hit, at = hit[same], at[same]
-    rel[hit] = grades[at]
+    grades = qrels.grades[at if rows is None else rows[at]]
+    rel[hit] = np.where(grades < 0, UNJUDGED, grades)
 
 
 def _same_ids(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import math
 from collections.abc import Callable, Iterable, Sequence
@@ -169,6 +168,7 @@ def delimited(columns: Sequence[str], rows: Iterable[Sequence[str]], fmt: str,
         for row in rows:
             buf.write("\t".join(row) + "\n")
         return buf.getvalue()
+    import csv                      # CSV alone needs it
     writer = csv.writer(buf, lineterminator="\n")
     if header:
         writer.writerow(columns)

@@ -15,6 +15,7 @@ from smarteval.read.keys import (
     decode_ids,
     docno_hash,
     is_varlen,
+    key_table,
     sort_key_words,
 )
 from smarteval.read.source import (
@@ -506,6 +507,9 @@ def _narrow(docnos: np.ndarray) -> np.ndarray:
     return docnos if keep == width else docnos.astype(f"S{keep}")
 
 
+#: Runs of fewer rows find equal salted hashes through a hash table (no sort of them all);
+#: longer ones sort them, in two threads where two CPUs are free.
+_HASH_TABLE_ROWS = 1 << 18
 #: Rows of one half of a run whose salted hashes are sorted in a thread of their own.
 _THREADED_SORT_ROWS = 1 << 20
 _SALT = np.uint64(0xD6E8FEB86659FD93)
@@ -515,14 +519,18 @@ def _may_have_duplicates(hashes: np.ndarray, offsets: np.ndarray) -> bool:
     """True when two rows of one query may share a docno (hash equality; exact check follows).
 
     ``hashes`` (a fresh array, one docno hash per row, rows grouped by ``offsets``) is
-    used up: each is salted with its query in place and sorted in place, a large run in
-    two halves split between queries, sorted at once in two threads (numpy sorts
-    without the GIL) when two CPUs are free (:func:`~smarteval.threads.spare_cpus`).
-    Only equal neighbours within a half can be a repeat (the rows of a query never span
-    both halves).
+    used up: each is salted with its query in place; a run of fewer than
+    :data:`_HASH_TABLE_ROWS` rows puts them in a hash table
+    (:func:`~smarteval.read.keys.key_table`, which notices equal ones), a longer one
+    sorts them in place, in two halves split between queries, sorted at once in two
+    threads (numpy sorts without the GIL) when two CPUs are free
+    (:func:`~smarteval.threads.spare_cpus`). Only equal neighbours within a half can be
+    a repeat (the rows of a query never span both halves).
     """
     n = len(hashes)
     _salt_by_query(hashes, offsets)
+    if n < _HASH_TABLE_ROWS:
+        return key_table(hashes) is None
     halves = [hashes]
     if n >= 2 * _THREADED_SORT_ROWS and len(offsets) > 2:
         from smarteval.threads import spare_cpus

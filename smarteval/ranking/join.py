@@ -570,14 +570,26 @@ def _ideal(qrels: Qrels, qrels_q: np.ndarray):
 
 def _ideal_grades(qrels: Qrels, qrels_q: np.ndarray):
     has = qrels_q >= 0
-    starts = np.where(has, qrels.offsets[:-1][np.maximum(qrels_q, 0)], 0)
     counts = np.where(has, np.diff(qrels.offsets)[np.maximum(qrels_q, 0)], 0)
-    rows = concat_ranges(starts, counts)
+    if len(qrels_q) == qrels.num_queries and bool((qrels_q == np.arange(len(qrels_q))).all()):
+        rows = np.arange(len(qrels.grades), dtype=np.int64)     # every query, in order
+    else:
+        starts = np.where(has, qrels.offsets[:-1][np.maximum(qrels_q, 0)], 0)
+        rows = concat_ranges(starts, counts)
     grades = qrels.grades[rows]
     q = np.repeat(np.arange(len(qrels_q), dtype=np.int64), counts)
     judged = grades >= 0
-    grades, q, rows = grades[judged], q[judged], rows[judged]
-    order = np.lexsort((-grades, q))
+    if not judged.all():
+        grades, q, rows = grades[judged], q[judged], rows[judged]
+    top = int(grades.max(initial=0)) + 1
+    if len(qrels_q) * top <= 1 << 16:
+        # (query, grade descending) in one 16-bit key: numpy sorts it stably by radix
+        key = q * top
+        key += top - 1
+        key -= grades
+        order = np.argsort(key.astype(np.uint16), kind="stable")
+    else:
+        order = np.lexsort((-grades, q))
     rows = rows[order]
     return (offsets_from_counts(np.bincount(q, minlength=len(qrels_q))), grades[order],
             qrels.lines[rows], qrels.docnos[rows])

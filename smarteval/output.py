@@ -29,11 +29,11 @@ import re
 import stat
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import IO
 
 from smarteval.errors import OutputError
 from smarteval.read.source import temporary
+from smarteval.records import record
 
 #: How the temporary file of an atomic write starts its name, beside its target.
 TEMPORARY_PREFIX = ".smarteval-"
@@ -51,7 +51,7 @@ def encode(text: str) -> bytes:
     return text.encode(ENCODING, ERRORS)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Target:
     """Where ``-o`` writes: ``kind`` "file" (atomically, at ``path``), "fd" (into open file
     descriptor ``fd``) or "special" (into the non-regular file at ``path``)."""

@@ -62,7 +62,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
 import numpy as np
@@ -77,10 +77,11 @@ from smarteval.measures.registry import (
     quantity_entry,
 )
 from smarteval.ranking.programs import ordered_as
+from smarteval.records import record
 from smarteval.settings import LONG_MAX
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Output:
     """One printed measure: its output name and how to compute it.
 
@@ -158,7 +159,7 @@ def regraded(r: Ranked, gains: tuple) -> Ranked:
                    qrel_lines=lines, qrel_docnos=docnos)
 
 
-@dataclass
+@record
 class Request:
     """A measure asked for, with its parameters (``raw`` is None for the defaults).
 
@@ -274,7 +275,7 @@ def nicknames(version: int = 9) -> dict[str, list[str]]:
 
 # =========================================================================== ir_measures names
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class IrName:
     """How smarteval computes one ir_measures name.
 
@@ -742,7 +743,7 @@ def _text(v) -> str:
     return format(v, "g") if isinstance(v, float) else str(v)
 
 
-@dataclass(frozen=True, eq=False, repr=False)   # internal: fewer generated methods
+@record(frozen=True, eq=False, repr=False)   # internal: fewer generated methods
 class _Asked:
     index: int            # position among every -m request
     spec: str

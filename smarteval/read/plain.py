@@ -253,7 +253,9 @@ def line_texts(path: str, lines) -> dict[int, str]:
         return {}
     try:
         data = read_bytes(path)
-    except (InputError, OSError, *corrupt()):
+    except InputError:
+        return {}
+    except corrupt():               # (OSError among them)
         return {}
     if data[:4] == b"PAR1":
         return {}
@@ -728,17 +730,17 @@ def _clean_qrels(buf: bytearray, size: int, name: str) -> Qrels | None:
     b = np.frombuffer(buf, dtype=np.uint8)
     index = np.int32 if len(buf) < 2**31 else np.int64
     counts = []
-    for at in range(lo, hi, _SEPARATORS_BLOCK):
-        counts.append(np.count_nonzero(b[at:min(hi, at + _SEPARATORS_BLOCK)] <= 32))
+    for first in range(lo, hi, _SEPARATORS_BLOCK):
+        counts.append(np.count_nonzero(b[first:min(hi, first + _SEPARATORS_BLOCK)] <= 32))
     total = sum(counts)
     if total % 4:
         return None
     pos = np.empty(total, dtype=index)
     k = 0
-    for at, count in zip(range(lo, hi, _SEPARATORS_BLOCK), counts):
+    for first, count in zip(range(lo, hi, _SEPARATORS_BLOCK), counts):
         part = pos[k:k + count]
-        part[:] = np.flatnonzero(b[at:min(hi, at + _SEPARATORS_BLOCK)] <= 32)
-        part += at
+        part[:] = np.flatnonzero(b[first:min(hi, first + _SEPARATORS_BLOCK)] <= 32)
+        part += first
         k += count
     n = total // 4
     kinds = b[pos]

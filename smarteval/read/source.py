@@ -129,7 +129,7 @@ def count_newlines(buf: bytes | bytearray, start: int, end: int) -> int:
     for a long stretch (bytes.count takes a byte at a time, five times as long)."""
     if end - start < _COUNT_BLOCK:
         return buf.count(b"\n", start, end)
-    import numpy as np              # (loaded already with the columns)
+    import numpy as np  # (loaded already with the columns)
     b = np.frombuffer(buf, dtype=np.uint8)
     return sum(int(np.count_nonzero(b[lo:min(end, lo + _COUNT_BLOCK)] == 10))
                for lo in range(start, end, _COUNT_BLOCK))

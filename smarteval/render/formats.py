@@ -5,13 +5,14 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from smarteval.records import record
 
-@dataclass(frozen=True)
+
+@record(frozen=True)
 class Format:
     """An output format: its ``--format`` name and, in a few words, what it is (``--help``
     of every command lists each of its formats so)."""
@@ -168,7 +169,7 @@ def delimited(columns: Sequence[str], rows: Iterable[Sequence[str]], fmt: str,
         for row in rows:
             buf.write("\t".join(row) + "\n")
         return buf.getvalue()
-    import csv                      # CSV alone needs it
+    import csv  # CSV alone needs it
     writer = csv.writer(buf, lineterminator="\n")
     if header:
         writer.writerow(columns)

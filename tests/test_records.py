@@ -116,15 +116,16 @@ def test_a_record_compiles_nothing():
 
 
 def test_the_modules_every_evaluation_imports_declare_records():
-    """The data model, the registry and grammar, the evaluation, the formats, the output
-    and the api results (their dataclasses took most of an evaluation's start but
-    numpy's)."""
+    """The data model, the registry and grammar, the evaluation, the run reader, the
+    formats, the output and the api results (their dataclasses took most of an
+    evaluation's start but numpy's)."""
     from smarteval import api, columns, evaluation, output, settings
     from smarteval.measures import gains, grammar, registry, tied, trec
     from smarteval.ranking import programs
+    from smarteval.read import fast
     from smarteval.render import formats
     for module in (api, columns, evaluation, output, settings, gains, grammar, registry,
-                   tied, trec, programs, formats):
+                   tied, trec, programs, fast, formats):
         source = Path(module.__file__).read_text(encoding="utf-8")
         assert "@dataclass" not in source, module.__name__
         assert "@record" in source, module.__name__

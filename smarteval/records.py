@@ -73,9 +73,12 @@ def _init(cls: Any, fields: tuple[dataclasses.Field, ...], frozen: bool):
         for f in fields if not f.init
                    and (f.default is not dataclasses.MISSING
                         or f.default_factory is not dataclasses.MISSING))
+    factories = tuple(i for i, d in enumerate(defaults) if d.__class__ is _Factory)
     post_init = getattr(cls, "__post_init__", None) is not None
     qualname = f"{cls.__qualname__}.__init__()"
     store = object.__setattr__ if frozen else setattr
+    # the instance's dict written at once where assigning each field would only do that
+    direct = "__slots__" not in cls.__dict__ and (frozen or cls.__setattr__ is object.__setattr__)
     required = sum(d is _REQUIRED for d in defaults)
     # what Python says of a call to such a compiled __init__ that does not fit it
     takes = f"{required + 1}" if required == len(names) else \
@@ -97,11 +100,14 @@ def _init(cls: Any, fields: tuple[dataclasses.Field, ...], frozen: bool):
             values[i] = value
         if len(args) + len(kwargs) < required:
             _missing(qualname, names, values)
-        for i, value in enumerate(values):
-            if value.__class__ is _Factory:
-                values[i] = value.make()
-        for name, value in zip(names, values):
-            store(self, name, value)
+        for i in factories:
+            if values[i].__class__ is _Factory:
+                values[i] = values[i].make()
+        if direct and (frozen or self.__class__ is cls):   # (a subclass may have its own)
+            self.__dict__.update(zip(names, values))
+        else:
+            for name, value in zip(names, values):
+                store(self, name, value)
         for name, factory, default in others:
             store(self, name, default if factory is None else factory())
         if post_init:

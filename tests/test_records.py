@@ -51,10 +51,15 @@ def _classes(decorate, frozen: bool, eq: bool, repr: bool):
         def __repr__(self):
             return "own"
 
-    return Point, Checked, Own
+    class Watched(Checked):          # no dataclass: its own __setattr__ sees what is set
+        def __setattr__(self, name, value):
+            object.__setattr__(self, "seen", (*getattr(self, "seen", ()), name))
+            object.__setattr__(self, name, value)
+
+    return Point, Checked, Own, Watched
 
 
-def _outcomes(Point, Checked, Own):
+def _outcomes(Point, Checked, Own, Watched):
     calls = [
         lambda: repr(Point(1, "a")), lambda: repr(Point(1, "a", [Point(2, "b")])),
         lambda: Point(1, "a") == Point(1, "a"), lambda: Point(1, "a") == Point(1, "b"),
@@ -73,6 +78,7 @@ def _outcomes(Point, Checked, Own):
                  Point.__dataclass_params__.repr, Point.__dataclass_params__.init),
         lambda: repr(Checked(2)), lambda: Checked(-1), lambda: Checked(1, 2, 3),
         lambda: repr(Own(1)), lambda: Own(1) == Own(1), lambda: Point.__doc__,
+        lambda: getattr(Watched(1, 2), "seen", None), lambda: repr(Watched(1)),
     ]
     out = []
     for call in calls:

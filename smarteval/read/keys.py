@@ -195,6 +195,8 @@ def find_keys(table, keys: np.ndarray, probe: np.ndarray) -> np.ndarray:
     ``probe``, -1 where none does: the slot's row, else a search in the side list for
     the keys of slots that more than one row aimed at."""
     slots, shift, side_keys, side_rows, crowded = table
+    if not len(keys):
+        return np.full(len(probe), -1, dtype=slots.dtype)
     slot = (probe >> shift).astype(np.intp)
     row = slots[slot]
     miss = keys[np.maximum(row, 0)] != probe

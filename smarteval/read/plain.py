@@ -729,19 +729,21 @@ def _clean_qrels(buf: bytearray, size: int, name: str) -> Qrels | None:
         return None
     b = np.frombuffer(buf, dtype=np.uint8)
     index = np.int32 if len(buf) < 2**31 else np.int64
-    counts = []
+    # in a clean file a field's byte comes before each separator: they are at most half
+    # the bytes (more: not clean). The positions' pages past those found stay untouched.
+    pos = np.empty(size // 2 + 1, dtype=index)
+    total = 0
     for first in range(lo, hi, _SEPARATORS_BLOCK):
-        counts.append(np.count_nonzero(b[first:min(hi, first + _SEPARATORS_BLOCK)] <= 32))
-    total = sum(counts)
+        found = np.flatnonzero(b[first:min(hi, first + _SEPARATORS_BLOCK)] <= 32)
+        if total + len(found) > len(pos):
+            return None
+        part = pos[total:total + len(found)]
+        part[:] = found
+        part += first
+        total += len(found)
     if total % 4:
         return None
-    pos = np.empty(total, dtype=index)
-    k = 0
-    for first, count in zip(range(lo, hi, _SEPARATORS_BLOCK), counts):
-        part = pos[k:k + count]
-        part[:] = np.flatnonzero(b[first:min(hi, first + _SEPARATORS_BLOCK)] <= 32)
-        part += first
-        k += count
+    pos = pos[:total]
     n = total // 4
     kinds = b[pos]
     # every fourth separator ends a line, the others are a space or a tab: as many of

@@ -415,6 +415,9 @@ def read_padded(path: str | os.PathLike, pad: int, *, what: str = "a text file",
     if name == "-":
         return None
     try:
+        # a FIFO or a device is never opened here: it is read once, by read_bytes
+        if not stat.S_ISREG(os.stat(name).st_mode):
+            return None
         f = open(name, "rb")  # noqa: SIM115
     except (OSError, ValueError):
         return None

@@ -201,12 +201,15 @@ def find_keys(table, keys: np.ndarray, probe: np.ndarray) -> np.ndarray:
     row = slots[slot]
     miss = keys[np.maximum(row, 0)] != probe
     miss |= row < 0
-    np.putmask(row, miss, -1)
+    row = np.where(miss, -1, row)
     if crowded is not None:
         look = np.flatnonzero(miss & crowded[slot])
         if len(look):
-            at = np.minimum(np.searchsorted(side_keys, probe[look]), len(side_keys) - 1)
-            found = side_keys[at] == probe[look]
+            wanted = probe[look]
+            order = np.argsort(wanted)          # in order, numpy bounds each search by the last
+            look, wanted = look[order], wanted[order]
+            at = np.minimum(np.searchsorted(side_keys, wanted), len(side_keys) - 1)
+            found = side_keys[at] == wanted
             row[look[found]] = side_rows[at[found]]
     return row
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -33,6 +33,7 @@ from smarteval.errors import UsageError
 from smarteval.evaluation import Evaluation, RunInfo, run_names
 from smarteval.measures.grammar import Request, measure_specs
 from smarteval.read.source import is_in_memory, read_once
+from smarteval.records import record
 from smarteval.settings import Settings, distinct_names
 
 if TYPE_CHECKING:
@@ -472,7 +473,7 @@ def repeated_notes(paths: Iterable, what: str = "run") -> list[str]:
 
 # --------------------------------------------------------------------------- compare
 
-@dataclass(repr=False)
+@record(repr=False)
 class Comparison(Shown):
     """What ``compare`` found (:class:`~smarteval.stats.report.Report`), as data and text."""
 
@@ -563,7 +564,7 @@ def compare(qrels: Source, baseline: Source, runs: Source,
 
 # --------------------------------------------------------------------------- report
 
-@dataclass(repr=False)
+@record(repr=False)
 class ReportTable(Shown):
     """The table of a paper (:class:`~smarteval.stats.table.Table`), as data and as text."""
 
@@ -705,7 +706,7 @@ def report(qrels: Source, runs: Source, measures: str | Sequence[str] | None = N
 
 # --------------------------------------------------------------------------- discriminative power
 
-@dataclass(repr=False)
+@record(repr=False)
 class DiscriminativePower(Shown):
     """Each measure's discriminative power (:class:`~smarteval.stats.discpower.Discpower`),
     as data and as text."""
@@ -770,7 +771,7 @@ def discpower(qrels: Source, runs: Source, measures: str | Sequence[str] | None 
 
 # --------------------------------------------------------------------------- topic set sizes
 
-@dataclass(repr=False)
+@record(repr=False)
 class TopicSets(Shown):
     """Topic set sizes (:class:`~smarteval.stats.topicsets.Design`, one per cell of
     Sakai's tables), as data and as text."""
@@ -840,7 +841,7 @@ def topics(diffs: float | Sequence[float], variances: float | Sequence[float] | 
 
 # --------------------------------------------------------------------------- curves
 
-@dataclass(repr=False)
+@record(repr=False)
 class Curves(Shown):
     """Each run's curve (``smarteval curve``), or with ``cutoffs_from`` each run's point."""
 
@@ -913,7 +914,7 @@ def curve(qrels: Source, runs: Source, levels: str | Sequence[float] | None = No
 
 # --------------------------------------------------------------------------- correlate
 
-@dataclass(repr=False)
+@record(repr=False)
 class Correlation(Shown):
     """How much the choice of measure changes the leaderboard (``smarteval correlate``)."""
 
@@ -1109,7 +1110,7 @@ class RelevanceEvaluator:
 
 # --------------------------------------------------------------------------- repro
 
-@dataclass
+@record
 class Repro:
     """How well a reproduction reproduced a run (``smarteval repro``), as data and text:
     :class:`~smarteval.stats.repro.Reproduction`."""
@@ -1191,7 +1192,7 @@ def repro(qrels: Source, orig: Source, reproduction: Source,
 
 # --------------------------------------------------------------------------- diff
 
-@dataclass
+@record
 class Diff:
     """Two runs side by side, query by query (``smarteval diff``), as data and text:
     :class:`~smarteval.stats.diff.RunDiff`."""

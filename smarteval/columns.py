@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from functools import cached_property
 
 import numpy as np
 
+from smarteval.records import record
 from smarteval.settings import Settings
 
 #: Relevance code of a retrieved document absent from the qrels (trec_eval's RELVALUE_NONPOOL).
@@ -18,7 +19,7 @@ UNJUDGED = -2
 PLACEHOLDER = b"ceci_nest_pas_un_docno"
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Run:
     """One run file, grouped by query (queries in byte order of their ids).
 
@@ -56,7 +57,7 @@ class Run:
         return len(self.docnos)
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Qrels:
     """Relevance judgements, grouped by query (byte order of ids), docnos sorted in each query.
 
@@ -100,7 +101,7 @@ class Qrels:
         return {}
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Ranked:
     """A run joined with its qrels: every evaluated query, documents in final rank order.
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
@@ -40,6 +40,7 @@ from smarteval.ranking.programs import needs_file_order
 from smarteval.ranking.unjudged import counted_relevant, unjudged_grade
 from smarteval.read import read_qrels, read_run
 from smarteval.read.source import text_size
+from smarteval.records import record
 from smarteval.settings import Settings, distinct_names
 
 if TYPE_CHECKING:       # the C/W/L module is imported only when its measures or inputs are
@@ -49,7 +50,7 @@ if TYPE_CHECKING:       # the C/W/L module is imported only when its measures or
     from smarteval.read.zscores import ZScores  # and the z-score reader when -Z is given
 
 
-@dataclass
+@record
 class Evaluation:
     """The result of evaluating one run: per-query values and summary values.
 
@@ -113,7 +114,7 @@ class Evaluation:
         return self.per_query[name][where[0]]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RunInfo:
     """What naming and progress need of a run once its columns are released."""
 
@@ -263,7 +264,7 @@ def run_names(runs: Sequence) -> list[str]:
     return distinct_names(names)
 
 
-@dataclass(eq=False, repr=False)       # internal: fewer generated methods at start-up
+@record(eq=False, repr=False)       # internal: fewer generated methods at start-up
 class Ranker:
     """Ranks runs against one qrels under one :class:`Settings`; picklable for workers.
 
@@ -435,7 +436,7 @@ def rankings(qrels, runs, settings: Settings | None = None, *, frozen=None,
         yield info, ranked
 
 
-@dataclass(eq=False, repr=False)
+@record(eq=False, repr=False)
 class Job:
     """Everything needed to evaluate one run; picklable, so it can go to a worker process.
 

@@ -29,11 +29,11 @@ import re
 import stat
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import IO
 
 from smarteval.errors import OutputError
 from smarteval.read.source import temporary
+from smarteval.records import record
 
 #: How the temporary file of an atomic write starts its name, beside its target.
 TEMPORARY_PREFIX = ".smarteval-"
@@ -41,7 +41,8 @@ TEMPORARY_PREFIX = ".smarteval-"
 #: How text is encoded on output: UTF-8, input bytes that are not UTF-8 given back as read.
 ENCODING, ERRORS = "utf-8", "surrogateescape"
 
-_FD_PATH = re.compile(r"/dev/fd/(\d+)|/proc/(?:self|thread-self|\d+)/fd/(\d+)")
+#: (compiled by ``re`` on first use: most commands write to standard output)
+_FD_PATH = r"/dev/fd/(\d+)|/proc/(?:self|thread-self|\d+)/fd/(\d+)"
 _STD_PATHS = {"/dev/stdout": 1, "/dev/stderr": 2}
 
 
@@ -50,7 +51,7 @@ def encode(text: str) -> bytes:
     return text.encode(ENCODING, ERRORS)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Target:
     """Where ``-o`` writes: ``kind`` "file" (atomically, at ``path``), "fd" (into open file
     descriptor ``fd``) or "special" (into the non-regular file at ``path``)."""
@@ -66,7 +67,7 @@ def _fd_of(path: str) -> int | None:
     absolute = os.path.abspath(path)
     if absolute in _STD_PATHS:
         return _STD_PATHS[absolute]
-    match = _FD_PATH.fullmatch(absolute)
+    match = re.fullmatch(_FD_PATH, absolute)
     if match is None:
         return None
     proc = re.match(r"/proc/(\d+)/", absolute)

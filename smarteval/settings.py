@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 import numbers
 import os
-from dataclasses import dataclass
 
 from smarteval.errors import UsageError
+from smarteval.records import record
 
 #: trec_eval versions whose numbers smarteval reproduces.
 TREC_VERSIONS = (9, 10)
@@ -39,7 +39,7 @@ LONG_MAX = 2**63 - 1
 LONG_MIN = -(2**63)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Settings:
     """How runs are ranked and evaluated: the one object every stage consults.
 

@@ -269,6 +269,15 @@ def test_a_fifo_is_read_once(files, name, run, status, stderr, stdout):
 
 
 @linux
+def test_qrels_through_a_fifo_are_read_once(files):
+    """Qrels through a FIFO are read as they come, once: the reader that reads a regular
+    file in place leaves it alone (opening and closing it would lose the writer)."""
+    res = _through_fifo(files / "qfifo", QRELS, ["evaluate", "-f", "trec", "-m", "num_rel",
+                                                 "qfifo", "r"])
+    assert (res.returncode, res.stderr, res.stdout) == (0, b"", b"num_rel               \tall\t2\n")
+
+
+@linux
 @pytest.mark.parametrize("device,kind,args", [
     ("/dev/zero", "run", ["q", "/dev/zero"]),
     ("/dev/zero", "qrels", ["/dev/zero", "r"]),

@@ -38,3 +38,24 @@ def test_shared_hashes_fall_back_to_comparing_docnos(monkeypatch, key_join_rows,
                                                    np.uint8)[::max(w, 1)][:len(d)]
                         .astype(np.uint64) % 4)
     assert _values() == want
+
+
+@pytest.mark.parametrize("n, spread", [(0, 64), (1, 64), (5000, 64), (5000, 8), (70000, 64)])
+def test_the_key_table_finds_every_key_and_no_other(n, spread):
+    """Keys crowded into few slots (``spread`` top bits vary) land in the side list, and
+    are found there as well as the others; an absent key is -1; equal keys: None."""
+    from smarteval.read.keys import find_keys, key_table
+    rng = np.random.default_rng(n + spread)
+    keys = np.unique(rng.integers(0, 2**63, size=2 * n + 1, dtype=np.uint64))[:n]
+    keys = rng.permutation(keys) >> np.uint64(64 - spread) << np.uint64(64 - spread) | \
+        rng.integers(0, 2**20, size=n, dtype=np.uint64)
+    keys = np.unique(keys)
+    table = key_table(keys)
+    assert table is not None
+    absent = rng.integers(0, 2**63, size=1000, dtype=np.uint64)
+    absent = absent[~np.isin(absent, keys)]
+    probe = np.concatenate([keys[::-1], absent])
+    want = np.concatenate([np.arange(len(keys))[::-1], np.full(len(absent), -1)])
+    np.testing.assert_array_equal(find_keys(table, keys, probe), want)
+    if len(keys) > 1:
+        assert key_table(np.append(keys, keys[len(keys) // 2])) is None

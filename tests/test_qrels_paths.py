@@ -24,7 +24,7 @@ def _read(data: bytes, general: bool, one_digit: bool = True):
         if general:
             m.setattr(plain._Lines, "_clean_chunk", staticmethod(lambda b, sep, n: None))
         if general or not one_digit:
-            m.setattr(plain, "_clean_qrels", lambda data, name: None)
+            m.setattr(plain, "_clean_qrels", lambda buf, size, name: None)
         try:
             q = plain.read_qrels("q", data=data)
         except InputError as exc:
@@ -57,8 +57,8 @@ def test_quick_paths_are_taken_on_clean_lines(monkeypatch, data, one_digit, clea
     calls: dict[str, list[bool]] = {"one_digit": [], "clean": []}
     real_qrels, real_chunk = plain._clean_qrels, plain._Lines._clean_chunk
 
-    def spy_qrels(data, name):
-        out = real_qrels(data, name)
+    def spy_qrels(buf, size, name):
+        out = real_qrels(buf, size, name)
         calls["one_digit"].append(out is not None)
         return out
 
@@ -72,3 +72,30 @@ def test_quick_paths_are_taken_on_clean_lines(monkeypatch, data, one_digit, clea
     assert calls == {"one_digit": one_digit, "clean": clean}
     assert q.grades.tolist()[0] == 1
     np.testing.assert_array_equal(q.lines, [1, 2, 3] if clean != [False] else [1, 3])
+
+
+def _columns(q):
+    return (q.qids.tolist(), q.offsets.tolist(), q.docnos.tolist(), q.grades.tolist(),
+            q.lines.tolist(), q.repeated.tolist(), q.duplicate_grades.tolist())
+
+
+@settings(max_examples=examples(60), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(LINE, min_size=1, max_size=12), last=st.sampled_from(
+    ["d1", "x" * 9, "y" * 17, "z" * 300]), tail=st.booleans())
+def test_a_file_is_read_as_its_bytes_are(tmp_path, lines, last, tail):
+    """A regular file is read into a padded buffer of its own (the fields gathered from
+    it in place, the last line's docno of any width at the buffer's end): the columns
+    are those of its bytes given in memory."""
+    text = "".join(f"{q}{s1}{it}{s2}{d}{s3}{g}{end}" for q, it, d, g, s1, s2, s3, end in lines)
+    text += f"1 0 {last} 1" + ("\n" if tail else "")
+    path = tmp_path / "qrels"
+    path.write_bytes(text.encode())
+    try:
+        want = _columns(plain.read_qrels("q", data=text.encode()))
+    except InputError as exc:
+        with pytest.raises(InputError) as got:
+            plain.read_qrels(path)
+        assert str(got.value) == str(exc).replace("q:", f"{path}:", 1)
+        return
+    assert _columns(plain.read_qrels(path)) == want

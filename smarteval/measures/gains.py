@@ -4,15 +4,15 @@ SMART measures' gains of relevant documents."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from smarteval.columns import Ranked, distinct
 from smarteval.measures.segments import positions
+from smarteval.records import record
 
 
-@dataclass(frozen=True, eq=False, repr=False)   # arrays: no equality, no repr
+@record(frozen=True, eq=False, repr=False)   # arrays: no equality, no repr
 class Gains:
     """trec_eval's gain table (setup_gains) applied to every query of a ranking.
 

@@ -62,7 +62,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
 import numpy as np
@@ -77,10 +77,11 @@ from smarteval.measures.registry import (
     quantity_entry,
 )
 from smarteval.ranking.programs import ordered_as
+from smarteval.records import record
 from smarteval.settings import LONG_MAX
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Output:
     """One printed measure: its output name and how to compute it.
 
@@ -158,7 +159,7 @@ def regraded(r: Ranked, gains: tuple) -> Ranked:
                    qrel_lines=lines, qrel_docnos=docnos)
 
 
-@dataclass
+@record
 class Request:
     """A measure asked for, with its parameters (``raw`` is None for the defaults).
 
@@ -274,7 +275,7 @@ def nicknames(version: int = 9) -> dict[str, list[str]]:
 
 # =========================================================================== ir_measures names
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class IrName:
     """How smarteval computes one ir_measures name.
 
@@ -663,8 +664,9 @@ def _ir_gains(gains) -> tuple:
 
 # =========================================================================== trec_eval names
 
-_CUTOFF = re.compile(r"[+-]?[0-9]+(\.[0-9]*)?$")
-_INTEGER = re.compile(r"[+-]?[0-9]+$")
+# (compiled by ``re`` on first use: a nickname needs neither)
+_CUTOFF = r"[+-]?[0-9]+(\.[0-9]*)?$"
+_INTEGER = r"[+-]?[0-9]+$"
 
 _HINTS = {"cutoffs": "positive integers, e.g. P.5,10",
           "levels": "numbers, e.g. iprec_at_recall..1,.5",
@@ -695,7 +697,7 @@ def _read(m: Measure, raw: str) -> tuple:
     shape = m.params
     if shape == "cutoffs":
         items = raw.split(",")
-        if not all(_CUTOFF.match(x) for x in items):
+        if not all(re.match(_CUTOFF, x) for x in items):
             raise ValueError
         # trec_eval's atol: "23.4" is 23, and a number past a C long is that long's largest
         cuts = [min(int(x.split(".")[0]), LONG_MAX) for x in items]
@@ -710,9 +712,9 @@ def _read(m: Measure, raw: str) -> tuple:
         pairs: list[tuple[object, float]] = []
         for item in raw.split(","):
             name, value = item.split("=")
-            if "L" in m.keys and name[:1] == "L" and _INTEGER.match(name[1:]):
+            if "L" in m.keys and name[:1] == "L" and re.match(_INTEGER, name[1:]):
                 name = name[1:]                 # NTCIREVAL's level L2: grade 2
-            if _INTEGER.match(name):
+            if re.match(_INTEGER, name):
                 pairs.append((int(name), float(value)))
             elif name in m.keys and name != "L":
                 pairs.append((name, float(value)))
@@ -741,7 +743,7 @@ def _text(v) -> str:
     return format(v, "g") if isinstance(v, float) else str(v)
 
 
-@dataclass(frozen=True, eq=False, repr=False)   # internal: fewer generated methods
+@record(frozen=True, eq=False, repr=False)   # internal: fewer generated methods
 class _Asked:
     index: int            # position among every -m request
     spec: str

@@ -11,12 +11,13 @@ from __future__ import annotations
 import functools
 import importlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
 from smarteval.errors import UsageError
 from smarteval.ranking.programs import PROGRAMS
+from smarteval.records import record
 
 #: How a measure's parameter string is read and how its output is named.
 #:   none     no parameters                               map
@@ -46,7 +47,7 @@ FAMILY_PROGRAMS = {"trec": "trec_eval", "smart": "smarteval", "ndeval": "ndeval"
                    "ntcir": "ntcireval"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Measure:
     """A registry entry: the function that computes a measure for all queries and its metadata."""
 

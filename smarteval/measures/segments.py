@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-from numpy.typing import ArrayLike
 
 from smarteval.columns import distinct, prefix, segment_sum  # noqa: F401  (defined once, with the columns)
+
+if TYPE_CHECKING:       # numpy.typing is for type checkers: its import costs every start
+    from numpy.typing import ArrayLike
 
 
 def in_top(values: np.ndarray, offsets: np.ndarray, k) -> np.ndarray:

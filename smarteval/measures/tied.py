@@ -13,16 +13,15 @@ k, DCG) have closed forms for the expectation, given with each method.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from smarteval.columns import Ranked, segment_sum, tie_starts
 from smarteval.measures.gains import gains_of, sparse_dcg_terms
 from smarteval.measures.segments import first_true_rank, prefix, safe_div, seg_sum
+from smarteval.records import record
 
 
-@dataclass(frozen=True, eq=False, repr=False)   # arrays: no equality, no repr
+@record(frozen=True, eq=False, repr=False)   # arrays: no equality, no repr
 class TieGroups:
     """Per row: where its group of tied scores starts and what the group holds.
 

@@ -14,8 +14,6 @@ num_rel_ret and the set measures built on it leave them out (:func:`judged_rel_r
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from smarteval.columns import NONPOOL, UNJUDGED, Ranked, marked_before
@@ -33,6 +31,7 @@ from smarteval.measures.segments import (
     segment_sum,
 )
 from smarteval.measures.tied import ap_terms, order_of, sum_at_rel
+from smarteval.records import record
 
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -130,7 +129,7 @@ def _rel_suffix_max(r: Ranked):
     return r.memo["rel_suffix_max"]
 
 
-@dataclass(frozen=True, eq=False, repr=False)   # arrays: no equality, no repr
+@record(frozen=True, eq=False, repr=False)   # arrays: no equality, no repr
 class _JudgedRel:
     """The judged relevant rows (code >= 0 and >= the level), in rank order per query."""
 

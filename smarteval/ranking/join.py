@@ -25,9 +25,11 @@ from smarteval.read.keys import (
     descending_keys,
     docno_hash,
     encode_ids,
+    find_keys,
     fits,
     fitted,
     is_varlen,
+    key_table,
 )
 from smarteval.settings import Settings
 from smarteval.threads import PARALLEL_ROWS, beside
@@ -507,27 +509,29 @@ def _lookup_by_vocab(qrels: Qrels, qrels_q, docnos, qindex, hashes, rel) -> None
 
 def _judgement_keys(qrels: Qrels, like: np.dtype):
     """Every judgement's key, hash(docno as a docno of type ``like``) + query x a
-    constant, sorted, with its docno (of type ``like``) and the grade a retrieved document
-    takes from it; None when two keys collide. Kept on the qrels.
-
-    The keys' top bits number the slots of a table: the keys of slot ``s`` are the
-    ``count[s]`` keys from ``first[s]`` (the keys are sorted, so a slot's keys are
-    neighbours; an empty slot's first key is any other slot's).
+    constant, in a hash table (:func:`~smarteval.read.keys.key_table`), with its docno
+    (of type ``like``) and its row of the qrels; None when two keys collide. Kept on the
+    qrels.
     """
     tables = qrels.lookup_tables
     name = ("keys", like.str)
     if name not in tables:
         query = np.repeat(np.arange(qrels.num_queries, dtype=np.uint64), np.diff(qrels.offsets))
-        rows, hashes, judged, grades = _judged(qrels, like)
-        tables[name] = _key_table(hashes, query if rows is None else query[rows], judged,
-                                  grades)
+        rows, judged, key = _judged(qrels, like)
+        if rows is not None:
+            query = query[rows]
+        with np.errstate(over="ignore"):
+            query *= _MIX
+            key += query
+        del query
+        table = key_table(key)
+        tables[name] = None if table is None else (key, table, judged, rows)
     return tables[name]
 
 
 def _judged(qrels: Qrels, like: np.dtype):
     """The qrels rows whose docno a docno of type ``like`` may equal (None: every row),
-    and of those rows, in the qrels' order: the docno's hash as such a docno, the docno
-    and the grade a retrieved document takes from it."""
+    and of those rows, in the qrels' order, the docno as such a docno and its hash."""
     docnos = qrels.docnos
     rows = None
     can_match = fits(docnos, like)
@@ -536,29 +540,7 @@ def _judged(qrels: Qrels, like: np.dtype):
         rows = np.flatnonzero(can_match)
         docnos = docnos[rows]
     judged = docnos if like.kind == "S" and docnos.dtype == like else fitted(docnos, like)
-    grades = qrels.grades if rows is None else qrels.grades[rows]
-    return rows, docno_hash(judged, like.itemsize), judged, np.where(grades < 0, UNJUDGED,
-                                                                      grades)
-
-
-def _key_table(hashes: np.ndarray, query: np.ndarray, judged: np.ndarray,
-               grades: np.ndarray):
-    """:func:`_judgement_keys`' table of these judgements (``query``: each one's query
-    index in the qrels, uint64); None when two keys collide."""
-    with np.errstate(over="ignore"):
-        key = hashes + query * _MIX
-    order = np.argsort(key)
-    key = key[order]
-    if (key[1:] == key[:-1]).any():
-        return None
-    bits = max(10, int(np.ceil(np.log2(max(len(key), 1)))) + 1)
-    shift = np.uint64(64 - bits)
-    slots = (key >> shift).astype(np.intp)
-    count = np.bincount(slots, minlength=1 << bits).astype(np.int32)
-    first = np.zeros(1 << bits, dtype=np.int32)
-    starts = np.flatnonzero(np.diff(slots, prepend=-1))
-    first[slots[starts]] = starts
-    return key, judged[order], grades[order], first, count, shift
+    return rows, judged, docno_hash(judged, like.itemsize)
 
 
 def _some_judgement_keys(qrels: Qrels, like: np.dtype, qrels_q: np.ndarray):
@@ -570,56 +552,50 @@ def _some_judgement_keys(qrels: Qrels, like: np.dtype, qrels_q: np.ndarray):
     name = ("judged", like.str)
     if name not in tables:          # kept for every block
         tables[name] = _judged(qrels, like)
-    rows, hashes, judged, grades = tables[name]
+    rows, judged, hashes = tables[name]
     queries = qrels_q[qrels_q >= 0]
     counts = qrels.offsets[queries + 1] - qrels.offsets[queries]
-    at = concat_ranges(qrels.offsets[queries], counts)
+    at = concat_ranges(qrels.offsets[queries], counts)      # qrels rows of the queries
     query = np.repeat(queries.astype(np.uint64), counts)
-    if rows is not None:            # the judgements that may match, by their qrels row
+    if rows is not None:            # those that may match, by their place among ``rows``
         keep = np.searchsorted(rows, at)
         found = keep < len(rows)
         found[found] = rows[keep[found]] == at[found]
-        at, query = keep[found], query[found]
-    return _key_table(hashes[at], query, judged[at], grades[at])
+        query, at = query[found], at[found]
+        keep = keep[found]
+    else:
+        keep = at
+    with np.errstate(over="ignore"):
+        key = hashes[keep] + query * _MIX
+    table = key_table(key)
+    return None if table is None else (key, table, judged[keep], at)
 
 
 def _lookup_by_key(qrels: Qrels, keys, qrels_q, docnos, qindex, hashes, rel) -> None:
-    """:func:`_lookup` through (query, docno hash) keys: each row's key is compared with
-    the keys of its slot (nearly always none or one), every match confirmed byte for byte.
+    """:func:`_lookup` through (query, docno hash) keys: each row's key is looked up in
+    the judgements' hash table, every match confirmed byte for byte.
 
     The docnos' bytes and the keys agreeing, so do the queries: a docno's hash is the
     same, and ``query x`` the odd constant differs for every query (modulo 2**64).
     """
-    sorted_keys, judged, grades, firsts, counts, shift = keys
-    if len(sorted_keys) == 0:
+    key, table, judged, rows = keys
+    if len(key) == 0:
         return
     h = hashes if hashes is not None else docno_hash(docnos, docnos.dtype.itemsize)
     with np.errstate(over="ignore"):
-        key = h + (np.maximum(qrels_q, 0).astype(np.uint64) * _MIX)[qindex]
-    slot = (key >> shift).astype(np.intp)
-    first = firsts[slot]
-    count = counts[slot]
-    del slot
-    # each row against its slot's first key (an empty slot's is another slot's: no match)
-    same = sorted_keys[first] == key
-    hits, places = [np.flatnonzero(same)], []
-    places.append(first[hits[0]])
-    live = np.flatnonzero(~same & (count > 1))     # slots of two keys or more: the next
-    at, left = first[live] + 1, count[live] - 1
-    while len(live):
-        same = sorted_keys[at] == key[live]
-        hits.append(live[same])
-        places.append(at[same])
-        more = ~same & (left > 1)
-        live, at, left = live[more], at[more] + 1, left[more] - 1
-    hit = np.concatenate(hits)
-    at = np.concatenate(places)
+        probe = (np.maximum(qrels_q, 0).astype(np.uint64) * _MIX)[qindex]
+        probe += h
+    at = find_keys(table, key, probe)
+    del probe
+    hit = np.flatnonzero(at >= 0)
+    at = at[hit]
     same = _same_ids(judged[at], docnos[hit])
     if (qrels_q < 0).any():                 # a query without judgements matches nothing
         same &= qrels_q[qindex[hit]] >= 0
     if not same.all():
         hit, at = hit[same], at[same]
-    rel[hit] = grades[at]
+    grades = qrels.grades[at if rows is None else rows[at]]
+    rel[hit] = np.where(grades < 0, UNJUDGED, grades)
 
 
 def _same_ids(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -647,14 +623,26 @@ def _ideal(qrels: Qrels, qrels_q: np.ndarray):
 
 def _ideal_grades(qrels: Qrels, qrels_q: np.ndarray):
     has = qrels_q >= 0
-    starts = np.where(has, qrels.offsets[:-1][np.maximum(qrels_q, 0)], 0)
     counts = np.where(has, np.diff(qrels.offsets)[np.maximum(qrels_q, 0)], 0)
-    rows = concat_ranges(starts, counts)
+    if len(qrels_q) == qrels.num_queries and bool((qrels_q == np.arange(len(qrels_q))).all()):
+        rows = np.arange(len(qrels.grades), dtype=np.int64)     # every query, in order
+    else:
+        starts = np.where(has, qrels.offsets[:-1][np.maximum(qrels_q, 0)], 0)
+        rows = concat_ranges(starts, counts)
     grades = qrels.grades[rows]
     q = np.repeat(np.arange(len(qrels_q), dtype=np.int64), counts)
     judged = grades >= 0
-    grades, q, rows = grades[judged], q[judged], rows[judged]
-    order = np.lexsort((-grades, q))
+    if not judged.all():
+        grades, q, rows = grades[judged], q[judged], rows[judged]
+    top = int(grades.max(initial=0)) + 1
+    if len(qrels_q) * top <= 1 << 16:
+        # (query, grade descending) in one 16-bit key: numpy sorts it stably by radix
+        key = q * top
+        key += top - 1
+        key -= grades
+        order = np.argsort(key.astype(np.uint16), kind="stable")
+    else:
+        order = np.lexsort((-grades, q))
     rows = rows[order]
     return (offsets_from_counts(np.bincount(q, minlength=len(qrels_q))), grades[order],
             qrels.lines[rows], qrels.docnos[rows])

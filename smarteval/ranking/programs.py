@@ -30,16 +30,17 @@ scores tie.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
 from smarteval.columns import Ranked, tie_groups, tied_pairs
 from smarteval.ranking.checks import as_float32
 from smarteval.read.keys import descending_keys, sort_key_words
+from smarteval.records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Program:
     """How one reference program orders the documents of a query.
 

@@ -37,7 +37,7 @@ from smarteval.read.plain import (
     _read_run_data,
     repeated_rows,
 )
-from smarteval.read.source import CORRUPT, TextGuard, display, open_binary
+from smarteval.read.source import TextGuard, corrupt, display, open_binary
 from smarteval.threads import spare_cpus
 
 #: Rows of a block when the caller does not say: some 40 MB of run text, about 150 MB
@@ -155,7 +155,7 @@ def _chunks(path: str, chunk_bytes: int) -> Iterator[tuple[fast.ChunkResult, int
     guard = TextGuard(display(path), "a run file", RUN_EXPECTED)
     try:
         f = open_binary(path)
-    except CORRUPT as e:
+    except corrupt() as e:
         raise NotBlockable(f"it could not be opened ({e})") from None
     workers = 2 if spare_cpus() >= 2 else 0
     free: list[fast._Chunk] = []
@@ -186,7 +186,7 @@ def _chunks(path: str, chunk_bytes: int) -> Iterator[tuple[fast.ChunkResult, int
             while True:
                 try:
                     ch = next(chunks, None)
-                except CORRUPT as e:    # a damaged compressed file: the whole reader words it
+                except corrupt() as e:    # a damaged compressed file: the whole reader words it
                     raise NotBlockable(f"it could not be read ({e})") from None
                 if ch is None:
                     return

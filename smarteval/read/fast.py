@@ -17,7 +17,7 @@ import os
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import numpy as np
@@ -34,6 +34,7 @@ from smarteval.read.keys import (
     id_lengths,
 )
 from smarteval.read.source import TextGuard, decompressing, display, is_compressed, open_binary
+from smarteval.records import record
 from smarteval.threads import spare_cpus
 
 
@@ -53,8 +54,10 @@ class LineError(InputError):
         return (type(self), (self.path, self.line, self.problem, self.raw, self.definite))
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class RunCols:
+    """A run read: its columns grouped by query, and how long the reading took."""
+
     path: str
     qids: np.ndarray      # (Q,) str, byte order
     offsets: np.ndarray   # (Q+1,) int64
@@ -625,8 +628,10 @@ def _line_at(buf: bytearray, off: int) -> bytes:
     return bytes(buf[s:e + 1])
 
 
-@dataclass
+@record
 class ChunkResult:
+    """One chunk tokenized: its rows' columns, or the error found in it."""
+
     nlines: int                     # physical lines in the chunk
     rows: int
     lines: np.ndarray | None        # (rows,) int64 line index in the chunk; None: 0..rows-1

@@ -157,6 +157,63 @@ def docno_hash(docnos: np.ndarray, width: int | None = None) -> np.ndarray:
     return out
 
 
+def key_table(keys: np.ndarray):
+    """A hash table of the 64-bit ``keys`` (hashes already) for :func:`find_keys`, or None
+    when two keys are equal.
+
+    Each key's row sits in a direct-address table on the key's top bits, at most half
+    of whose slots are taken; the rows that find their slot held by another row (some
+    one in six) go, sorted by key, to a short side list. Built without sorting every
+    key: for the qrels of a TREC run, a fifth of the time of ``np.argsort``.
+    """
+    n = len(keys)
+    bits = max(10, n.bit_length() + 1)
+    shift = np.uint64(64 - bits)
+    slot = (keys >> shift).astype(np.intp)
+    index = np.int32 if n < 2**31 else np.int64
+    rows = np.arange(n, dtype=index)
+    table = np.full(1 << bits, -1, dtype=index)
+    table[slot] = rows                  # of the rows of one slot, one is kept there
+    others = np.flatnonzero(table[slot] != rows)
+    del rows
+    side_keys, side_rows, crowded = keys[:0], others, None
+    if len(others):
+        # an equal key shares the slot: with the row kept there, or in the side list
+        if (keys[table[slot[others]]] == keys[others]).any():
+            return None
+        order = np.argsort(keys[others])
+        side_keys, side_rows = keys[others][order], others[order]
+        if (side_keys[1:] == side_keys[:-1]).any():
+            return None
+        crowded = np.zeros(1 << bits, dtype=bool)
+        crowded[slot[others]] = True
+    return table, shift, side_keys, side_rows, crowded
+
+
+def find_keys(table, keys: np.ndarray, probe: np.ndarray) -> np.ndarray:
+    """The row of ``keys`` (whose :func:`key_table` is ``table``) holding each key of
+    ``probe``, -1 where none does: the slot's row, else a search in the side list for
+    the keys of slots that more than one row aimed at."""
+    slots, shift, side_keys, side_rows, crowded = table
+    if not len(keys):
+        return np.full(len(probe), -1, dtype=slots.dtype)
+    slot = (probe >> shift).astype(np.intp)
+    row = slots[slot]
+    miss = keys[np.maximum(row, 0)] != probe
+    miss |= row < 0
+    row = np.where(miss, -1, row)
+    if crowded is not None:
+        look = np.flatnonzero(miss & crowded[slot])
+        if len(look):
+            wanted = probe[look]
+            order = np.argsort(wanted)          # in order, numpy bounds each search by the last
+            look, wanted = look[order], wanted[order]
+            at = np.minimum(np.searchsorted(side_keys, wanted), len(side_keys) - 1)
+            found = side_keys[at] == wanted
+            row[look[found]] = side_rows[at[found]]
+    return row
+
+
 def decode_ids(raw: np.ndarray, errors: str = "strict") -> np.ndarray:
     """Ids as text (UTF-8): a fixed-width ``U`` column, or an object array of ``str`` when
     the ids are variable-length or the fixed width would not pay (a ``U`` character

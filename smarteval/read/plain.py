@@ -15,15 +15,17 @@ from smarteval.read.keys import (
     decode_ids,
     docno_hash,
     is_varlen,
+    key_table,
     sort_key_words,
 )
 from smarteval.read.source import (
-    CORRUPT,
     Spool,
     TextGuard,
+    corrupt,
     display,
     is_stream,
     read_bytes,
+    read_padded,
     text_size,
 )
 
@@ -251,7 +253,9 @@ def line_texts(path: str, lines) -> dict[int, str]:
         return {}
     try:
         data = read_bytes(path)
-    except (InputError, OSError, *CORRUPT):
+    except InputError:
+        return {}
+    except corrupt():               # (OSError among them)
         return {}
     if data[:4] == b"PAR1":
         return {}
@@ -305,7 +309,15 @@ def _group_queries(qid_bytes: np.ndarray):
     n = len(qid_bytes)
     change = np.empty(n, dtype=bool)
     change[0] = True
-    np.not_equal(qid_bytes[1:], qid_bytes[:-1], out=change[1:])
+    width = qid_bytes.dtype.itemsize
+    if qid_bytes.dtype.kind == "S" and width and width % 8 == 0 and qid_bytes.flags.c_contiguous:
+        # a word at a time: numpy's compare of fixed-width bytes goes a byte at a time
+        words = qid_bytes.view(np.uint64).reshape(n, width // 8)
+        np.not_equal(words[1:, 0], words[:-1, 0], out=change[1:])
+        for w in range(1, width // 8):
+            change[1:] |= words[1:, w] != words[:-1, w]
+    else:
+        np.not_equal(qid_bytes[1:], qid_bytes[:-1], out=change[1:])
     heads = np.flatnonzero(change)
     uniq, inv = np.unique(qid_bytes[heads], return_inverse=True)
     seg_len = np.diff(np.append(heads, n))
@@ -470,7 +482,7 @@ def _read_run_fast(path: str, name: str, spool: Spool | None = None) -> Run | No
         if bad.definite:
             _read_run_data(bad.raw, name, first_line=bad.line or 1)    # raises its message
         return None
-    except CORRUPT:                 # cannot be opened: worded by the plain reader
+    except corrupt():               # cannot be opened: worded by the plain reader
         return None
     if len(cols.docnos) == 0 or not np.isfinite(cols.scores).all():
         return None
@@ -505,6 +517,9 @@ def _narrow(docnos: np.ndarray) -> np.ndarray:
     return docnos if keep == width else docnos.astype(f"S{keep}")
 
 
+#: Runs of fewer rows find equal salted hashes through a hash table (no sort of them all);
+#: longer ones sort them, in two threads where two CPUs are free.
+_HASH_TABLE_ROWS = 1 << 18
 #: Rows of one half of a run whose salted hashes are sorted in a thread of their own.
 _THREADED_SORT_ROWS = 1 << 20
 _SALT = np.uint64(0xD6E8FEB86659FD93)
@@ -514,19 +529,22 @@ def _may_have_duplicates(hashes: np.ndarray, offsets: np.ndarray) -> bool:
     """True when two rows of one query may share a docno (hash equality; exact check follows).
 
     ``hashes`` (a fresh array, one docno hash per row, rows grouped by ``offsets``) is
-    used up. Where the queries are about equally long, each query's are sorted on its
-    own (:func:`_repeats_in_rows`); otherwise each is salted with its query in place and
-    sorted in place, a large run in two halves split between queries, sorted at once in
-    two threads (numpy sorts
-    without the GIL) when two CPUs are free (:func:`~smarteval.threads.spare_cpus`).
-    Only equal neighbours within a half can be a repeat (the rows of a query never span
-    both halves).
+    used up. A run of fewer than :data:`_HASH_TABLE_ROWS` rows salts each with its query
+    in place and puts them in a hash table (:func:`~smarteval.read.keys.key_table`,
+    which notices equal ones); a longer one whose queries are about equally long sorts
+    each query's on its own (:func:`_repeats_in_rows`); any other salts them and sorts
+    them in place, in two halves split between queries, sorted at once in two threads
+    (numpy sorts without the GIL) when two CPUs are free
+    (:func:`~smarteval.threads.spare_cpus`). Only equal neighbours within a half can be
+    a repeat (the rows of a query never span both halves).
     """
     n = len(hashes)
     counts = np.diff(offsets)
-    if n and int(counts.max()) * len(counts) <= 2 * n + _ROW_SORT_SLACK:
+    if n >= _HASH_TABLE_ROWS and int(counts.max()) * len(counts) <= 2 * n + _ROW_SORT_SLACK:
         return _repeats_in_rows(hashes, offsets, counts)
     _salt_by_query(hashes, offsets)
+    if n < _HASH_TABLE_ROWS:
+        return key_table(hashes) is None
     halves = [hashes]
     if n >= 2 * _THREADED_SORT_ROWS and len(offsets) > 2:
         from smarteval.threads import spare_cpus
@@ -707,11 +725,20 @@ def read_qrels(path: str | os.PathLike, *, data: bytes | None = None) -> Qrels:
     line recorded in :attr:`~smarteval.columns.Qrels.repeated`): the ranking stage
     refuses it only in a query it evaluates.
     """
+    from smarteval.read.fast import PAD
     name = display(str(path))
-    data = read_bytes(path, data=data, what="a qrels file", expected=QRELS_EXPECTED)
-    clean = _clean_qrels(data, name)
+    padded = None if data is not None else \
+        read_padded(path, PAD, what="a qrels file", expected=QRELS_EXPECTED)
+    if padded is None:          # not a plain regular file: read whole, then padded
+        data = read_bytes(path, data=data, what="a qrels file", expected=QRELS_EXPECTED)
+        padded = (bytearray(PAD) + data + bytes(PAD), len(data))
+    clean = _clean_qrels(*padded, name)
     if clean is not None:
         return clean
+    if data is None:
+        buf, size = padded
+        data = bytes(memoryview(buf)[PAD:PAD + size])
+    del padded
     lines = _Lines(data, name, 4, QRELS_EXPECTED, "qrels", exact=True)
     qid_bytes = lines.ids(0)
     docnos = lines.ids(2)
@@ -722,42 +749,69 @@ def read_qrels(path: str | os.PathLike, *, data: bytes | None = None) -> Qrels:
     return qrels_columns(name, qids, codes, docnos, grades, lines.lines)
 
 
-def _clean_qrels(data: bytes, name: str) -> Qrels | None:
+#: Bytes of a qrels file whose separators are found at a time (:func:`_clean_qrels`).
+_SEPARATORS_BLOCK = 1 << 18
+
+
+def _clean_qrels(buf: bytearray, size: int, name: str) -> Qrels | None:
     """The qrels of a file whose every line is four fields one space or tab apart, ending
     in LF, with a one-digit grade (no blank, comment or CRLF line, no BOM or NUL byte),
-    read straight from the separators' positions; None otherwise (the checked path)."""
-    if not data or data[-1] != 10 or data[0] <= 32 or data[0] == 0xEF or b"\x00" in data:
+    read straight from the separators' positions; None otherwise (the checked path).
+
+    ``buf`` holds the text between :data:`~smarteval.read.fast.PAD` spare bytes on each
+    side. The separators are found a block of bytes at a time into one array of 32-bit
+    positions, and the fields are gathered from the buffer itself: no temporary as
+    large as the text, whose fresh pages would cost more than the work.
+    """
+    from smarteval.read.fast import PAD, gather_ids
+    lo, hi = PAD, PAD + size
+    if not size or buf[hi - 1] != 10 or buf[lo] <= 32 or buf[lo] == 0xEF:
         return None
-    b = np.frombuffer(data, dtype=np.uint8)
-    sep = np.flatnonzero(b <= 32)
-    if len(sep) % 4:
+    b = np.frombuffer(buf, dtype=np.uint8)
+    index = np.int32 if len(buf) < 2**31 else np.int64
+    # in a clean file a field's byte comes before each separator: they are at most half
+    # the bytes (more: not clean). The positions' pages past those found stay untouched.
+    pos = np.empty(size // 2 + 1, dtype=index)
+    total = 0
+    for first in range(lo, hi, _SEPARATORS_BLOCK):
+        found = np.flatnonzero(b[first:min(hi, first + _SEPARATORS_BLOCK)] <= 32)
+        if total + len(found) > len(pos):
+            return None
+        part = pos[total:total + len(found)]
+        part[:] = found
+        part += first
+        total += len(found)
+    if total % 4:
         return None
-    at = sep.reshape(-1, 4)
-    kinds = b[sep].reshape(-1, 4)
-    del sep
-    if not ((kinds[:, 3] == 10).all() and ((kinds[:, :3] == 32) | (kinds[:, :3] == 9)).all()):
+    pos = pos[:total]
+    n = total // 4
+    kinds = b[pos]
+    # every fourth separator ends a line, the others are a space or a tab: as many of
+    # those as three a line leaves no room for any other separator (CR, NUL...)
+    if not (kinds[3::4] == 10).all() or \
+            np.count_nonzero(kinds == 32) + np.count_nonzero(kinds == 9) != 3 * n:
         return None
     del kinds
-    n = len(at)
-    starts = np.empty(n, dtype=np.int64)
-    starts[0] = 0
-    starts[1:] = at[:-1, 3] + 1
-    gaps = np.diff(at, axis=1)
-    if not ((gaps[:, 2] == 2).all() and (gaps > 1).all() and (at[:, 0] > starts).all()) \
+    at = pos.reshape(n, 4)
+    qid_end, iter_end, docno_end = at[:, 0], at[:, 1], at[:, 2]
+    starts = np.empty(n, dtype=index)
+    starts[0] = lo
+    np.add(at[:-1, 3], 1, out=starts[1:])
+    # every field holds a byte, the grade one; no line is a comment
+    if not ((qid_end > starts).all() and (iter_end - qid_end > 1).all()
+            and (docno_end - iter_end > 1).all() and (at[:, 3] - docno_end == 2).all()) \
             or (b[starts] == ord("#")).any():
-        return None                 # a grade of several bytes, an empty field, a comment
-    del gaps
-    grades = b[at[:, 2] + 1].astype(np.int64)
+        return None
+    grades = b[docno_end + 1].astype(np.int64)
     grades -= ord("0")
     if ((grades < 0) | (grades > 9)).any():
         return None
-    from smarteval.read.fast import PAD, gather_ids
-    padded = bytearray(data)
-    padded.extend(bytes(PAD + 8))
-    qid_bytes = gather_ids(padded, starts, at[:, 0] - starts)
-    docnos = gather_ids(padded, at[:, 1] + 1, at[:, 2] - at[:, 1] - 1)
-    del padded, at, starts
+    qid_bytes = gather_ids(buf, starts, qid_end - starts)
+    starts = iter_end + 1
+    docnos = gather_ids(buf, starts, docno_end - starts)
+    del pos, at, starts, qid_end, iter_end, docno_end
     uniq, codes, grouped = _group_queries(qid_bytes)
+    del qid_bytes
     qids, codes, grouped = _decode_ids(uniq, codes, grouped)
     return qrels_columns(name, qids, codes, docnos, grades, np.arange(1, n + 1, dtype=np.int64))
 

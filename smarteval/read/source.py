@@ -13,23 +13,28 @@ An input that is not a regular file (standard input, a FIFO, a device) is read o
 
 from __future__ import annotations
 
-import bz2
 import contextlib
-import gzip
 import io
-import lzma
 import os
 import re
 import stat
 import sys
-import zlib
 from typing import IO, Any, cast
 
 from smarteval.columns import Qrels, Run
 from smarteval.errors import InputError
 
-#: What a damaged archive raises while it is read.
-CORRUPT = (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error)
+
+def corrupt() -> tuple[type[BaseException], ...]:
+    """What a damaged archive raises while it is read (``except corrupt():``). The
+    decompressors' modules are imported only when a file is compressed so: an error of
+    one that is not loaded cannot come."""
+    errors: tuple[type[BaseException], ...] = (OSError, EOFError, ValueError)
+    if "lzma" in sys.modules:
+        errors += (sys.modules["lzma"].LZMAError,)
+    if "zlib" in sys.modules:
+        errors += (sys.modules["zlib"].error,)
+    return errors
 
 
 #: How much smaller a compressed run file is than its text, roughly.
@@ -115,6 +120,21 @@ _BLOCK = 1 << 20
 _LEADING_BLANK = re.compile(rb"[ \t\n\x0b\x0c\r]*")
 
 
+#: Bytes whose line ends are counted at a time by numpy (:func:`count_newlines`).
+_COUNT_BLOCK = 1 << 18
+
+
+def count_newlines(buf: bytes | bytearray, start: int, end: int) -> int:
+    """The LF bytes of ``buf[start:end]``: numpy's vectorised compare a block at a time
+    for a long stretch (bytes.count takes a byte at a time, five times as long)."""
+    if end - start < _COUNT_BLOCK:
+        return buf.count(b"\n", start, end)
+    import numpy as np  # (loaded already with the columns)
+    b = np.frombuffer(buf, dtype=np.uint8)
+    return sum(int(np.count_nonzero(b[lo:min(end, lo + _COUNT_BLOCK)] == 10))
+               for lo in range(start, end, _COUNT_BLOCK))
+
+
 class TextGuard:
     """Checks text as it is read, block after block in file order: a NUL byte (a binary
     file), a line longer than :data:`MAX_LINE` and blank space as long are refused at once,
@@ -159,7 +179,7 @@ class TextGuard:
             raise self._blank(self.blank_line)
         if end - start > limit // 2:
             self._within(buf, start, end, limit)
-        newlines = _newlines(buf, start, end)
+        newlines = count_newlines(buf, start, end)
         if lead == end - start:                 # all blank
             self.blank += lead
         else:
@@ -196,15 +216,6 @@ class TextGuard:
                     line = self.blank_line if b0 == start else \
                         self.lines + buf.count(b"\n", start, b0) + (1 if buf[b0 - 1] == 10 else 2)
                     raise self._blank(line)
-
-
-def _newlines(buf: bytes | bytearray, start: int, end: int) -> int:
-    """The line feeds in ``buf[start:end]``: counted by numpy in a long stretch (a fifth
-    of the time of ``bytes.count``, which the file's every byte goes through)."""
-    if end - start < 1 << 16:
-        return buf.count(b"\n", start, end)
-    import numpy as np
-    return int(np.count_nonzero(np.frombuffer(buf, np.uint8, end - start, start) == 10))
 
 
 _SEPARATORS = b" \t\n\x0b\x0c\r"
@@ -259,11 +270,15 @@ def decompressing(f: IO[bytes], name: str = "-") -> IO[bytes]:
     """
     buffered: Any = f if hasattr(f, "peek") else io.BufferedReader(f)
     head = buffered.peek(6)[:6]
+    # each decompressor is imported when a file needs it (a plain text file needs none)
     if head[:2] == b"\x1f\x8b":
+        import gzip
         return cast(IO[bytes], gzip.GzipFile(fileobj=buffered, mode="rb"))
     if head[:3] == b"BZh":
+        import bz2
         return cast(IO[bytes], bz2.BZ2File(buffered, "rb"))
     if head[:6] == b"\xfd7zXZ\x00":
+        import lzma
         return cast(IO[bytes], lzma.LZMAFile(buffered, "rb"))
     if head[:4] == _ZSTD:
         return _zstd(buffered, display(name))
@@ -276,8 +291,14 @@ def decompressing(f: IO[bytes], name: str = "-") -> IO[bytes]:
 
 def is_compressed(stream: IO[bytes]) -> bool:
     """Whether ``stream`` (from :func:`decompressing`) decompresses what it reads."""
-    return isinstance(stream, (gzip.GzipFile, bz2.BZ2File, lzma.LZMAFile)) or \
-        isinstance(getattr(stream, "raw", None), _ZstdStream)
+    # a decompressor whose module was never imported made no stream
+    kinds = tuple(getattr(sys.modules[name], kind) for name, kind in _DECOMPRESSORS
+                  if name in sys.modules)
+    return isinstance(stream, kinds) or isinstance(getattr(stream, "raw", None), _ZstdStream)
+
+
+#: The decompressing file classes of the standard library, by module.
+_DECOMPRESSORS = (("gzip", "GzipFile"), ("bz2", "BZ2File"), ("lzma", "LZMAFile"))
 
 
 def standard_input() -> IO[bytes]:
@@ -373,7 +394,7 @@ def read_bytes(path: str | os.PathLike, *, data: bytes | None = None,
             out = b"".join(blocks)
             del blocks
         return out
-    except CORRUPT as exc:
+    except corrupt() as exc:
         if isinstance(exc, OSError) and not is_compressed(stream):
             raise InputError(shown, None, f"cannot read: {exc.strerror or exc}") from None
         raise InputError(shown, None, f"corrupt compressed file: {exc}") from None
@@ -382,10 +403,52 @@ def read_bytes(path: str | os.PathLike, *, data: bytes | None = None,
             stream.close()
 
 
+def read_padded(path: str | os.PathLike, pad: int, *, what: str = "a text file",
+                expected: str | None = None) -> tuple[bytearray, int] | None:
+    """The text of ``path`` when it is a regular file, not compressed: a buffer of ``pad``
+    NUL bytes, the file's bytes, ``pad`` NUL bytes, and the file's size (read straight
+    into place: a vectorised reader may then load 8 bytes from any byte of the text
+    without copying it first). Checked as :func:`read_bytes` checks it. None for any
+    other input (standard input, a device, a compressed file, one that cannot be opened
+    or that changed while read), which :func:`read_bytes` reads or words the error of."""
+    name = str(path)
+    if name == "-":
+        return None
+    try:
+        # a FIFO or a device is never opened here: it is read once, by read_bytes
+        if not stat.S_ISREG(os.stat(name).st_mode):
+            return None
+        f = open(name, "rb")  # noqa: SIM115
+    except (OSError, ValueError):
+        return None
+    shown = display(name)
+    with f:
+        try:
+            info = os.fstat(f.fileno())
+            if not stat.S_ISREG(info.st_mode) or decompressing(f, shown) is not f:
+                return None
+            size = info.st_size
+            buf = bytearray(pad + size + pad)
+            with memoryview(buf) as view:
+                got = 0
+                while got < size:
+                    step = f.readinto(view[pad + got:pad + size])
+                    if not step:
+                        break
+                    got += step
+            if got != size or f.read(1):
+                return None                 # the file changed while it was read
+        except OSError:
+            return None
+    TextGuard(shown, what, expected).check(buf, pad, pad + size)
+    return buf, size
+
+
 # --------------------------------------------------------------------------- temporary files
 
 def _host_mark() -> str:
     import socket
+    import zlib
     return f"{zlib.crc32(socket.gethostname().encode('utf-8', 'replace')):08x}"
 
 
@@ -401,7 +464,7 @@ def temporary(directory: str | None, prefix: str, suffix: str = "") -> tuple[int
                             dir=where)
 
 
-_STALE = re.compile(r"(\d+)-([0-9a-f]{8})-")
+_STALE = r"(\d+)-([0-9a-f]{8})-"     # compiled by ``re`` on first use
 
 
 def remove_stale(directory: str, prefix: str) -> None:
@@ -413,7 +476,7 @@ def remove_stale(directory: str, prefix: str) -> None:
         return
     host = _host_mark()
     for name in names:
-        match = _STALE.match(name, len(prefix))
+        match = re.match(_STALE, name[len(prefix):])
         if match is None or match.group(2) != host or int(match.group(1)) == os.getpid():
             continue
         try:

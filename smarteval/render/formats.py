@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import itertools
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from smarteval.records import record
 
-@dataclass(frozen=True)
+
+@record(frozen=True)
 class Format:
     """An output format: its ``--format`` name and, in a few words, what it is (``--help``
     of every command lists each of its formats so)."""
@@ -185,6 +185,7 @@ def delimited_pieces(columns: Sequence[str], rows: Iterable[Sequence[str]], fmt:
                 buf.write("\t".join(columns) + "\n")
             buf.writelines("\t".join(row) + "\n" for row in block)
         else:
+            import csv  # CSV alone needs it
             writer = csv.writer(buf, lineterminator="\n")
             if header and first:
                 writer.writerow(columns)

@@ -178,60 +178,51 @@ def write_text(text: str | Iterable[str], path: str | None) -> None:
     """Write ``text`` to standard output (``path`` None or ``-``) or to ``path``.
 
     ``text`` may come in pieces (an iterable of strings, written as they come: a long
-    output is never in hand at once). A reader that goes away early (``smarteval ... |
-    head``) is not an error; standard output that cannot take the text (a full disk) is
-    an :class:`OutputError`.
+    output is never in hand at once; into a file atomically, the file appearing whole or
+    not at all). A reader that goes away early (``smarteval ... | head``) is not an
+    error, and no more pieces are made for it; standard output that cannot take the text
+    (a full disk) is an :class:`OutputError`.
     """
-    if not isinstance(text, str):
-        _write_pieces(text, path)
-        return
-    if path is None or path == "-":
-        stream = sys.stdout
-        if stream is None:                  # closed (>&-)
-            raise OutputError("standard output",
-                              OSError(errno.EBADF, "it is closed (give -o FILE)"))
-        try:
-            buffer = getattr(stream, "buffer", None)
-            if buffer is None:              # a text-only stream: it encodes as it can
-                stream.write(text)
-            else:
-                stream.flush()
-                buffer.write(encode(text))
-                buffer.flush()
-            stream.flush()
-        except OSError as exc:
-            # what is still buffered cannot be written either: drop it, so that the
-            # interpreter does not try again (and fail again) when it exits
-            with contextlib.suppress(OSError, ValueError):      # no file descriptor
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            if not isinstance(exc, BrokenPipeError):
-                raise OutputError("standard output", exc) from None
-        return
-    write_bytes(encode(text), path)
-
-
-def _write_pieces(pieces: Iterable[str], path: str | None) -> None:
-    """:func:`write_text` of text in pieces: each piece written as it comes, to standard
-    output or into the file (atomically: the file appears whole, or not at all)."""
+    pieces = [text] if isinstance(text, str) else text
     if path is not None and path != "-":
+        if isinstance(text, str):
+            write_bytes(encode(text), path)
+            return
+
         def write(fh: IO[bytes]) -> None:
             for piece in pieces:
                 fh.write(encode(piece))
         write_atomic(path, write)
         return
+    stream = sys.stdout
+    if stream is None:                      # closed (>&-)
+        raise OutputError("standard output",
+                          OSError(errno.EBADF, "it is closed (give -o FILE)"))
     for piece in pieces:
-        write_text(piece, path)
-        if sys.stdout is not None and _gone(sys.stdout):
+        if not _to_stdout(stream, piece):
             return                          # the reader went away: nothing more to write
 
 
-def _gone(stream) -> bool:
-    """Whether standard output was redirected to the null device after its reader went
-    away (see :func:`write_text`)."""
+def _to_stdout(stream, text: str) -> bool:
+    """Write ``text`` to standard output; False when its reader has gone away."""
     try:
-        return os.path.samefile(f"/proc/self/fd/{stream.fileno()}", os.devnull)
-    except (OSError, ValueError, AttributeError):
+        buffer = getattr(stream, "buffer", None)
+        if buffer is None:                  # a text-only stream: it encodes as it can
+            stream.write(text)
+        else:
+            stream.flush()
+            buffer.write(encode(text))
+            buffer.flush()
+        stream.flush()
+    except OSError as exc:
+        # what is still buffered cannot be written either: drop it, so that the
+        # interpreter does not try again (and fail again) when it exits
+        with contextlib.suppress(OSError, ValueError):      # no file descriptor
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        if not isinstance(exc, BrokenPipeError):
+            raise OutputError("standard output", exc) from None
         return False
+    return True
 
 
 def write_bytes(data: bytes, path: str, *, suffix: str = "") -> None:

@@ -513,7 +513,9 @@ def compare(qrels: Source, baseline: Source, runs: Source,
             samples: int = 10000, seed: int | None = 0, tie_tolerance: float = 0.0,
             select: str | None = None, depth: int = 200, theta: float = 1.5,
             tau: bool = False, settings: Settings | None = None,
-            on_run: Callable[[RunInfo], None] | None = None, **options: Any) -> Comparison:
+            on_run: Callable[[RunInfo], None] | None = None,
+            on_samples: Callable[[int, int], None] | None = None,
+            **options: Any) -> Comparison:
     """Compare each run with ``baseline`` query by query, as ``smarteval compare`` does.
 
     Inputs take every form :func:`evaluate` takes; ``tests`` (``t``, ``wilcoxon``, ``sign``,
@@ -527,6 +529,8 @@ def compare(qrels: Source, baseline: Source, runs: Source,
     wrote for the baseline's run, with ``baseline`` None) is a stored baseline: its
     per-query values are compared as read, and its run is not needed (what a CI job
     keeps). The runs should be evaluated under the settings the baseline was.
+    ``on_run`` is told of each run evaluated, ``on_samples(done, total)`` of the samples
+    the randomization and bootstrap tests have drawn (samples x queries; progress).
 
     >>> cmp = compare("sample_data/qrels.txt", "sample_data/bm25.run",
     ...               ["sample_data/dense.run"], "map", tests="t")
@@ -558,7 +562,8 @@ def compare(qrels: Source, baseline: Source, runs: Source,
     rep = compare_runs(qrels, base, given, list(measures), settings, tests=list(tests),
                        correction=correction, alpha=alpha, confidence=confidence,
                        samples=samples, seed=seed, tolerance=tie_tolerance, select=select,
-                       depth=depth, theta=theta, tau=tau, on_run=on_run)
+                       depth=depth, theta=theta, tau=tau, on_run=on_run,
+                       on_samples=on_samples)
     return Comparison(rep)
 
 

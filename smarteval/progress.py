@@ -13,6 +13,10 @@ from smarteval.read.source import text_size
 DELAY = 1.0
 #: Bytes of a typical run line (a TREC run line is 35-60 bytes; MS MARCO-like runs ~40).
 BYTES_PER_LINE = 40
+#: Steps of the bar a sample x query of a randomization or bootstrap test counts for: a
+#: step is half a run line (read, then evaluated, some 150 ns a line), a sample x query
+#: some 300 ns; the bar's ETA follows the pace of the last steps whatever this weight.
+SAMPLE_STEPS = 4.0
 
 
 def estimated_lines(path: str) -> int:
@@ -32,6 +36,9 @@ class Progress:
         self._stream = stream if stream is not None else sys.stderr
         self._eligible = force if force is not None else _is_terminal(self._stream)
         self._weights = {p: max(estimated_lines(p), 1) for p in paths}
+        #: steps in all: each run read, then evaluated, a step a line; and the tests'
+        #: samples once they are known (:meth:`sampling`)
+        self._length = 2 * sum(self._weights.values())
         self._label = label
         self._delay = delay
         self._bar: Any = None
@@ -60,7 +67,7 @@ class Progress:
                 return
             import click
             # each run is read, then evaluated: two steps weighted by its size
-            self._bar = click.progressbar(length=2 * sum(self._weights.values()),
+            self._bar = click.progressbar(length=self._length,
                                           label=self._label, file=self._stream,
                                           show_eta=True, show_percent=True,
                                           item_show_func=lambda _: self._current)
@@ -114,6 +121,26 @@ class Progress:
             self._queries += len(block.run.qids)
             self._current = f"{self._queries:,} queries evaluated"
         self._advance(step)
+
+    def sampling(self, what: str):
+        """A callback for the library's ``on_samples(done, total)``: the statistics'
+        samples, after the runs. Each test's work, once it starts, is added to the bar's
+        length (as :data:`SAMPLE_STEPS` steps a sample x query), so the bar leaves 100 %
+        while the tests run and moves as their samples are drawn, ``what`` beside it."""
+        state = {"done": 0, "total": 0}
+
+        def drawn(done: int, total: int) -> None:
+            if state["done"] >= state["total"]:     # the one before is over: a new test
+                with self._lock:
+                    self._current = what
+                    self._length += int(total * SAMPLE_STEPS)
+                    if self._bar is not None:
+                        self._bar.length = self._length
+                state["done"], state["total"] = 0, total
+            step = int(done * SAMPLE_STEPS) - int(state["done"] * SAMPLE_STEPS)
+            state["done"] = done
+            self._advance(step)
+        return drawn
 
     def done(self, path: str) -> None:
         """One step of run ``path`` finished (reading it, or evaluating it)."""

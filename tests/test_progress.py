@@ -127,3 +127,26 @@ def test_the_bar_moves_with_each_block_of_a_long_run(tmp_path):
     assert steps[len(steps) // 2] >= total // 4              # moved along the way
     assert seen[-1][1] == "300 queries evaluated"
     assert "300 queries evaluated" in term.getvalue() and "100%" in term.getvalue()
+
+
+def test_the_bar_leaves_100_percent_while_the_tests_draw_their_samples():
+    """compare's randomization test adds its samples to the bar once it starts: the bar
+    is not full while they are drawn, and moves with them to the end."""
+    from smarteval.api import compare
+    term = Terminal()
+    seen = []
+    with P.Progress(RUNS[:2], "smarteval", stream=term, delay=0) as bar:
+        sampled = bar.sampling("testing")
+
+        def told(done: int, total: int) -> None:
+            sampled(done, total)
+            seen.append((bar._done, bar._length))
+        compare(str(SAMPLE / "qrels.txt"), RUNS[0], [RUNS[1]], ["map", "P.10"],
+                tests=["randomization"], samples=40_000, on_run=bar.each_run(RUNS[:2]),
+                on_samples=told)
+        assert bar._done == bar._length
+    runs = 2 * sum(P.estimated_lines(r) for r in RUNS[:2])
+    assert len(seen) >= 4 and seen[-1][1] > runs
+    assert seen[0][0] < seen[0][1]               # not full while a test draws its samples
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+    assert "testing" in term.getvalue()

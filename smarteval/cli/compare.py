@@ -117,7 +117,8 @@ def compare(qrels, baseline, runs, measures, settings, tests, correction, alpha,
                               confidence=confidence, samples=samples, seed=seed,
                               tie_tolerance=tie_tolerance,
                               select=select_measure if select else None, depth=depth,
-                              theta=theta, tau=tau, on_run=finished)
+                              theta=theta, tau=tau, on_run=finished,
+                              on_samples=bar.sampling("testing"))
     rep = result.report
     if plot:
         import os

@@ -184,7 +184,7 @@ def compare_runs(qrels, baseline, runs: Sequence, measures: Sequence[str] = ("ma
                  correction: str = "holm", alpha: float = 0.05, confidence: float = 0.95,
                  samples: int = 10000, seed: int | None = 0, tolerance: float = 0.0,
                  select: str | None = None, depth: int = 200, theta: float = 1.5,
-                 tau: bool = False, on_run=None) -> Report:
+                 tau: bool = False, on_run=None, on_samples=None) -> Report:
     """Evaluate ``baseline`` and ``runs`` against ``qrels`` and compare each run with the baseline.
 
     ``measures`` and ``tests`` are as ``-m`` and ``--test`` give them (empty: map and t);
@@ -193,7 +193,8 @@ def compare_runs(qrels, baseline, runs: Sequence, measures: Sequence[str] = ("ma
     whose values are compared as read; ``select`` names the cut-off measure of Joiner &
     Werner's selection at cut-offs 1..``depth`` (None: no selection); ``tau`` adds the
     rank correlation of the document orderings. ``on_run`` is called as each run is
-    evaluated (progress). Runs that would print under one name (the same file twice) get
+    evaluated, ``on_samples(done, total)`` as the randomization and bootstrap tests draw
+    their samples (progress). Runs that would print under one name (the same file twice) get
     distinct names.
     """
     from smarteval.evaluation import evaluate, read_relevance
@@ -234,7 +235,7 @@ def compare_runs(qrels, baseline, runs: Sequence, measures: Sequence[str] = ("ma
                        confidence=confidence, samples=samples, seed=seed,
                        tolerance=tolerance, complete=settings.complete,
                        select_names=select_names, select_name=select or "", theta=theta,
-                       tau=tau)
+                       tau=tau, on_samples=on_samples)
     if skipped:
         rep.notes.append("not compared (no number for each query): " + ", ".join(skipped))
     return rep
@@ -254,8 +255,10 @@ def check_stored(stored, names: Sequence[str]) -> None:
 def build_report(evaluations, names: list[str], *, tests: list[str], correction: str,
                  alpha: float, confidence: float, samples: int, seed: int | None,
                  tolerance: float, complete: bool, select_names: list[str] | None = None,
-                 select_name: str = "", theta: float = 1.5, tau: bool = False) -> Report:
-    """Compare every evaluation after the first against the first (the baseline)."""
+                 select_name: str = "", theta: float = 1.5, tau: bool = False,
+                 on_samples=None) -> Report:
+    """Compare every evaluation after the first against the first (the baseline);
+    ``on_samples`` as in :func:`compare_runs`."""
     base, runs = evaluations[0], evaluations[1:]
     rep = Report(baseline=base.name, measures=list(names), tests=list(tests),
                  correction=correction, alpha=alpha, confidence=confidence)
@@ -306,7 +309,8 @@ def build_report(evaluations, names: list[str], *, tests: list[str], correction:
 
     for test in tests:
         results = [paired_test(test, b, r, tolerance=tolerance, confidence=confidence,
-                               samples=samples, seed=seed) for _, _, b, r, _ in pairs]
+                               samples=samples, seed=seed, on_samples=on_samples)
+                   for _, _, b, r, _ in pairs]
         adjusted = adjust([res.p_value for res in results], correction)
         for (run, name, *_values), res, padj, merit_row in zip(pairs, results, adjusted,
                                                                rep.merit, strict=True):

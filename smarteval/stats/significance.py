@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -132,7 +132,7 @@ def t_interval(d: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
 
 def paired_test(test: str, base: np.ndarray, run: np.ndarray, *, tolerance: float = 0.0,
                 confidence: float = 0.95, samples: int = 10000,
-                seed: int | None = 0) -> TestResult:
+                seed: int | None = 0, on_samples: Sampled | None = None) -> TestResult:
     """Run one paired test of ``run`` against ``base`` (aligned per-query values).
 
     t              scipy.stats.ttest_rel (statistic t)
@@ -196,7 +196,7 @@ def paired_test(test: str, base: np.ndarray, run: np.ndarray, *, tolerance: floa
             else:
                 _, ps, exact = paired_tests("randomization", np.asarray(base, float)[None],
                                             np.asarray(run, float)[None], samples=samples,
-                                            seed=seed)
+                                            seed=seed, on_samples=on_samples)
                 p = float(ps[0])
         else:  # bootstrap
             stat = mean
@@ -278,7 +278,8 @@ def _bh_by_hand(q: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- many pairs at once
 
 def paired_tests(test: str, base: np.ndarray, run: np.ndarray, *, tolerance: float = 0.0,
-                 samples: int = 10000, seed: int | None = 0
+                 samples: int = 10000, seed: int | None = 0,
+                 on_samples: Sampled | None = None
                  ) -> tuple[np.ndarray, np.ndarray, bool | None]:
     """One paired test of each row of ``run`` against the same row of ``base`` (N, Q).
 
@@ -287,7 +288,9 @@ def paired_tests(test: str, base: np.ndarray, run: np.ndarray, *, tolerance: flo
     sign give :func:`paired_test`'s numbers row by row. randomization and bootstrap follow
     :func:`paired_test`'s definitions, with one set of sign assignments (or of resamples)
     drawn from ``seed`` and shared by every row, all rows and samples at once: a matrix
-    product of the differences (N, Q) with the samples (Q, B).
+    product of the differences (N, Q) with the samples (Q, B). ``on_samples(done,
+    total)`` is told, block after block, how many of the samples x queries x rows of
+    the test are done (progress).
     """
     d = np.asarray(run, dtype=np.float64) - np.asarray(base, dtype=np.float64)
     if d.ndim != 2:
@@ -321,13 +324,14 @@ def paired_tests(test: str, base: np.ndarray, run: np.ndarray, *, tolerance: flo
                                                             np.abs(d).mean(axis=1))
         kind = "every sign" if exact else "signs"
         total = 2 ** n if exact else samples
-        below, above = _counts(d, kind, total, seed, mean + gamma, mean - gamma)
+        below, above = _counts(d, kind, total, seed, mean + gamma, mean - gamma, on_samples)
         p = np.minimum(1.0, 2.0 * (np.minimum(below, above) + extra) / (total + extra))
         return mean, p, exact
     if test == "bootstrap":
         if n < 2:
             return mean, np.full(k, math.nan), None
-        below, above = _counts(d, "resamples", samples, seed, np.zeros(k), np.zeros(k))
+        below, above = _counts(d, "resamples", samples, seed, np.zeros(k), np.zeros(k),
+                               on_samples)
         p = np.minimum(1.0, 2.0 * (np.minimum(below, above) + 1) / (samples + 1))
         return mean, p, None
     raise UsageError(f"unknown test {test!r}: expected one of {', '.join(TESTS)}")
@@ -363,12 +367,20 @@ def sample_weights(kind: str, n: int, samples: int, seed: int | None = 0):
         yield w.T / n
 
 
+#: What is told of a test's progress: ``on_samples(done, total)``, in samples x queries
+#: x rows.
+Sampled = Callable[[int, int], None]
+
+
 def _counts(d: np.ndarray, kind: str, samples: int, seed: int | None, upper: np.ndarray,
-            lower: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            lower: np.ndarray, on_samples: Sampled | None = None
+            ) -> tuple[np.ndarray, np.ndarray]:
     """For each row of ``d``: how many of its sampled means (:func:`sample_weights`) are
-    at most ``upper`` and how many at least ``lower``."""
+    at most ``upper`` and how many at least ``lower`` (``on_samples`` told as the
+    samples are drawn)."""
     k = d.shape[0]
     below, above = np.zeros(k, np.int64), np.zeros(k, np.int64)
+    total, done = samples * d.shape[1] * k, 0
     for weights in sample_weights(kind, d.shape[1], samples, seed):
         step = max(1, _BLOCK // weights.shape[1])
         for start in range(0, k, step):
@@ -376,6 +388,9 @@ def _counts(d: np.ndarray, kind: str, samples: int, seed: int | None, upper: np.
             null = d[rows] @ weights
             below[rows] += np.count_nonzero(null <= upper[rows, None], axis=1)
             above[rows] += np.count_nonzero(null >= lower[rows, None], axis=1)
+        if on_samples is not None:
+            done += weights.shape[1] * d.shape[1] * k
+            on_samples(done, total)
     return below, above
 
 

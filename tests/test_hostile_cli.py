@@ -206,9 +206,12 @@ def test_a_temporary_file_of_a_killed_process_is_removed(files):
 def test_every_terminating_signal_removes_the_spool(files, sig, status, line):
     spool = files / "tmp"
     spool.mkdir()
+    # the signal's default action in the child, whatever this process inherited (under
+    # nohup SIGHUP is ignored, and a command keeps a signal ignored when it starts)
     proc = subprocess.Popen([sys.executable, "-m", "smarteval", "evaluate", "q", "-"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env={**os.environ, "TMPDIR": str(spool)})
+                            stderr=subprocess.PIPE, env={**os.environ, "TMPDIR": str(spool)},
+                            preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL))
     try:
         proc.stdin.write(RUN.encode())
         proc.stdin.flush()                   # standard input stays open: the read waits

@@ -887,14 +887,17 @@ def curve(qrels: Source, runs: Source, levels: str | Sequence[float] | None = No
           method: str = "quasi", step: str | None = None, left: str | None = None,
           average: str = "macro", full: Source = None, end: str | None = None,
           cutoffs_from: Source = None, settings: Settings | None = None,
-          on_run: Callable[[RunInfo], None] | None = None, **options: Any) -> Curves:
+          on_run: Callable[[RunInfo], None] | None = None, block_rows: int | None = None,
+          on_block: Callable[[Block], None] | None = None, **options: Any) -> Curves:
     """Each run's averaged curve at its levels, as ``smarteval curve`` computes it.
 
     ``method`` is one of the curve methods (``quasi``, ``semi``, ``pseudo``, ``cluster``,
     ``characteristic``, ``points``, ``fallout``, ``adjusted``, ``precision``, ``cnr``);
     ``cutoffs_from`` (a run) gives instead each run's precision-recall pair at that
     system's set sizes (Keen part 7). ``on_run`` is called with each run's info once its
-    curve is computed (progress).
+    curve is computed (progress). The semi- and quasi-Cranfield curves (macro or median)
+    of a long run file are made a block of whole queries at a time, as :func:`evaluate`
+    evaluates it (``block_rows``, ``on_block``).
 
     >>> c = curve("sample_data/qrels.txt", "sample_data/bm25.run", "0.1,0.5")
     >>> c.result.curves[0].value.round(4).tolist()
@@ -914,7 +917,8 @@ def curve(qrels: Source, runs: Source, levels: str | Sequence[float] | None = No
         (full,), _ = _run_sources([full], first_tag="full")
     return Curves(run_curves(qrels, given, settings, levels, method=method, step=step,
                              left=left, average=average, full=full, end=end,
-                             on_run=on_run), settings.rel_level)
+                             on_run=on_run, block_rows=block_rows, on_block=on_block),
+                  settings.rel_level)
 
 
 # --------------------------------------------------------------------------- correlate

@@ -360,6 +360,15 @@ class Ranker:
         return ranked
 
     @property
+    def blockable(self) -> bool:
+        """Whether a run's rankings may be made a block of whole queries at a time
+        (:class:`BlockRankings`): plain qrels, no residual collection, the score order,
+        no random tie order (drawn over the whole run)."""
+        s = self.settings
+        return (self.frozen is None and self.subtopics is None and not self.cwl
+                and s.qrels_format == "qrels" and s.order_by != "rank" and s.ties != "random")
+
+    @property
     def unjudged_grade(self) -> int:
         """The grade ``--unjudged relevant`` and ``range`` give an unjudged document."""
         return unjudged_grade(self.qrels, self.settings)
@@ -470,7 +479,7 @@ class Job:
                 return self.evaluate_blocks(os.fspath(run), on_block)
             except NotBlockable as why:
                 if why.query is not None:
-                    notes.append(_read_whole(os.fspath(run), why.query))
+                    notes.append(read_whole_note(os.fspath(run), why.query))
         ev = self._evaluate(run)
         ev.notes = notes
         return ev
@@ -505,78 +514,38 @@ class Job:
         for is one query's alone (no fractional gains, subtopics, preferences, strata,
         residual collection, z-scores, micro average, random tie order, plugin, total
         over the qrels) and the rankings are not kept."""
-        ranker, s = self.ranker, self.ranker.settings
-        return (not self.keep_ranked and self.zscores is None and ranker.frozen is None
-                and ranker.subtopics is None and not ranker.cwl
-                and s.qrels_format == "qrels" and s.order_by != "rank"
-                and s.ties != "random" and s.average != "micro"
+        return (not self.keep_ranked and self.zscores is None
+                and self.ranker.blockable and self.ranker.settings.average != "micro"
                 and all(rq.measure.family in BLOCKED_FAMILIES and rq.measure.total is None
                         and rq.measure.rel_info == "qrels" for rq in self.requests))
 
     def in_blocks(self, run) -> bool:
         """Whether ``run`` is evaluated in blocks: a file that can be read again (not
         standard input), long enough, when every value asked for allows it."""
-        if not isinstance(run, (str, os.PathLike)) or not self.blockable:
-            return False
-        path = os.fspath(run)
-        from smarteval.read.source import is_stream, table_format
-        if is_stream(path) or table_format(path):
-            return False
-        return self.block_rows is not None or text_size(path) >= BLOCKED_BYTES
+        return self.blockable and long_file(run, self.block_rows)
 
     def evaluate_blocks(self, path: str,
                         on_block: Callable[[Block], None] | None = None) -> Evaluation:
-        """``path`` evaluated a block of whole queries at a time: each block ranked and
-        measured, the per-query values kept and the block released; then the queries of
-        the qrels without results added (-c), every query put in trec_eval's order and
-        the values summarized, as :meth:`evaluate` does for the whole run. Raises
-        :class:`~smarteval.read.blocks.NotBlockable` where the whole run must be read
-        instead (an error to word as the whole run's, or a run not grouped by query)."""
-        from smarteval.read.blocks import BLOCK_ROWS, NOT_GROUPED, NotBlockable, run_blocks
+        """``path`` evaluated a block of whole queries at a time (:class:`BlockRankings`):
+        each block ranked and measured, the per-query values kept and the block released;
+        then the queries of the qrels without results added (-c), every query put in
+        trec_eval's order and the values summarized, as :meth:`evaluate` does for the
+        whole run. Raises :class:`~smarteval.read.blocks.NotBlockable` where the whole
+        run must be read instead (an error to word as the whole run's, or a run not
+        grouped by query)."""
         ranker, settings = self.ranker, self.ranker.settings
         qrels = ranker.qrels
-        each = replace(settings, complete=False)    # -c's queries once, at the end
-        give_back()                     # what reading the qrels left
         outputs = self.outputs()
         parts: dict[str, list[np.ndarray]] = {o.name: [] for o in outputs}
-        qid_parts: list[np.ndarray] = []
-        name, tag = path, ""
-        for block in run_blocks(path, self.block_rows or BLOCK_ROWS):
-            run = block.run
-            name, tag = run.path, run.tag
-            try:
-                # the first query trec_eval ranks is checked once every query is known
-                ranked = rank(run, qrels, each, documents=ranker.documents,
-                              trec_names=False, owned=True, file_order=ranker.file_order)
-            except InputError as bad:   # the whole run's reading words it (and finds
-                raise NotBlockable(str(bad)) from None      # a bad line before it)
-            del run
-            qid_parts.append(ranked.qids)
-            self._measured(ranked, outputs, parts)
+        blocks = BlockRankings(ranker, path, self.block_rows, on_block)
+        for ranked, added in blocks:
+            self._measured(ranked, outputs, parts, complete=added)
             del ranked
-            if on_block is not None:
-                on_block(block)
-            del block
-            if len(qid_parts) == GATHERED:    # the values so far as one array each
-                qid_parts = _gathered(qid_parts)
-                for values in parts.values():
+            if len(parts[outputs[0].name]) >= GATHERED:
+                for values in parts.values():  # the values so far as one array each
                     values[:] = _gathered(values)
                 give_back()
-        qids = np.concatenate(qid_parts) if qid_parts else np.zeros(0, dtype="U1")
-        if not len(qids):               # nothing shared with the qrels: the whole run's words
-            raise NotBlockable("no query of the run is evaluated")
-        in_run = np.ones(len(qids), dtype=bool)
-        if settings.complete:
-            qids, in_run = self._completed(qids, in_run, tag, name, outputs, parts)
-        order = _byte_order(qids)
-        qids, in_run = qids[order], in_run[order]
-        again = np.flatnonzero(qids[1:] == qids[:-1])
-        if len(again):                  # a query in two blocks (not in blocks side by side)
-            raise NotBlockable(NOT_GROUPED, query=str(qids[again[0]]))
-        first = _positions_in(qrels.qids, qids[:1])
-        if ranker.documents and ranker.trec_names and (in_run[0] or settings.placeholders) \
-                and len(first) and judged_only_below_zero(qrels, int(first[0])):
-            raise NotBlockable("the first query is judged only below 0")
+        qids, in_run, order, tag = blocks.qids, blocks.in_run, blocks.order, blocks.tag
         per_query = {}
         for o in outputs:               # one output at a time: the others' parts wait
             per_query[o.name] = np.concatenate(parts.pop(o.name))[order]
@@ -590,8 +559,8 @@ class Job:
                             qrels_num_queries=qrels.num_queries,
                             qrels_positive_lines=qrels.num_positive_lines)
         summary = {o.name: summarize(o, per_query[o.name], summary_of) for o in outputs}
-        info = RunInfo(name, tag)
-        return Evaluation(name=tag, path=name, tag=tag, qids=qids, in_run=in_run,
+        info = RunInfo(blocks.name, tag)
+        return Evaluation(name=tag, path=blocks.name, tag=tag, qids=qids, in_run=in_run,
                           outputs=outputs, per_query=per_query, summary=summary, ranked=None,
                           run_info=info, averaged_over=averaged_over(summary_of),
                           settings=settings)
@@ -600,8 +569,6 @@ class Job:
                   parts: dict[str, list[np.ndarray]], complete: bool = False) -> None:
         """Each output's values of the queries of ``ranked`` appended to ``parts``
         (``complete``: with -c's rule for queries without results)."""
-        if self.ranker.settings.unjudged == "relevant":
-            ranked = counted_relevant(ranked, self.ranker.unjudged_grade)
         for out, r, values in self._each_value(ranked, outputs):
             parts[out.name].append(complete_values(out, values, r) if complete else values)
 
@@ -618,16 +585,86 @@ class Job:
                 r = counted
             yield out, r, out.compute(r)
 
-    def _completed(self, qids, in_run, tag, name, outputs, parts):
-        """``qids`` with -c's queries of the qrels that have no results (each output's
-        values for them appended to ``parts``), and which queries are in the run."""
+class BlockRankings:
+    """The rankings of a run file grouped by query, a block of whole queries at a time:
+    iterating gives each block's ranking (``added`` False), then, under -c, the ranking
+    of the qrels' queries the run has no results for (``added`` True); once it is
+    over, ``qids`` are every query evaluated in trec_eval's order, ``in_run`` which of
+    them the run holds, and ``order`` the permutation that takes the rankings' queries,
+    as they came, into that order.
+
+    Raises :class:`~smarteval.read.blocks.NotBlockable` where the whole run must be read
+    instead (an error to word as the whole run's, a run not grouped by query), at the
+    latest when the iteration ends: whatever was made of the blocks is then dropped.
+    """
+
+    def __init__(self, ranker: Ranker, path: str, block_rows: int | None = None,
+                 on_block: Callable[[Block], None] | None = None):
+        self.ranker, self.path, self.block_rows, self.on_block = ranker, path, block_rows, \
+            on_block
+        self.name, self.tag = path, ""
+        self.qids = self.in_run = self.order = np.zeros(0, dtype=np.int64)
+
+    def __iter__(self) -> Iterator[tuple[Ranked, bool]]:
+        from smarteval.read.blocks import BLOCK_ROWS, NOT_GROUPED, NotBlockable, run_blocks
+        ranker, settings = self.ranker, self.ranker.settings
+        qrels = ranker.qrels
+        each = replace(settings, complete=False)    # -c's queries once, at the end
+        give_back()                     # what reading the qrels left
+        qid_parts: list[np.ndarray] = []
+        for block in run_blocks(self.path, self.block_rows or BLOCK_ROWS):
+            run = block.run
+            self.name, self.tag = run.path, run.tag
+            try:
+                # the first query trec_eval ranks is checked once every query is known
+                ranked = rank(run, qrels, each, documents=ranker.documents,
+                              trec_names=False, owned=True, file_order=ranker.file_order)
+            except InputError as bad:   # the whole run's reading words it (and finds
+                raise NotBlockable(str(bad)) from None      # a bad line before it)
+            del run
+            qid_parts.append(ranked.qids)
+            if settings.unjudged == "relevant":
+                ranked = counted_relevant(ranked, ranker.unjudged_grade)
+            yield ranked, False
+            del ranked
+            if self.on_block is not None:
+                self.on_block(block)
+            del block
+            if len(qid_parts) == GATHERED:
+                qid_parts = _gathered(qid_parts)
+        qids = np.concatenate(qid_parts) if qid_parts else np.zeros(0, dtype="U1")
+        if not len(qids):               # nothing shared with the qrels: the whole run's words
+            raise NotBlockable("no query of the run is evaluated")
+        in_run = np.ones(len(qids), dtype=bool)
+        if settings.complete:
+            added = self._added(qids)
+            if added is not None:
+                qids = np.concatenate([qids, added.qids])
+                in_run = np.concatenate([in_run, np.zeros(len(added.qids), dtype=bool)])
+                if settings.unjudged == "relevant":
+                    added = counted_relevant(added, ranker.unjudged_grade)
+                yield added, True
+        order = _byte_order(qids)
+        qids, in_run = qids[order], in_run[order]
+        again = np.flatnonzero(qids[1:] == qids[:-1])
+        if len(again):                  # a query in two blocks (not in blocks side by side)
+            raise NotBlockable(NOT_GROUPED, query=str(qids[again[0]]))
+        first = _positions_in(qrels.qids, qids[:1])
+        if ranker.documents and ranker.trec_names and (in_run[0] or settings.placeholders) \
+                and len(first) and judged_only_below_zero(qrels, int(first[0])):
+            raise NotBlockable("the first query is judged only below 0")
+        self.qids, self.in_run, self.order = qids, in_run, order
+
+    def _added(self, qids: np.ndarray) -> Ranked | None:
+        """The ranking of -c's queries of the qrels that have no results among ``qids``
+        (None: there are none)."""
         from smarteval.read.blocks import NotBlockable
         ranker, settings, qrels = self.ranker, self.ranker.settings, self.ranker.qrels
         wanted = qrels.qids if settings.query is None else \
             qrels.qids[qrels.qids == settings.query]
         missing = np.flatnonzero(~np.isin(qrels.qids, qids) & np.isin(qrels.qids, wanted))
         if not len(missing):
-            return qids, in_run
+            return None
         counts = np.diff(qrels.offsets)[missing]
         rows = concat_ranges(qrels.offsets[missing], counts)
         offsets = np.zeros(len(missing) + 1, dtype=np.int64)
@@ -639,16 +676,13 @@ class Job:
         some = Qrels(path=qrels.path, qids=qrels.qids[missing], offsets=offsets,
                      docnos=qrels.docnos[rows], grades=qrels.grades[rows],
                      lines=qrels.lines[rows])
-        none = Run(path=name, qids=np.zeros(0, dtype=qids.dtype),
+        none = Run(path=self.name, qids=np.zeros(0, dtype=qids.dtype),
                    offsets=np.zeros(1, dtype=np.int64), docnos=np.zeros(0, dtype="S8"),
-                   scores=np.zeros(0), lines=None, tag=tag)
-        added = replace(rank(none, some, settings, documents=ranker.documents,
-                             trec_names=False, owned=True, file_order=ranker.file_order),
-                        qrels_num_queries=qrels.num_queries,
-                        qrels_positive_lines=qrels.num_positive_lines)
-        self._measured(added, outputs, parts, complete=True)
-        return (np.concatenate([qids, added.qids]),
-                np.concatenate([in_run, np.zeros(len(added.qids), dtype=bool)]))
+                   scores=np.zeros(0), lines=None, tag=self.tag)
+        return replace(rank(none, some, settings, documents=ranker.documents,
+                            trec_names=False, owned=True, file_order=ranker.file_order),
+                       qrels_num_queries=qrels.num_queries,
+                       qrels_positive_lines=qrels.num_positive_lines)
 
 
 #: Run text from which a run file is evaluated in blocks of whole queries (where what is
@@ -669,7 +703,20 @@ def _gathered(parts: list[np.ndarray]) -> list[np.ndarray]:
     return [np.concatenate(parts)] if len(parts) > 1 else parts
 
 
-def _read_whole(path: str, query: str) -> str:
+def long_file(run, block_rows: int | None = None) -> bool:
+    """Whether ``run`` is a run file read in blocks when what is asked allows it: a file
+    that can be read again (not standard input, not a table), of :data:`BLOCKED_BYTES`
+    of text or more (any, given ``block_rows``)."""
+    if not isinstance(run, (str, os.PathLike)):
+        return False
+    path = os.fspath(run)
+    from smarteval.read.source import is_stream, table_format
+    if is_stream(path) or table_format(path):
+        return False
+    return block_rows is not None or text_size(path) >= BLOCKED_BYTES
+
+
+def read_whole_note(path: str, query: str) -> str:
     """The note of a run read whole because its lines are not grouped by query."""
     size = text_size(path)
     return (f"{path}: its lines are not grouped by query (query {query} comes again after "

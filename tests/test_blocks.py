@@ -224,3 +224,39 @@ def test_the_command_line_evaluates_in_blocks(cli, tmp_path):
     assert blocked.stdout == whole.stdout
     bad = cli("evaluate", "--block-rows", "0", qrels, run)
     assert bad.exit_code == 2 and "--block-rows" in bad.stderr
+
+
+@pytest.mark.parametrize("options", [dict(), dict(complete=True),
+                                     dict(complete=True, trec_version=10),
+                                     dict(max_docs=7, judged_only=True, rel_level=2)],
+                         ids=lambda o: ",".join(map(str, o.items())))
+@pytest.mark.parametrize("method,left", [("quasi", None), ("quasi", "zero"),
+                                         ("quasi", "hybrid"), ("semi", None)])
+@pytest.mark.parametrize("average", ["macro", "median"])
+def test_curves_in_blocks_are_the_whole_runs(options, method, left, average, tmp_path):
+    """The semi- and quasi-Cranfield curves of a run read in blocks equal the whole run's:
+    values, each query's values, counts and queries."""
+    qrels, run = _collection(9, tmp_path)
+    common = dict(method=method, left=left, average=average, **options)
+    whole = smarteval.curve(qrels, run, **common).result
+    seen = []
+    blocked = smarteval.curve(qrels, run, block_rows=40, on_block=seen.append,
+                              **common).result
+    assert len(seen) > 5
+    w, b = whole.curves[0], blocked.curves[0]
+    assert np.array_equal(w.value, b.value, equal_nan=True)
+    assert np.array_equal(w.per_query, b.per_query, equal_nan=True)
+    for name in ("real", "extrapolated", "excluded"):
+        assert getattr(w, name).tolist() == getattr(b, name).tolist(), name
+    assert whole.qids[0].tolist() == blocked.qids[0].tolist()
+    assert whole.names == blocked.names and whole.queries == blocked.queries
+
+
+def test_other_curves_read_the_whole_run(tmp_path):
+    """A curve that is not the average of each query's values alone (micro, the
+    cut-off methods) is made from the whole run: no block is told."""
+    qrels, run = _collection(10, tmp_path)
+    for common in (dict(method="semi", average="micro"), dict(method="points")):
+        seen = []
+        smarteval.curve(qrels, run, block_rows=40, on_block=seen.append, **common)
+        assert not seen, common

@@ -101,7 +101,7 @@ def curve(ctx, qrels, runs, settings, method, levels, step, left, average, full,
         else:
             result = run_curve(qrels, list(runs), levels, settings=settings, method=method,
                                step=step, left=left, average=average, full=full,
-                               end=cluster_end, on_run=finished)
+                               end=cluster_end, on_run=finished, on_block=bar.block)
     for text in result.notes():                 # nothing relevant at -l
         note(f"smarteval: {text}")
     write_text(result.render(fmt, header=not no_header), output)

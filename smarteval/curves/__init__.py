@@ -74,14 +74,15 @@ precision-recall pair per run at the other system's per-query set sizes) is
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from smarteval.columns import Qrels, Ranked
-from smarteval.curves.base import Curve, parse_levels
+from smarteval.curves.base import OUT, REAL, Curve, average_cells, parse_levels
 from smarteval.curves.matched import Point
 from smarteval.curves.points import STEPS, first_best, relevant_points, step_precision
 from smarteval.curves.recall import CLUSTER_ENDS, LEFTS
@@ -290,13 +291,18 @@ def run_curves(qrels, runs, settings: Settings | None = None,
                levels: str | Sequence[float] | None = None, *, method: str = "quasi",
                step: str | None = None, left: str | None = None, average: str = "macro",
                full=None, end: str | None = None,
-               on_run: Callable[[RunInfo], None] | None = None) -> RunCurves:
+               on_run: Callable[[RunInfo], None] | None = None,
+               block_rows: int | None = None, on_block=None) -> RunCurves:
     """The curve of each run against ``qrels`` (paths or read), by the one evaluation path.
 
     The options are checked before any file is read; a run sharing no query with the
     qrels is an input error, as in every command. ``full`` is the full-search run (a
     path or read) of the cluster method; its own quasi curve comes back too.
     ``on_run`` is called with each run's info once its curve is computed (progress).
+    The semi- and quasi-Cranfield curves of a long run file (as :func:`smarteval.evaluate`
+    takes it, or any with ``block_rows``) are made a block of whole queries at a time
+    (each query's values are its own; the average is taken over them all at the end),
+    ``on_block`` told of each block.
     """
     from smarteval.evaluation import as_qrels, run_names
     settings = settings or Settings()
@@ -312,16 +318,73 @@ def run_curves(qrels, runs, settings: Settings | None = None,
         full_curve = precision_curve(full_ranked, lv, method="quasi", step=step, left=left,
                                      average=average)
     curves, queries, infos, qids = [], [], [], []
-    for info, ranked in curve_rankings(qrels, runs, settings):
-        curves.append(precision_curve(ranked, lv, method=method, step=step, left=left,
-                                      average=average, full=full_ranked, end=end))
-        queries.append(ranked.num_queries)
+    options = {"method": method, "step": step, "left": left, "average": average, "end": end}
+    for info, curve, evaluated in _each_curve(qrels, runs, settings, lv, options, full_ranked,
+                                              block_rows, on_block):
+        curves.append(curve)
+        queries.append(len(evaluated))
         infos.append(info)
-        qids.append(ranked.qids)
+        qids.append(evaluated)
         if on_run is not None:
             on_run(info)
     return RunCurves(curves=curves, names=run_names(infos), queries=queries, full=full_curve,
                      full_name=full_name, qids=tuple(qids), qrels=qrels)
+
+
+#: The methods whose curve is the average of each query's values alone (macro or median):
+#: a long run's is made a block of whole queries at a time.
+BLOCKED_METHODS = ("semi", "quasi")
+
+
+def _each_curve(qrels: Qrels, runs, settings: Settings, lv, options: dict, full_ranked,
+                block_rows: int | None, on_block):
+    """Each run's (info, curve, queries evaluated): a long run file's a block at a time
+    where its method allows (:func:`_blocked_curve`), the others' from the whole run."""
+    from smarteval.evaluation import Ranker, check_runs, long_file
+    ranker = Ranker(qrels, settings)
+    blocked = (full_ranked is None and options["method"] in BLOCKED_METHODS
+               and options["average"] in ("macro", "median") and ranker.blockable)
+    for run in check_runs(runs):
+        if blocked and long_file(run, block_rows):
+            got = _blocked_curve(ranker, os.fspath(run), lv, options, block_rows, on_block)
+            if got is not None:
+                yield got
+                continue
+        for info, ranked in curve_rankings(qrels, [run], settings):
+            yield info, precision_curve(ranked, lv, full=full_ranked, **options), ranked.qids
+
+
+def _blocked_curve(ranker, path: str, lv, options: dict, block_rows: int | None, on_block):
+    """The curve of a run file made a block of whole queries at a time: each block's
+    per-query values and counts, then every query's values in trec_eval's order averaged
+    as the whole run's are (the same array, so the same sums); None where the run must
+    be read whole (the caller reads it, and words what is wrong with it)."""
+    from smarteval.aggregate import without_placeholders
+    from smarteval.evaluation import BlockRankings, RunInfo, read_whole_note
+    from smarteval.read.blocks import NotBlockable
+    blocks = BlockRankings(ranker, path, block_rows, on_block)
+    per_query: list[np.ndarray] = []
+    total = c = None
+    try:
+        for ranked, _ in blocks:
+            c = precision_curve(without_placeholders(ranked), lv, **options)
+            assert c.per_query is not None      # the semi and quasi curves keep them
+            per_query.append(c.per_query)
+            counted = np.stack([c.real, c.extrapolated, c.excluded])
+            total = counted if total is None else total + counted
+    except NotBlockable as why:
+        if why.query is not None:
+            import warnings
+            warnings.warn(read_whole_note(path, why.query), stacklevel=2)
+        return None
+    assert total is not None and c is not None
+    values = np.concatenate(per_query)[blocks.order]
+    use = ~np.isnan(values)
+    klass = np.where(use, REAL, OUT)            # what average_cells reads of the classes
+    curve = replace(c, value=average_cells(values, klass, options["average"]),
+                    per_query=values, real=total[0], extrapolated=total[1],
+                    excluded=total[2])
+    return RunInfo(blocks.name, blocks.tag), curve, blocks.qids
 
 
 @dataclass(frozen=True, eq=False)

@@ -600,8 +600,8 @@ class BlockRankings:
 
     def __init__(self, ranker: Ranker, path: str, block_rows: int | None = None,
                  on_block: Callable[[Block], None] | None = None):
-        self.ranker, self.path, self.block_rows, self.on_block = ranker, path, block_rows, \
-            on_block
+        self.ranker, self.path = ranker, path
+        self.block_rows, self.on_block = block_rows, on_block
         self.name, self.tag = path, ""
         self.qids = self.in_run = self.order = np.zeros(0, dtype=np.int64)
 
@@ -649,7 +649,7 @@ class BlockRankings:
         again = np.flatnonzero(qids[1:] == qids[:-1])
         if len(again):                  # a query in two blocks (not in blocks side by side)
             raise NotBlockable(NOT_GROUPED, query=str(qids[again[0]]))
-        first = _positions_in(qrels.qids, qids[:1])
+        first = np.searchsorted(qrels.qids, qids[:1])   # (every query is the qrels')
         if ranker.documents and ranker.trec_names and (in_run[0] or settings.placeholders) \
                 and len(first) and judged_only_below_zero(qrels, int(first[0])):
             raise NotBlockable("the first query is judged only below 0")
@@ -731,11 +731,6 @@ def _byte_order(qids: np.ndarray) -> np.ndarray:
         return np.argsort(qids, kind="stable")
     from smarteval.read.keys import encode_ids
     return np.argsort(encode_ids(qids, "surrogateescape"), kind="stable")
-
-
-def _positions_in(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
-    """Index of each needle in the sorted ``haystack`` (every needle is in it)."""
-    return np.searchsorted(haystack, needles)
 
 
 def requests_for(measures: Iterable[str] | Sequence[Request], settings: Settings) -> list[Request]:

@@ -185,10 +185,6 @@ def write_text(text: str | Iterable[str], path: str | None) -> None:
     """
     pieces = [text] if isinstance(text, str) else text
     if path is not None and path != "-":
-        if isinstance(text, str):
-            write_bytes(encode(text), path)
-            return
-
         def write(fh: IO[bytes]) -> None:
             for piece in pieces:
                 fh.write(encode(piece))

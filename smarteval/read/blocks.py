@@ -21,7 +21,6 @@ from __future__ import annotations
 import os
 import queue
 import threading
-from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -149,31 +148,15 @@ def _received(ready: queue.Queue, stop: threading.Event) -> Iterator:
 def _chunks(path: str, chunk_bytes: int) -> Iterator[tuple[fast.ChunkResult, int, int]]:
     """Each chunk of whole lines tokenized, with the bytes of the file read so far and
     the file's size (0: unknown). Where two CPUs are free, two threads tokenize the next
-    chunks while this one reads (numpy leaves the interpreter's lock in its loops): when
-    the caller's thread is busy with a block, the three share the CPUs; when it waits,
-    the tokenizers have both."""
+    chunks while this one reads (:class:`~smarteval.read.fast.ChunkParser`): when the
+    caller's thread is busy with a block, the three share the CPUs; when it waits, the
+    tokenizers have both."""
     guard = TextGuard(display(path), "a run file", RUN_EXPECTED)
     try:
         f = open_binary(path)
     except corrupt() as e:
         raise NotBlockable(f"it could not be opened ({e})") from None
-    workers = 2 if spare_cpus() >= 2 else 0
-    free: list[fast._Chunk] = []
-    lock = threading.Lock()
-
-    def get_buffer() -> fast._Chunk:
-        with lock:
-            if free:
-                return free.pop()
-        return fast._Chunk(chunk_bytes)
-
-    def work(ch: fast._Chunk) -> fast.ChunkResult:
-        try:
-            return fast.parse_chunk(ch.buf, ch.m, ch.scratch)
-        finally:
-            with lock:
-                free.append(ch)
-
+    parser = fast.ChunkParser(chunk_bytes, 2 if spare_cpus() >= 2 else 0)
     with f:
         raw = getattr(f, "fileobj", None) or getattr(f, "_fp", None) or f
         try:
@@ -182,7 +165,7 @@ def _chunks(path: str, chunk_bytes: int) -> Iterator[tuple[fast.ChunkResult, int
             size = 0
 
         def read() -> Iterator[tuple[fast._Chunk, int]]:
-            chunks = fast.iter_chunks(f, chunk_bytes, get_buffer, guard)
+            chunks = fast.iter_chunks(f, chunk_bytes, parser.buffer, guard)
             while True:
                 try:
                     ch = next(chunks, None)
@@ -196,26 +179,8 @@ def _chunks(path: str, chunk_bytes: int) -> Iterator[tuple[fast.ChunkResult, int
                     done = 0
                 yield ch, done
 
-        if not workers:                 # each chunk tokenized before the next is read
-            for ch, done in read():
-                yield work(ch), done, size
-            return
-        from concurrent.futures import ThreadPoolExecutor
-        with ThreadPoolExecutor(max_workers=workers,
-                                thread_name_prefix="smarteval-tokenizer") as pool:
-            pending: deque = deque()
-            try:
-                for ch, done in read():
-                    pending.append((pool.submit(work, ch), done))
-                    while len(pending) > workers:
-                        fut, at = pending.popleft()
-                        yield fut.result(), at, size
-                while pending:
-                    fut, at = pending.popleft()
-                    yield fut.result(), at, size
-            finally:
-                for fut, _ in pending:  # an error, or the caller stopped: no more work
-                    fut.cancel()
+        for r, done in parser.results(read(), "smarteval-tokenizer"):
+            yield r, done, size
 
 
 def _blocks(name: str, block_rows: int, chunks: Iterator[tuple[fast.ChunkResult, int, int]]

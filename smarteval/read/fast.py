@@ -17,6 +17,7 @@ import os
 import threading
 import time
 from collections import deque
+from collections.abc import Iterable, Iterator
 from dataclasses import field
 from typing import Any
 
@@ -1105,6 +1106,61 @@ def parser_threads(size: int, chunk_bytes: int, compressed: bool = False) -> int
     return 2
 
 
+class ChunkParser:
+    """Buffers of whole lines recycled from chunk to chunk, and their tokenizing in file
+    order: in the calling thread, or (``workers`` >= 1) in that many threads while the
+    calling thread reads the next chunks (numpy leaves the interpreter's lock in its
+    loops), at most ``workers`` chunks ahead. ``scratch`` False tokenizes without
+    keeping scratch arrays with the buffers (a file of one chunk)."""
+
+    def __init__(self, chunk_bytes: int, workers: int = 0, scratch: bool = True):
+        self.chunk_bytes, self.workers, self.scratch = chunk_bytes, workers, scratch
+        self._free: list[_Chunk] = []
+        self._lock = threading.Lock()
+
+    def buffer(self) -> _Chunk:
+        """A free buffer (:func:`iter_chunks`' ``get_buffer``)."""
+        with self._lock:
+            if self._free:
+                return self._free.pop()
+        return _Chunk(self.chunk_bytes)
+
+    def _parse(self, ch: _Chunk) -> ChunkResult:
+        try:
+            return parse_chunk(ch.buf, ch.m, ch.scratch if self.scratch else None)
+        finally:
+            with self._lock:
+                self._free.append(ch)
+
+    def results(self, chunks: Iterable[tuple[_Chunk, Any]],
+                thread_name: str = "") -> Iterator[tuple[ChunkResult, Any]]:
+        """Each chunk of ``chunks`` (a buffer filled by :func:`iter_chunks` and what the
+        caller tells of it, taken before the buffer is used again) tokenized, in order."""
+        if self.workers <= 0:
+            for ch, told in chunks:
+                yield self._parse(ch), told
+            return
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix=thread_name) as ex:
+            pending: deque = deque()
+            try:
+                for ch, told in chunks:
+                    pending.append((ex.submit(self._parse, ch), told))
+                    while len(pending) > self.workers:
+                        fut, was = pending.popleft()
+                        yield fut.result(), was
+                while pending:
+                    fut, was = pending.popleft()
+                    yield fut.result(), was
+            finally:
+                for fut, _ in pending:            # an error: the rest is not waited for
+                    fut.cancel()
+
+    def release(self) -> None:
+        """Let the buffers go."""
+        self._free.clear()
+
+
 def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int | None = None,
              keep_lines: bool = True, stream: Any = None,
              expected: str | None = None) -> RunCols:
@@ -1122,24 +1178,6 @@ def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int | None = None,
     of line numbers.
     """
     t0 = time.perf_counter()
-    free: list[_Chunk] = []
-    lock = threading.Lock()
-
-    def get_buffer():
-        with lock:
-            if free:
-                return free.pop()
-        return _Chunk(chunk_bytes)
-
-    one_chunk = False          # a file of one chunk keeps no scratch arrays
-
-    def work(ch: _Chunk):
-        try:
-            return parse_chunk(ch.buf, ch.m, None if one_chunk else ch.scratch)
-        finally:
-            with lock:
-                free.append(ch)
-
     try:
         size = 0 if path == "-" or stream is not None else os.path.getsize(path)
     except OSError:
@@ -1160,12 +1198,13 @@ def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int | None = None,
         raw = getattr(f, "fileobj", None) or getattr(f, "_fp", None) or f
         if workers is None:
             workers = parser_threads(size, chunk_bytes, compressed)
-        if 0 < size <= chunk_bytes and not compressed:  # one chunk of plain text: no thread
+        one_chunk = 0 < size <= chunk_bytes and not compressed
+        if one_chunk:          # one chunk of plain text: no thread, no scratch arrays kept
             workers = 0
-            one_chunk = True
         if workers <= 0 and not compressed and size > 0:  # plain text: a buffer of its size
             chunk_bytes = min(chunk_bytes, size + 1)
-        chunks = iter_chunks(f, chunk_bytes, get_buffer, guard)
+        parser = ChunkParser(chunk_bytes, workers, scratch=not one_chunk)
+        chunks = iter_chunks(f, chunk_bytes, parser.buffer, guard)
         first = next(chunks, None)
         if first is not None:  # bytes of text per byte of file, from the first chunk
             try:
@@ -1173,29 +1212,11 @@ def read_run(path: str, chunk_bytes: int = 4 << 20, workers: int | None = None,
             except (OSError, ValueError):             # a pipe: no size, no position
                 total = 0.0
             chunks = itertools.chain([first], chunks)
-        if workers <= 0:                              # everything in the calling thread
-            for ch in chunks:
-                m = ch.m
-                add(work(ch), m)
-        else:
-            from concurrent.futures import ThreadPoolExecutor
-            with ThreadPoolExecutor(max_workers=workers) as ex:
-                pending: deque = deque()
-                try:
-                    for ch in chunks:
-                        pending.append((ex.submit(work, ch), ch.m))
-                        while len(pending) > workers:
-                            fut, m = pending.popleft()
-                            add(fut.result(), m)
-                    while pending:
-                        fut, m = pending.popleft()
-                        add(fut.result(), m)
-                finally:
-                    for fut, _ in pending:            # an error: the rest is not waited for
-                        fut.cancel()
+        for r, m in parser.results((ch, ch.m) for ch in chunks):
+            add(r, m)
     if col is None:
         col = Collector(path, keep_lines=keep_lines)
-    free.clear()
+    parser.release()
     t1 = time.perf_counter()
     out = col.finish()
     out.timings = {"parse": t1 - t0, "assemble": time.perf_counter() - t1,

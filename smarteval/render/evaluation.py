@@ -37,7 +37,6 @@ from smarteval.columns import distinct
 from smarteval.errors import UsageError
 from smarteval.measures.grammar import in_asked_order
 from smarteval.render.formats import (
-    delimited,
     delimited_pieces,
     fixed,
     is_table,
@@ -196,24 +195,17 @@ def _rows(evaluations, per_query: bool, summary: bool):
                     yield ev.name, "all", ev.label(o), _full(v)
 
 
-#: The columns of ``-f tsv``/``csv``.
+#: The columns of ``-f tsv``/``csv``: ``run, query, measure, value``; summary rows have
+#: query ``all`` (z-scores: the measure named ``Zmap``, as trec_eval's ``-Z`` names it).
+#: Every value is a number (``nan`` where undefined): the measures whose values are text
+#: (``runid``, ``relstring``) are printed by ``-f trec`` and ``json``; the rows are those
+#: of ``Results.frame()``.
 COLUMNS = ("run", "query", "measure", "value")
 
 
 def _text_rows(evaluations, per_query: bool, summary: bool):
     return ([run, qid, name, _text(value)]
             for run, qid, name, value in _rows(evaluations, per_query, summary))
-
-
-def render_delimited(evaluations, *, delimiter: str, per_query: bool = False,
-                     summary: bool = True, header: bool = True) -> str:
-    """TSV or CSV: ``run, query, measure, value``; summary rows have query ``all``
-    (z-scores: the measure named ``Zmap``, as trec_eval's ``-Z`` names it). Every value
-    is a number (``nan`` where undefined): the measures whose values are text (``runid``,
-    ``relstring``) are printed by ``-f trec`` and ``json``; the rows are those of
-    ``Results.frame()``."""
-    return delimited(COLUMNS, _text_rows(evaluations, per_query, summary),
-                     "tsv" if delimiter == "\t" else "csv", header)
 
 
 def _text(value) -> str:

@@ -721,7 +721,7 @@ def read_whole_note(path: str, query: str) -> str:
     size = text_size(path)
     return (f"{path}: its lines are not grouped by query (query {query} comes again after "
             f"other queries), so it is read whole, in memory (about "
-            f"{max(1, 3 * size >> 21):,} MiB for its {size / (1 << 20):,.0f} MiB of text); "
+            f"{max(1, size >> 19):,} MiB for its {size / (1 << 20):,.0f} MiB of text); "
             "sort it by query (sort -s -k1,1) to evaluate it a block at a time")
 
 

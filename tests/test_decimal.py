@@ -27,7 +27,10 @@ short = st.tuples(sign, st.text("0123456789", min_size=1, max_size=8),
 odd = st.sampled_from(["0.0", "-0.000", "+0.0", "00000.5", "-0000001.00000001",
                        "9999999.99999999", "-999999.99999999", "99999999.9", "1", "-7",
                        "1.", ".5", "-.5", "1e5", "1.5E-3", "inf", "-inf", "nan"])
-number = st.one_of(fixed, parts, short, short, odd).map(str.encode)
+long = st.tuples(sign, st.text("0123456789", min_size=1, max_size=7),
+                 st.text("0123456789", min_size=9, max_size=16)).map(
+    lambda p: f"{p[0]}{p[1]}.{p[2]}")
+number = st.one_of(fixed, parts, short, short, long, odd).map(str.encode)
 bad = st.sampled_from([b"1.2x", b"1..2", b".", b"-", b"+", b"--1.5", b"1.2.3", b"x1.5",
                        b"1.5-", b"+-1.0", b"abc", b"1,5", b"0x1.8"])
 # what comes before a field on its line: separators, and bytes that look like a score
@@ -161,3 +164,39 @@ def test_fields_of_one_k_and_nine_bytes_are_read_in_one_word(k, parts, lead, blo
         vals, bad = parse_decimal(buf, start, end, {})
     assert bad == -1
     assert vals.view(np.uint64).tolist() == expected(fields)[0].view(np.uint64).tolist()
+
+
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(long, long, short, st.floats(-1e6, 1e6).map(lambda x: f"{x:.16g}")),
+                min_size=1, max_size=60),
+       st.lists(before, min_size=1, max_size=4))
+def test_long_fields_are_read_three_words_at_a_time(fields, lead):
+    """Fields of 9 to 16 digits after the dot and up to 7 bytes before it (``%.14f``,
+    ``%.16g``), of any mix of k, reach the column-by-column parser only when their
+    mantissa reaches 2**53 (where M / 10**k would round twice): those are read there,
+    and every value is float()'s, bit for bit."""
+    fields = [f.encode() for f in fields if "." in f and len(f.split(".")[0]) <= 7
+              and "e" not in f and "n" not in f]
+    if not fields:
+        return
+    buf, start, end = chunk(fields, lead)
+    big = [f for f in fields if int(f.replace(b".", b"").lstrip(b"+-")) >= 2 ** 53]
+    seen = []
+
+    def columns(buf, start, end, scratch):
+        seen.extend(bytes(buf[s:e]) for s, e in zip(start.tolist(), end.tolist()))
+        return _decimal_columns(buf, start, end, scratch)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fast, "_decimal_columns", columns)
+        vals, bad = parse_decimal(buf, start, end, {})
+    assert bad == -1
+    assert vals.view(np.uint64).tolist() == expected(fields)[0].view(np.uint64).tolist()
+    assert sorted(set(seen)) == sorted(set(big))
+
+
+def test_a_mantissa_at_two_to_the_53_is_read_by_strtod():
+    """9007199254740993 / 10**k rounds twice through a double: it is float()'s there."""
+    fields = [b"0.9007199254740993", b"90.07199254740993", b"9.007199254740992",
+              b"-9.007199254740993", b"0.0000000000000001", b"1.0000000000000002"]
+    check(fields, [b" "], {})

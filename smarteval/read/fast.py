@@ -273,17 +273,19 @@ def parse_decimal(buf: bytearray, start: np.ndarray, end: np.ndarray,
     """Parse the fields ``buf[start:end]`` as floats, exactly as ``float()`` does.
 
     The fields ``[+-]digits.digits`` are read a word at a time (SWAR) into an exact
-    integer mantissa M < 10**15, and the value is M / 10**k for k fraction digits: one
+    integer mantissa M < 2**53, and the value is M / 10**k for k fraction digits: one
     correctly rounded division of two exact doubles while M < 2**53 (Clinger's fast
     path), hence bit-identical to strtod. The fields with the first field's k <= 7 and
     at most 8 bytes besides the dot take one word (:func:`_decimal_short`); the others
     are grouped by k and take two words when k <= 8 and at most 7 bytes come before the
-    dot (:func:`_decimal_words`). The rest go to :func:`_decimal_columns`, and so do
-    all fields when the first has no dot or more than 8 digits after it. The fields
-    come in the buffer's order, the first at least 16 bytes into it (a chunk's data
-    has its padding before it). Returns (values, bad): bad is the index of the first
-    field that is not a number, or -1. The temporaries are kept in ``scratch`` (see
-    :func:`_scratch`); the values never are.
+    dot (:func:`_decimal_words`), three when 9 <= k <= 16 and their mantissa is below
+    2**53 (:func:`_decimal_long`, the fields of ``%.14f`` and ``%.16g``). The rest go
+    to :func:`_decimal_columns`, and so do all fields when the first has no dot or more
+    than 16 digits after it. The fields come in the buffer's order, the first at least
+    16 bytes into it (a chunk's data has its padding before it; 24 for three words).
+    Returns (values, bad): bad is the index of the first field that is not a number, or
+    -1. The temporaries are kept in ``scratch`` (see :func:`_scratch`); the values never
+    are.
     """
     n = len(start)
     if n == 0:
@@ -300,25 +302,36 @@ def parse_decimal(buf: bytearray, start: np.ndarray, end: np.ndarray,
     elif k0 == 8:
         vals = np.empty(n)
         rows = np.arange(n)
-    else:                                             # a writer of long fields (repr)
+    elif 9 <= k0 <= 16 and s0 >= 24:                  # long fields (%.14f, %.16g)
+        vals, left = _decimal_long(_windows(buf, end, 3), end - start, k0, scratch)
+        if left is None:
+            return vals, -1
+        rows = np.flatnonzero(left)
+    else:                                             # (repr)
         return _decimal_columns(buf, start, end, scratch)
     # the rows left, grouped by their k
     length = np.subtract(end[rows], start[rows])
-    win = np.ndarray((len(buf) - 15,), "V16", buffer=buf, strides=(1,))[end[rows] - 16]
-    win = win.view(np.uint64).reshape(len(rows), 2)   # each field's last 16 bytes
+    win = _windows(buf, end[rows], 2)                 # each field's last 16 bytes
     places = _dot_places(win, scratch)
+    if s0 >= 24 and (places == 9).any():              # no dot in the last 9 bytes
+        far = np.flatnonzero(places == 9)
+        places[far] = _long_dot_places(_windows(buf, end[rows[far]], 3))
     left = np.ones(len(rows), bool)
     for k in distinct(places).tolist():
-        if 1 <= k <= 8:
-            at = np.flatnonzero(places == k)
-            idx = rows[at]
+        if not 1 <= k <= 16:
+            continue
+        at = np.flatnonzero(places == k)
+        idx = rows[at]
+        if k <= 8:
             v, lk = _decimal_words(win[at], length[at], k, scratch)
-            if lk is None:
-                vals[idx] = v
-                left[at] = False
-            else:
-                vals[idx[~lk]] = v[~lk]
-                left[at[~lk]] = False
+        else:
+            v, lk = _decimal_long(_windows(buf, end[idx], 3), length[at], k, scratch)
+        if lk is None:
+            vals[idx] = v
+            left[at] = False
+        else:
+            vals[idx[~lk]] = v[~lk]
+            left[at[~lk]] = False
     rows = rows[left]
     if len(rows) == 0:
         return vals, -1
@@ -327,6 +340,14 @@ def parse_decimal(buf: bytearray, start: np.ndarray, end: np.ndarray,
     v, b = _decimal_columns(buf, start[rows], end[rows], scratch)
     vals[rows] = v
     return vals, (-1 if b < 0 else int(rows[b]))
+
+
+def _windows(buf: bytearray, end: np.ndarray, words: int) -> np.ndarray:
+    """The last ``words`` words (8 bytes each) of the fields ending at ``end``, as an
+    (n, words) uint64 array (the bytes before a short field included)."""
+    width = 8 * words
+    win = np.ndarray((len(buf) - width + 1,), f"V{width}", buffer=buf, strides=(1,))
+    return win[end - width].view(np.uint64).reshape(len(end), words)
 
 
 #: Rows of :func:`_decimal_short` at a time (their temporaries stay in the cache).
@@ -429,15 +450,64 @@ def _short_signs(x, dots, length, k):
 
 
 def _decimal_words(win, length, k, scratch):
-    """The fields ``[+-]d.f`` of k fraction digits f and at most 7 bytes ``[+-]d``, from
-    ``win``, their last 16 bytes (two words): f are the high k bytes of the word ending
-    at the field's end, ``[+-]d.`` the high bytes of the word ending with the dot. The
-    bytes below are masked off, every byte left is checked to be a digit (the dot: to be
-    a dot, it counts as a digit 0) and the eight bytes of each word are folded into
-    their number (:func:`_fold`). Returns (values, rows not taken as a bool mask, or
-    None when all are taken); the values of the rows not taken are not set."""
-    n = len(win)
-    w0, w1 = win[:, 0], win[:, 1]
+    """The fields ``[+-]d.f`` of k <= 8 fraction digits f and at most 7 bytes ``[+-]d``,
+    from ``win``, their last 16 bytes (two words; see :func:`_words_mantissa`).
+    Returns (values, rows not taken as a bool mask, or None when all are taken); the
+    values of the rows not taken are not set."""
+    mantissa, neg, left = _words_mantissa(win[:, 0], win[:, 1], length, k, scratch)
+    vals = np.divide(mantissa, _POW10[k])
+    np.negative(vals, out=vals, where=neg)
+    return vals, left
+
+
+#: the largest mantissa of a long field's first 16 bytes whose whole mantissa can be
+#: below 2**53 (:func:`_decimal_long`)
+_LONG_HIGH = np.uint64((2 ** 53 - 1) // 10 ** 8)
+
+
+def _decimal_long(win, length, k, scratch):
+    """The fields ``[+-]d.f`` of 9 <= k <= 16 fraction digits f and at most 7 bytes
+    ``[+-]d``, from ``win``, their last 24 bytes (three words): the field less its last
+    8 digits is read as :func:`_decimal_words` reads a field of k - 8 fraction digits,
+    the last word's 8 bytes are checked to be digits and folded, and the mantissa M is
+    the first's times 10**8 plus the second. Taken while M < 2**53 (M / 10**k is then
+    one correctly rounded division of exact doubles, as strtod gives); the others are
+    left, with the same return as :func:`_decimal_words`."""
+    mantissa, neg, left = _words_mantissa(win[:, 0], win[:, 1], length - 8, k - 8, scratch)
+    low = np.bitwise_xor(win[:, 2], _ZERO8)
+    check = np.add(low, _BELOW10)
+    check |= low
+    check &= _SIGN8
+    taken = check == 0
+    _fold(low)
+    taken &= mantissa <= _LONG_HIGH                  # no wrap in the product below
+    mantissa *= np.uint64(10 ** 8)
+    mantissa += low
+    taken &= mantissa < np.uint64(2 ** 53)
+    if left is not None:
+        taken &= ~left
+    vals = np.divide(mantissa, _POW10[k])
+    np.negative(vals, out=vals, where=neg)
+    return vals, (None if taken.all() else ~taken)
+
+
+def _long_dot_places(win):
+    """The number k of bytes after the last '.' among the last 17 bytes of each field
+    (``win``: their last 24 bytes), 99 without one."""
+    last = win.view(np.uint8).reshape(len(win), 24)[:, :6:-1] == 46   # from the end
+    return np.where(last.any(axis=1), last.argmax(axis=1), 99)
+
+
+def _words_mantissa(w0, w1, length, k, scratch):
+    """The fields ``[+-]d.f`` of 1 <= k <= 8 fraction digits f and at most 7 bytes
+    ``[+-]d`` ending with the words ``w0``, ``w1`` (their last 16 bytes): f are the high
+    k bytes of the word ending at the field's end, ``[+-]d.`` the high bytes of the word
+    ending with the dot. The bytes below are masked off, every byte left is checked to be
+    a digit (the dot: to be a dot, it counts as a digit 0) and the eight bytes of each
+    word are folded into their number (:func:`_fold`). Returns (the mantissas d f as
+    integers, in ``scratch``; the rows with a '-'; the rows not taken as a bool mask, or
+    None when all are taken)."""
+    n = len(w0)
     words = _scratch(scratch, "dec_words", 2 * n, np.uint64).reshape(2, n)
     spare = _scratch(scratch, "dec_spare", 2 * n, np.uint64).reshape(2, n)
     if k == 8:
@@ -477,11 +547,11 @@ def _decimal_words(win, length, k, scratch):
     mantissa = words[0]                               # 10 x the digits before the dot
     mantissa *= _POW10_U64[k - 1]
     mantissa += words[1]
-    vals = np.divide(mantissa, _POW10[k])
-    np.negative(vals, out=vals, where=neg)
     if all_taken:
-        return vals, None
-    return vals, ~(ok & (shift >= 0))
+        return mantissa, neg, None
+    return mantissa, neg, ~(ok & (shift >= 0))
+
+
 
 
 def _dot_places(win, scratch):

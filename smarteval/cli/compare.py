@@ -7,6 +7,7 @@ import click
 from smarteval.cli.options import (
     CONTEXT,
     comparison_options,
+    evaluating,
     gate_options,
     input_path,
     note,
@@ -93,8 +94,6 @@ def compare(qrels, baseline, runs, measures, settings, tests, correction, alpha,
     given_runs = [*([] if baseline is None else [baseline]), *runs]
     reuse_freed_memory([qrels, *given_runs])
     from smarteval.api import compare as compare_runs
-    from smarteval.api import repeated_notes
-    from smarteval.progress import Progress
     from smarteval.read.source import same_file
     from smarteval.render.compare import check_options
     from smarteval.stats.gate import check_gate, comparison_failures
@@ -104,13 +103,7 @@ def compare(qrels, baseline, runs, measures, settings, tests, correction, alpha,
     if baseline is not None and any(same_file(baseline, run) for run in runs):
         raise UsageError(f"the baseline {baseline} is also given as a run: a run compared "
                          "with itself differs on no query")
-    for text in repeated_notes(runs):
-        note(f"smarteval: {text}")
-    paths = given_runs
-    with Progress(paths, "smarteval") as bar:   # only on a terminal, only for long work
-        finished = bar.each_run(paths)
-
-        bar.doing("evaluating")
+    with evaluating(given_runs, noted=runs) as (bar, finished):
         result = compare_runs(qrels, baseline, list(runs), list(measures), settings=settings,
                               baseline_results=baseline_results, tests=list(tests),
                               correction=correction, alpha=alpha,

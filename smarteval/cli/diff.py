@@ -6,6 +6,7 @@ import click
 
 from smarteval.cli.options import (
     CONTEXT,
+    evaluating,
     input_path,
     note,
     output_options,
@@ -62,14 +63,10 @@ def diff(qrels, run_a, run_b, measures, settings, by, depth, rbo_p, limit, docs,
     """
     from smarteval.api import diff as diff_runs
     from smarteval.errors import UsageError
-    from smarteval.progress import Progress
 
     if len(measures) > 1:
         raise UsageError("diff compares one measure: give -m once")
-    paths = [run_a, run_b]
-    with Progress(paths, "smarteval") as bar:
-        finished = bar.each_run(paths)
-        bar.doing("evaluating")
+    with evaluating([run_a, run_b]) as (_, finished):
         result = diff_runs(qrels, run_a, run_b, measures[0] if measures else None, by=by,
                            depth=depth, rbo_p=rbo_p, limit=limit, docs=docs,
                            settings=settings, on_run=finished)

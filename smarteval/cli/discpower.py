@@ -6,6 +6,7 @@ import click
 
 from smarteval.cli.options import (
     CONTEXT,
+    evaluating,
     input_path,
     note,
     output_options,
@@ -72,18 +73,12 @@ def discpower(qrels, runs, measures, settings, test, correction, alpha, samples,
     correction). plot -k asl draws the ASLs, sorted, one line per measure.
     """
     from smarteval.api import discpower as measure_discpower
-    from smarteval.api import repeated_notes
-    from smarteval.progress import Progress
     from smarteval.stats.table import DEFAULT_MEASURES, parse_label
 
     for text in labels:
         parse_label(text)                       # a malformed --label, before any work
     reuse_freed_memory([qrels, *runs])
-    for text in repeated_notes(runs):
-        note(f"smarteval: {text}")
-    with Progress(list(runs), "smarteval") as bar:
-        finished = bar.each_run(list(runs))
-        bar.doing("evaluating")
+    with evaluating(runs, noted=runs) as (_, finished):
         result = measure_discpower(qrels, list(runs), list(measures) or list(DEFAULT_MEASURES),
                                    settings=settings, test=test, correction=correction,
                                    alpha=alpha, samples=samples, seed=seed,

@@ -9,6 +9,7 @@ from smarteval.cli.options import (
     average_option,
     cwl_options,
     debug_option,
+    evaluating,
     input_path,
     note,
     order_by_option,
@@ -85,7 +86,6 @@ def evaluate(qrels, runs, measures, settings, per_query, no_summary, frozen, fro
     """
     from smarteval.api import evaluate as evaluate_runs
     from smarteval.output import write_text
-    from smarteval.progress import Progress
     from smarteval.render.evaluation import check_options
     from smarteval.render.formats import is_table
     check_options(fmt, per_query=per_query, summary=not no_summary)
@@ -101,10 +101,7 @@ def evaluate(qrels, runs, measures, settings, per_query, no_summary, frozen, fro
         note(f"smarteval: {text}")
 
     given = runs if risk_baseline is None else [risk_baseline, *runs]
-    with Progress(given, "smarteval") as bar:   # only on a terminal, only for long work
-        finished = bar.each_run(given)
-
-        bar.doing("evaluating")
+    with evaluating(given) as (bar, finished):
         result = evaluate_runs(qrels, list(runs), list(measures) or None, settings=settings,
                                frozen=frozen, frozen_depth=frozen_depth, on_run=finished,
                                jobs=jobs, keep_ranked=False, zscores=zscores,

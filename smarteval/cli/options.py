@@ -9,7 +9,8 @@ import signal
 import sys
 import threading
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import click
@@ -117,6 +118,23 @@ def _given_paths(kwargs: dict, names, dash: bool = False) -> Iterator[tuple[str,
         for path in value if isinstance(value, (tuple, list)) else (value,):
             if isinstance(path, str) and (dash or path != "-"):
                 yield name, path
+
+
+@contextmanager
+def evaluating(paths: Sequence, noted: Sequence = ()) -> Iterator[tuple[Any, Any]]:
+    """How every command evaluates its runs: a note for each run of ``noted`` given
+    twice, then the progress bar of the run files ``paths`` (on a terminal, for long
+    work only) saying "evaluating"; yields the bar and the callback that moves it as
+    each run is done (``on_run``)."""
+    from smarteval.api import repeated_notes
+    from smarteval.progress import Progress
+    for text in repeated_notes(list(noted)):
+        note(f"smarteval: {text}")
+    paths = list(paths)
+    with Progress(paths, "smarteval") as bar:   # only on a terminal, only for long work
+        finished = bar.each_run(paths)
+        bar.doing("evaluating")
+        yield bar, finished
 
 
 #: Inputs of at most this many bytes in all are small (TREC-sized runs): see

@@ -7,6 +7,7 @@ import click
 from smarteval.cli.options import (
     CONTEXT,
     comparison_options,
+    evaluating,
     gate_options,
     input_path,
     note,
@@ -109,9 +110,7 @@ def report(qrels, runs, measures, settings, baselines, test, correction, alpha, 
     interval, Sakai's effect size ES_E (the difference over the root of the residual
     variance) and raw and adjusted p.
     """
-    from smarteval.api import repeated_notes
     from smarteval.api import report as make_report
-    from smarteval.progress import Progress
     from smarteval.render.table import check_options
     from smarteval.stats.gate import check_gate, table_failures
     from smarteval.stats.table import parse_label
@@ -126,11 +125,7 @@ def report(qrels, runs, measures, settings, baselines, test, correction, alpha, 
                   baselines=len(baselines) + (baseline_results is not None), pairs=pairs,
                   anova=anova, wins=wins)
     reuse_freed_memory([qrels, *runs])
-    for text in repeated_notes(runs):
-        note(f"smarteval: {text}")
-    with Progress(list(runs), "smarteval") as bar:
-        finished = bar.each_run(list(runs))
-        bar.doing("evaluating")
+    with evaluating(runs, noted=runs) as (_, finished):
         result = make_report(qrels, list(runs), list(measures) or None, settings=settings,
                              baselines=list(baselines), baseline_results=baseline_results,
                              labels=list(labels), test=test,

@@ -6,6 +6,7 @@ import click
 
 from smarteval.cli.options import (
     CONTEXT,
+    evaluating,
     input_path,
     note,
     output_options,
@@ -84,14 +85,11 @@ def repro(qrels, orig_run, repro_run, measures, settings, baseline_orig, baselin
     --overall.
     """
     from smarteval.api import repro as reproduce
-    from smarteval.progress import Progress
     from smarteval.render.formats import chosen_table
 
     chosen_table(fmt, {"--ranking": ranking, "--overall": overall}, "")   # before any work
     paths = [p for p in (orig_run, repro_run, baseline_orig, baseline_repro) if p]
-    with Progress(paths, "smarteval") as bar:
-        finished = bar.each_run(paths)
-        bar.doing("evaluating")
+    with evaluating(paths) as (_, finished):
         result = reproduce(qrels, orig_run, repro_run, list(measures),
                            baseline_orig=baseline_orig, baseline_repro=baseline_repro,
                            replicability=replicability, cutoffs=cutoffs, rbo_p=rbo_p,

@@ -1139,7 +1139,7 @@ class Repro:
 
     def frame(self) -> pandas.DataFrame:
         """The effectiveness level: one row per pair of runs and measure (means, RMSE,
-        p-value), the columns of ``repro -f tsv``."""
+        nRMSE, p-value), the columns of ``repro -f tsv``."""
         from smarteval.render.repro import EFFECT_COLUMNS, effect_rows
         return _pandas().DataFrame(effect_rows(self.result), columns=list(EFFECT_COLUMNS))
 
@@ -1171,8 +1171,8 @@ def repro(qrels: Source, orig: Source, reproduction: Source,
           rbo_depth: int | None = None, settings: Settings | None = None,
           on_run: Callable[[RunInfo], None] | None = None, **options: Any) -> Repro:
     """How well ``reproduction`` reproduces ``orig``, as ``smarteval repro`` and repro_eval
-    measure it (:mod:`smarteval.stats.repro`): KTU and RBO per query and cut-off, RMSE and
-    the paired t test of each measure (default map, P.10, ndcg_cut.10), and with both
+    measure it (:mod:`smarteval.stats.repro`): KTU and RBO per query and cut-off, RMSE,
+    nRMSE and the paired t test of each measure (default map, P.10, ndcg_cut.10), and with both
     baselines ER and DeltaRI. ``replicability`` (the other collection's qrels) makes it a
     replication: the reproduction and its baseline are evaluated against those qrels,
     and compared by an unpaired t test.
@@ -1180,8 +1180,8 @@ def repro(qrels: Source, orig: Source, reproduction: Source,
     >>> r = repro("sample_data/qrels.txt", "sample_data/bm25.run",
     ...           "sample_data/bm25_rm3.run", "map", cutoffs=[10])
     >>> row = r.result.effects[0]
-    >>> row["measure"], round(row["rmse"], 4), round(row["p_value"], 4)
-    ('map', 0.093, 0.0158)
+    >>> row["measure"], round(row["rmse"], 4), round(row["nrmse"], 4), round(row["p_value"], 4)
+    ('map', 0.093, 0.11, 0.0158)
     """
     from smarteval.stats.repro import CUTOFFS, DEFAULT_MEASURES, RBO_DEPTH, RBO_P, reproduce
     settings = _check_options(options, settings, "repro")

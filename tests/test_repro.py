@@ -18,7 +18,7 @@ import smarteval.api
 from smarteval.columns import Run
 from smarteval.errors import InputError
 from smarteval.ranking.order import as_listed
-from smarteval.stats.repro import Lists, discordant, ktu, rbo
+from smarteval.stats.repro import Lists, discordant, ktu, max_rmse, nrmse, rbo, rmse
 
 DATA = Path(__file__).resolve().parent / "data" / "repro"
 CASES = sorted(p.stem for p in DATA.glob("*.json"))
@@ -26,7 +26,8 @@ TOL = 1e-9
 
 
 def test_the_golden_cases_are_there():
-    assert CASES == ["exact", "one_document", "replicability", "reproducibility"]
+    assert CASES == ["exact", "missing_queries", "one_document", "replicability",
+                     "reproducibility"]
 
 
 def _write(tmp_path: Path, case: dict) -> dict[str, str]:
@@ -53,7 +54,8 @@ def _run(case: dict, paths: dict, p: float, depth: int):
                            baseline_orig=paths.get("baseline_orig"),
                            baseline_repro=paths.get("baseline_repro"),
                            replicability=paths.get("qrels_other"), cutoffs=case["cutoffs"],
-                           rbo_p=p, rbo_depth=depth).result if runs else None
+                           rbo_p=p, rbo_depth=depth, **case.get("options", {})).result \
+        if runs else None
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -71,10 +73,11 @@ def test_the_numbers_are_repro_evals(name, tmp_path):
             for m, v in values.items():
                 _close(effects[(pair, names[m])]["p_value"], v, f"p {pair} {m}")
                 checked += 1
-        for pair, values in want.get("rmse", {}).items():
-            for m, v in values.items():
-                _close(effects[(pair, names[m])]["rmse"], v, f"RMSE {pair} {m}")
-                checked += 1
+        for key in ("rmse", "nrmse"):
+            for pair, values in want.get(key, {}).items():
+                for m, v in values.items():
+                    _close(effects[(pair, names[m])][key], v, f"{key} {pair} {m}")
+                    checked += 1
         overall = {r["measure"]: r for r in rep.overall}
         for key, col in (("er", "er"), ("dri", "delta_ri")):
             for m, v in want.get(key, {}).items():
@@ -111,7 +114,31 @@ def test_a_query_of_one_document_has_no_ktu_and_the_mean_none(tmp_path):
                for n in res.notes)
 
 
+def test_without_c_a_missing_query_is_left_out_and_the_note_names_c(tmp_path):
+    """repro_eval counts a query of the qrels a run lacks as 0 (-c); without -c smarteval
+    pairs the queries both runs have, and says so."""
+    case = json.loads((DATA / "missing_queries.json").read_text())
+    paths = _write(tmp_path, case)
+    res = smarteval.repro(paths["qrels"], paths["orig"], paths["repro"], "map", cutoffs=[10])
+    row = res.result.effects[0]
+    assert (row["queries_orig"], row["queries_repro"]) == (7, 7)
+    assert row["nrmse"] != pytest.approx(case["expected"]["nrmse"]["run"]["AP"], abs=1e-3)
+    assert any("RMSE, nRMSE and the t test of orig_a and rpd_a: 6 queries paired" in n
+               and "-c" in n for n in res.notes)
+
+
 # =========================================================================== the pieces
+
+def test_nrmse_divides_by_the_root_mean_square_of_max_x_1_minus_x():
+    """The divisor takes the original's values only, max(x, 1 - x) each: at least 1/2 (so
+    never 0), a value above 1 as itself."""
+    orig, repro = np.array([0.2, 1.5, 0.5]), np.array([0.4, 1.0, 0.5])
+    assert max_rmse(orig) == pytest.approx(math.sqrt((0.8 ** 2 + 1.5 ** 2 + 0.5 ** 2) / 3))
+    assert nrmse(orig, repro) == pytest.approx(rmse(orig, repro) / max_rmse(orig))
+    assert nrmse(repro, orig) != pytest.approx(nrmse(orig, repro))
+    assert max_rmse(np.full(4, 0.5)) == 0.5 and nrmse(np.full(4, 0.5), np.ones(4)) == 1.0
+    assert math.isnan(nrmse(np.array([]), np.array([])))
+
 
 def _lists(*queries: list[int]) -> Lists:
     lengths = [len(q) for q in queries]
@@ -234,7 +261,7 @@ def test_the_table_names_the_runs_and_the_levels(cli, sample):
     out = res.stdout
     assert out.startswith("Reproducibility (run: ")
     for text in ("Ranking level", "KTU run", "RBO baseline", "Effectiveness level",
-                 "Overall effects", "DeltaRI"):
+                 "RMSE    nRMSE", "Overall effects", "DeltaRI"):
         assert text in out
 
 
@@ -245,7 +272,7 @@ def test_a_replication_has_no_ranking_level(cli, sample, tmp_path):
     data = json.loads(res.stdout)
     assert data["kind"] == "replicability" and data["test"] == "unpaired t"
     assert data["ranking"] == [] and data["overall"] == []
-    assert all(r["rmse"] is None for r in data["effectiveness"])
+    assert all(r["rmse"] is None and r["nrmse"] is None for r in data["effectiveness"])
 
 
 def test_the_api_gives_frames(sample):
@@ -255,6 +282,8 @@ def test_the_api_gives_frames(sample):
     frame = res.frame()
     assert list(frame["measure"]) == ["map", "P_10", "map", "P_10"]
     assert list(frame["pair"]) == ["run", "run", "baseline", "baseline"]
+    assert list(frame.columns[6:8]) == ["rmse", "nrmse"]
+    assert (frame["nrmse"] >= frame["rmse"]).all() and (frame["nrmse"] <= 2 * frame["rmse"]).all()
     ranking = res.ranking_frame()
     assert len(ranking) == 2 * 16 and set(ranking["cutoff"]) == {10}
     assert list(res.overall_frame()["measure"]) == ["map", "P_10"]

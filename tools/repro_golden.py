@@ -5,19 +5,25 @@ in the test extra: it requires ``ir-measures[pytrec_eval]``, an extra ir_measure
 not have, and a fresh venv's pip then prints "does not provide the extra", which CI
 refuses. So this tool runs repro_eval on seeded random qrels and runs (reproductions
 with baselines, a run reproduced exactly, lists with ties and lines out of score order,
-a query of one document, and a replication on other qrels) and writes each case's
-inputs and repro_eval's numbers to ``tests/data/repro/CASE.json``; tests/test_repro.py
-compares smarteval with them, to 1e-9, without importing repro_eval. Regenerate with
-repro_eval installed (``pip install repro-eval``)::
+a query of one document, queries missing from a run, and a replication on other qrels)
+and writes each case's inputs and repro_eval's numbers to ``tests/data/repro/CASE.json``;
+tests/test_repro.py compares smarteval with them, to 1e-9, without importing
+repro_eval. Regenerate with repro_eval installed (``pip install repro-eval``)::
 
     python tools/repro_golden.py            # rewrite tests/data/repro/*.json
     python tools/repro_golden.py --check    # exit 1 if repro_eval now gives other numbers
 
 repro_eval is called as its command line and README call it: ``RpdEvaluator`` (or
 ``RplEvaluator`` with ``qrels_rpl_path``), ``trim()`` and ``evaluate()`` with the
-measures below, then ``rmse``, ``er``, ``dri`` and ``ttest``; for each cut-off, largest
-first, ``trim(k)`` and then ``ktu`` and ``rbo`` (per topic, each recorded ``p`` and
-``depth``).
+measures below, then ``rmse``, ``nrmse``, ``er``, ``dri`` and ``ttest``; for each
+cut-off, largest first, ``trim(k)`` and then ``ktu`` and ``rbo`` (per topic, each
+recorded ``p`` and ``depth``).
+
+repro_eval evaluates with ir_measures, which gives every query of the qrels a value, 0
+where a run has no line for it: the case ``missing_queries`` (one query of the qrels
+in neither run, one missing from the original, another from the reproduction) is
+smarteval's with ``-c`` (its ``options``), and has no ranking level (repro_eval's KTU
+stops with an error at a query the original lacks).
 """
 
 from __future__ import annotations
@@ -85,9 +91,8 @@ def cases() -> dict[str, dict]:
     oa, oa_l = _run(rng, qids, 200, "orig_a", lengths, shuffle_lines=True)
     rb, _ = _run(rng, qids, 200, "rpd_b", lengths, base=ob_l, keep=0.8)
     ra, _ = _run(rng, qids, 200, "rpd_a", lengths, base=oa_l, keep=0.6, shuffle_lines=True)
-    out["reproducibility"] = {"qrels": qrels, "runs": {"orig": oa, "repro": ra,
-                                                       "baseline_orig": ob,
-                                                       "baseline_repro": rb}}
+    both = {"orig": oa, "repro": ra, "baseline_orig": ob, "baseline_repro": rb}
+    out["reproducibility"] = {"qrels": qrels, "runs": both}
     out["exact"] = {"qrels": qrels, "runs": {"orig": oa, "repro": [
         line.replace("orig_a", "copy") for line in oa]}}
     short = [1] + lengths[1:]
@@ -99,6 +104,13 @@ def cases() -> dict[str, dict]:
     lengths2 = [30] * len(other)
     pb, _ = _run(rng, other, 300, "rpl_b", lengths2)
     pa, _ = _run(rng, other, 300, "rpl_a", lengths2)
+    gone = {"orig": "303 ", "repro": "302 ", "baseline_orig": "304 "}
+    out["missing_queries"] = {
+        "qrels": qrels + [ln.replace("301 ", "999 ", 1) for ln in qrels
+                          if ln.startswith("301 ")],
+        "runs": {k: [ln for ln in lines if not ln.startswith(gone.get(k, "-"))]
+                 for k, lines in both.items()},
+        "options": {"complete": True}}
     out["replicability"] = {"qrels": qrels, "qrels_other": qrels2,
                             "runs": {"orig": oa, "repro": pa, "baseline_orig": ob,
                                      "baseline_repro": pb}}
@@ -146,6 +158,8 @@ def expected(case: dict) -> dict:
             res["dri"] = ev.dri()
         if "qrels_other" not in case:
             res["rmse"] = {pairs[k]: v for k, v in ev.rmse().items() if k in pairs}
+            res["nrmse"] = {pairs[k]: v for k, v in ev.nrmse().items() if k in pairs}
+        if "qrels_other" not in case and "options" not in case:
             res["ktu"], res["rbo"] = {}, {}
             for k in CUTOFFS:
                 ev.trim(k)

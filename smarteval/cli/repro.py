@@ -47,7 +47,7 @@ def _cutoffs(ctx: click.Context, param, value: str) -> list[int]:
 @click.option("--replicability", type=input_path(), default=None, metavar="QRELS",
               help="A replication on another collection: the reproduced runs are evaluated "
                    "against QRELS (that collection's), compared by an unpaired t test, with "
-                   "no KTU, RBO or RMSE (the queries are others).")
+                   "no KTU, RBO, RMSE or nRMSE (the queries are others).")
 @click.option("--cutoffs", default=",".join(map(str, CUTOFFS)), show_default=True,
               metavar="K,...", callback=_cutoffs,
               help="Cut-offs of the ranking level: KTU and RBO of each query's lists cut "
@@ -74,7 +74,8 @@ def repro(qrels, orig_run, repro_run, measures, settings, baseline_orig, baselin
     At the ranking level, per query and cut-off (--cutoffs), Kendall's tau Union (KTU)
     and rank-biased overlap (RBO, --rbo-p, --rbo-depth) between the two runs' lists; at
     the effectiveness level, for each measure (-m), the runs' means, the root mean square
-    error (RMSE) of their per-query values and the p-value of a paired t test; with
+    error (RMSE) of their per-query values, the RMSE normalised by the largest possible
+    (nRMSE) and the p-value of a paired t test; with
     --baseline-orig and --baseline-repro the same for the baselines, and the effect
     ratio (ER) and delta relative improvement (DeltaRI). --replicability QRELS: a
     replication on another collection (unpaired t test). Every number is repro_eval's,

@@ -21,7 +21,7 @@ FORMATS = writable(but=("trec", "html"))
 #: per measure, with baselines (``--overall``). JSON holds every level.
 RANKING_COLUMNS = ("pair", "orig", "repro", "query", "cutoff", "ktu", "rbo")
 EFFECT_COLUMNS = ("pair", "orig", "repro", "measure", "mean_orig", "mean_repro", "rmse",
-                  "test", "p_value", "queries_orig", "queries_repro")
+                  "nrmse", "test", "p_value", "queries_orig", "queries_repro")
 OVERALL_COLUMNS = ("measure", "er", "delta_ri", "improvement_orig", "improvement_repro",
                    "ri_orig", "ri_repro")
 
@@ -42,7 +42,7 @@ def ranking_rows(rep: Reproduction) -> list[list]:
 
 def effect_rows(rep: Reproduction) -> list[list]:
     return [[r["pair"], *rep.names[r["pair"]], r["measure"], r["orig"], r["repro"], r["rmse"],
-             rep.test, r["p_value"], r["queries_orig"], r["queries_repro"]]
+             r["nrmse"], rep.test, r["p_value"], r["queries_orig"], r["queries_repro"]]
             for r in rep.effects]
 
 
@@ -92,13 +92,14 @@ def _text(rep: Reproduction, fmt: str) -> str:
         rows = [[str(k)] + [fixed(means[(p, k)][m]) for p in pairs for m in ("ktu", "rbo")]
                 for k in rep.cutoffs]
         out += [tabulate_table(rows, head, fmt, ("right",) * len(head)), ""]
-    rmse = "RMSE of the per-query values, " if rep.paired else ""
+    rmse = "RMSE of the per-query values and nRMSE (normalised by the largest RMSE), " \
+        if rep.paired else ""
     out += [f"Effectiveness level: means, {rmse}p-value of the two-sided {rep.test} test "
             "(original against reproduction)", ""]
-    head = ["pair", "measure", "original", "reproduction"] + (["RMSE"] if rep.paired else []) \
-        + ["p"]
+    errors = {"RMSE": "rmse", "nRMSE": "nrmse"} if rep.paired else {}
+    head = ["pair", "measure", "original", "reproduction", *errors, "p"]
     rows = [[r["pair"], r["measure"], fixed(r["orig"]), fixed(r["repro"])]
-            + ([fixed(r["rmse"])] if rep.paired else []) + [_p(r["p_value"])]
+            + [fixed(r[k]) for k in errors.values()] + [_p(r["p_value"])]
             for r in rep.effects]
     out += [tabulate_table(rows, head, fmt, ("left", "left") + ("right",) * (len(head) - 2))]
     if rep.overall:

@@ -29,6 +29,13 @@ Each number is repro_eval's (``repro_eval.measure``), its quirks included:
   the cut-off, or short) adds nothing more to the overlap, while the weights go on to D.
 - **RMSE** is the square root of the mean squared difference of the per-query values,
   queries paired by id.
+- **nRMSE** (:func:`nrmse`) is the RMSE divided by the largest RMSE a reproduction
+  could have against the original's values x in [0, 1]: the root mean square of
+  max(x, 1 - x) over the same queries (repro_eval's ``_maxRMSE``). It takes only the
+  original's values, so swapping the runs changes it; each term is at least 1/2, so
+  the divisor is at least 1/2 and never 0 (nRMSE at most twice the RMSE, at most 1
+  for values in [0, 1]); a value above 1 counts as itself (max(x, 1 - x) = x), and
+  the divisor is then no bound.
 - **ER** is the reproduction's mean per-query improvement of the run over its baseline
   divided by the original's (queries paired by id within each side); **DeltaRI** the
   original's relative improvement (mean of the run - mean of the baseline) / mean of the
@@ -40,7 +47,11 @@ Each number is repro_eval's (``repro_eval.measure``), its quirks included:
   query, every p-value is 1, as repro_eval sets them.
 
 Queries are paired by id; a query in one run of a pair and not the other is left out
-of what pairs them (repro_eval stops with an error there) and a note says so.
+of what pairs them, and a note says so. repro_eval evaluates with ir_measures, which
+gives every query of the qrels a value, 0 where a run has none: its RMSE, nRMSE, t
+tests, ER and DeltaRI are smarteval's with ``-c`` (``complete``) there. Its KTU and
+RBO leave out a query the reproduction lacks, as here, and stop with an error at one the
+original lacks.
 """
 
 from __future__ import annotations
@@ -202,13 +213,32 @@ def rbo(orig: Lists, repro: Lists, cutoff: int, p: float = RBO_P,
 
 # --------------------------------------------------------------------------- effectiveness
 
-def rmse(orig: np.ndarray, repro: np.ndarray) -> float:
-    """Root mean square error of paired per-query values (NaN without a query); the squares
-    summed in order, as repro_eval sums them."""
-    if len(orig) == 0:
+def _root_mean_square(v: np.ndarray) -> float:
+    """sqrt(mean of v^2), the squares summed in order as repro_eval sums them (Python's
+    ``sum``); NaN without a value."""
+    if len(v) == 0:
         return math.nan
-    diff = np.asarray(orig, dtype=np.float64) - np.asarray(repro, dtype=np.float64)
-    return math.sqrt(float(np.cumsum(np.square(diff))[-1]) / len(diff))
+    return math.sqrt(float(np.cumsum(np.square(v))[-1]) / len(v))
+
+
+def rmse(orig: np.ndarray, repro: np.ndarray) -> float:
+    """Root mean square error of paired per-query values (NaN without a query)."""
+    return _root_mean_square(np.asarray(orig, dtype=np.float64)
+                             - np.asarray(repro, dtype=np.float64))
+
+
+def max_rmse(orig: np.ndarray) -> float:
+    """The largest RMSE a reproduction could have against ``orig`` (values in [0, 1]): the
+    root mean square of max(x, 1 - x), repro_eval's ``_maxRMSE`` (NaN without a query)."""
+    x = np.asarray(orig, dtype=np.float64)
+    return _root_mean_square(np.maximum(x, 1.0 - x))
+
+
+def nrmse(orig: np.ndarray, repro: np.ndarray) -> float:
+    """RMSE of paired per-query values normalised by :func:`max_rmse` of the original's,
+    repro_eval's ``nRMSE``. Each max(x, 1 - x) is at least 1/2: the divisor is never 0
+    and nRMSE is at most 2 * RMSE (at most 1 for values in [0, 1])."""
+    return rmse(orig, repro) / max_rmse(orig) if len(orig) else math.nan
 
 
 def t_test(orig: np.ndarray, repro: np.ndarray, paired: bool) -> float:
@@ -338,12 +368,12 @@ def reproduce(qrels, orig, repro, measures: Sequence[str] = DEFAULT_MEASURES,
 
 
 def _left_out(rep: Reproduction, pair: str, what: str, a: np.ndarray, b: np.ndarray,
-              shared: int) -> None:
+              shared: int, hint: str = "") -> None:
     only_a, only_b = len(a) - shared, len(b) - shared
     if only_a or only_b:
         o, r = rep.names[pair]
         rep.notes.append(f"{what} of {o} and {r}: {shared} queries paired; left out "
-                         f"{only_a} only in {o} and {only_b} only in {r}")
+                         f"{only_a} only in {o} and {only_b} only in {r}{hint}")
 
 
 def _ranking(rep: Reproduction, pair: str, orig: Lists, repro: Lists) -> None:
@@ -373,7 +403,8 @@ def _ranking(rep: Reproduction, pair: str, orig: Lists, repro: Lists) -> None:
 def _effects(rep: Reproduction, pair: str, orig, repro, names: list[str]) -> None:
     ids, oi, ri = align(orig.qids, repro.qids)
     if rep.paired:
-        _left_out(rep, pair, "RMSE and the t test", orig.qids, repro.qids, len(ids))
+        _left_out(rep, pair, "RMSE, nRMSE and the t test", orig.qids, repro.qids, len(ids),
+                  " (-c: every query of the qrels, 0 where a run has none, as repro_eval)")
     rows: list[dict[str, Any]] = []
     for name in names:
         a = np.asarray(orig.per_query[name], dtype=np.float64)
@@ -382,6 +413,7 @@ def _effects(rep: Reproduction, pair: str, orig, repro, names: list[str]) -> Non
             "pair": pair, "measure": name, "orig": float(np.mean(a)) if len(a) else math.nan,
             "repro": float(np.mean(b)) if len(b) else math.nan,
             "rmse": rmse(a[oi], b[ri]) if rep.paired else math.nan,
+            "nrmse": nrmse(a[oi], b[ri]) if rep.paired else math.nan,
             "p_value": t_test(a[oi], b[ri], True) if rep.paired else t_test(a, b, False),
             "queries_orig": len(a), "queries_repro": len(b)})
     # repro_eval: no difference on any query of any measure, every p-value 1

@@ -350,6 +350,32 @@ def test_a_first_query_judged_only_below_0_is_evaluated_by_the_other_programs(tm
         assert "ask no trec_eval measure" in res.stderr
 
 
+def test_pytrec_evals_first_query_judged_only_below_0_depends_on_the_process(tmp_path):
+    """pytrec_eval (trec_eval 9's code) gives such a query 0 on every measure the first
+    time a process ranks a query, its values when evaluated again; smarteval gives these
+    (README and man page: "pytrec_eval and a first query judged only below 0")."""
+    import subprocess
+    import sys
+    pytest.importorskip("pytrec_eval")
+    script = (
+        "import pytrec_eval\n"
+        "qrels = {'1': {'a': -1, 'b': -1}, '2': {'a': 1}}\n"
+        "run = {'1': {'a': 1.0, 'b': 0.5, 'x': 0.2}, '2': {'a': 1.0}}\n"
+        "for _ in range(2):\n"
+        "    ev = pytrec_eval.RelevanceEvaluator(qrels, {'num_ret', 'num_q', 'P_5'})\n"
+        "    print(sorted(ev.evaluate(run)['1'].items()))\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    assert out == ["[('P_5', 0.0), ('num_q', 1.0), ('num_ret', 0.0)]",
+                   "[('P_5', 0.0), ('num_q', 1.0), ('num_ret', 3.0)]"]
+    (tmp_path / "q").write_text("1 0 a -1\n1 0 b -1\n2 0 a 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 1.0 r\n1 Q0 b 2 0.5 r\n1 Q0 x 3 0.2 r\n"
+                                "2 Q0 a 1 1.0 r\n")
+    ev = smarteval.evaluate(tmp_path / "q", tmp_path / "r", ["NumRet", "NumQ", "P@5"])[0]
+    assert ev.qids.tolist() == ["1", "2"]
+    assert [ev.per_query[n][0] for n in ("NumRet", "NumQ", "P@5")] == [3, 1, 0]
+
+
 def test_pytrec_eval_names_refuse_rel_0():
     """smarteval refuses rel=0 where ir_measures computes with pytrec_eval, which refuses it."""
     import subprocess

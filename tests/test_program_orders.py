@@ -263,3 +263,43 @@ def test_a_ranking_keeps_its_order_for_its_own_program():
     assert ordered_as(same, "gdeval").docno.tolist() == [b"b", b"a"]    # the order drawn
     out = parse_measures(["ERR@1"])[0].outputs()[0]
     assert out.program == "gdeval"
+
+
+def test_a_query_split_in_the_run_is_one_list(tmp_path):
+    """Query 1's lines split by query 2's: smarteval reads them as one list, as
+    pytrec_eval and msmarco do; ir_measures' cwl_eval and pyndeval providers measure each
+    block apart and report query 1 twice, pyndeval keeps the last block: each gives
+    smarteval's numbers on the run grouped by query (the man page's order of documents)."""
+    import pyndeval
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 1\n2 0 c 1\n")
+    split = "1 Q0 x 1 3 r\n2 Q0 c 1 3 r\n1 Q0 a 2 2 r\n1 Q0 b 3 1 r\n"
+    grouped = "1 Q0 x 1 3 r\n1 Q0 a 2 2 r\n1 Q0 b 3 1 r\n2 Q0 c 1 3 r\n"
+    names = ["AP", "RR@3", "RBP(rel=1,p=0.5)", "alpha_nDCG@3"]
+    values = {}
+    for form, text in (("split", split), ("grouped", grouped)):
+        (tmp_path / form).write_text(text)
+        ev = smarteval.evaluate(tmp_path / "q", tmp_path / form, names)[0]
+        values[form] = {n: ev.per_query[n].tolist() for n in names}
+        qrels = list(ir_measures.read_trec_qrels(str(tmp_path / "q")))
+        run = list(ir_measures.read_trec_run(str(tmp_path / form)))
+        with contextlib.redirect_stderr(io.StringIO()):
+            theirs = {n: [(m.query_id, m.value) for m in ir_measures.iter_calc(
+                [ir_measures.parse_measure(n)], qrels, run)] for n in names}
+        if form == "grouped":
+            for n in names:
+                assert [v for _, v in sorted(theirs[n])] == pytest.approx(values[form][n]), n
+    assert values["split"] == values["grouped"]
+    assert [q for q, _ in theirs["RBP(rel=1,p=0.5)"]] == ["1", "2"]
+    with contextlib.redirect_stderr(io.StringIO()):
+        run = list(ir_measures.read_trec_run(str(tmp_path / "split")))
+        blocks = {n: [(m.query_id, m.value) for m in ir_measures.iter_calc(
+            [ir_measures.parse_measure(n)], qrels, run)] for n in names}
+    assert [q for q, _ in blocks["RBP(rel=1,p=0.5)"]] == ["1", "2", "1"]
+    assert [q for q, _ in blocks["alpha_nDCG@3"]] == ["1", "2", "1"]
+    assert dict(blocks["AP"]) == dict(theirs["AP"])
+    assert dict(blocks["RR@3"]) == dict(theirs["RR@3"])
+    ev = pyndeval.RelevanceEvaluator([("1", "0", "a", 1), ("1", "0", "b", 1),
+                                      ("2", "0", "c", 1)], ["alpha-nDCG@3"])
+    last = ev.evaluate([("1", "x", 3.0), ("2", "c", 3.0), ("1", "a", 2.0), ("1", "b", 1.0)])
+    assert last["1"]["alpha-nDCG@3"] == 1.0                 # the block a, b alone
+    assert values["split"]["alpha_nDCG@3"][0] == pytest.approx(0.6696718164942301)

@@ -203,7 +203,12 @@ def measures_block() -> list[str]:
         "it gives (an ir_measures name: the provider that computes it), whatever "
         "--trec-version says unless that program is trec_eval. --ties random and "
         "--ties average replace every program's order of equal scores; -M and -J act on "
-        "trec_eval's ranking first.")]
+        "trec_eval's ranking first. A query's lines need not be consecutive in a run: "
+        "smarteval reads them as one list wherever they stand, as trec_eval, pytrec_eval "
+        "and gdeval do; cwl_eval, pyndeval and ir_measures' cwl_eval and pyndeval "
+        "providers take each block of consecutive lines as a list of its own (cwl_eval and "
+        "the providers report the query once per block, pyndeval keeps the last block's "
+        "values), so their numbers match smarteval's on runs grouped by query.")]
     for name, p in PROGRAMS.items():
         out += [".TP", f"\\fB{roff(name)}\\fR", roff(f"{p.help}: {p.describe}.")]
     out += [".SS Nicknames"]

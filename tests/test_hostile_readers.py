@@ -222,6 +222,77 @@ def test_zstd_is_read(files):
     assert res.stderr.startswith("Error: bad.zst: corrupt compressed file: zstd ")
 
 
+
+def _damaged_gzip() -> bytes:
+    data = bytearray(gzip.compress(RUN * 100))
+    data[30] ^= 0xFF            # a bad code inside the deflate stream: zlib.error
+    return bytes(data)
+
+
+#: (name, the damaged archive, exact message after the file's name): a file that ends
+#: inside a zstd frame is refused as gzip, bzip2 and xz refuse theirs (zstandard's reader
+#: took it for a clean end: a run cut after whole lines lost its last queries silently)
+DAMAGED = [
+    ("a gzip stream with a bad code", _damaged_gzip,
+     "corrupt compressed file: Error -3 while decompressing data: invalid bit length "
+     "repeat"),
+    ("zstd cut inside its second frame",
+     lambda: (lambda z: z.compress(RUN[:34]) + z.compress(RUN[34:])[:-6])(
+         pytest.importorskip("zstandard").ZstdCompressor()),
+     "corrupt compressed file: Compressed file ended before the end-of-stream marker was "
+     "reached"),
+    ("zstd cut inside a block's header",
+     lambda: pytest.importorskip("zstandard").ZstdCompressor().compress(RUN)[:7],
+     "corrupt compressed file: Compressed file ended before the end-of-stream marker was "
+     "reached"),
+]
+
+
+@pytest.mark.parametrize("name,archive,message", DAMAGED, ids=[c[0] for c in DAMAGED])
+@pytest.mark.parametrize("role", ["run", "qrels", "run on standard input"])
+def test_a_damaged_archive_is_refused_by_every_reader(files, name, archive, message, role):
+    data = archive()
+    (files / "bad").write_bytes(data)
+    (files / "s").write_bytes(RUN.replace(b"tag", b"other"))
+    qrels, run = {"run": ("q", "bad"), "qrels": ("bad", "r"),
+                  "run on standard input": ("q", "-")}[role]
+    shown = "<stdin>" if run == "-" else "bad"
+    for argv in (["evaluate", qrels, run], ["compare", qrels, "s", run],
+                 ["report", qrels, "s", run]):
+        res = invoke(argv, input=data if run == "-" else None)
+        assert (res.exit_code, res.stderr, res.stdout) == (1, f"Error: {shown}: {message}\n",
+                                                           ""), argv
+    if role == "run":
+        with pytest.raises(InputError) as err:
+            read_run("bad")
+        assert str(err.value) == f"bad: {message}"
+
+
+def test_zstd_frames_of_every_kind_are_read_whole(files):
+    """The frame walk that finds a cut file reads every well-formed one: frames with and
+    without a checksum, a content size or a dictionary id, one block or many, a
+    skippable frame between two, a streamed file flushed in many blocks."""
+    zstandard = pytest.importorskip("zstandard")
+    text = RUN * 40000 + bytes(range(1, 256)) * 4000
+    skippable = b"\x50\x2a\x4d\x18" + (5).to_bytes(4, "little") + b"hello"
+    for options in ({}, {"write_checksum": True}, {"write_content_size": False},
+                    {"level": 19, "write_dict_id": True}, {"level": -5}):
+        frame = zstandard.ZstdCompressor(**options).compress(text)
+        flushed = io.BytesIO()
+        with zstandard.ZstdCompressor(**options).stream_writer(flushed, closefd=False) as w:
+            for i in range(0, len(text), 50000):
+                w.write(text[i:i + 50000])
+                w.flush()
+        for archive, whole in ((frame, text), (frame + skippable + frame, text + text),
+                               (flushed.getvalue(), text)):
+            (files / "z").write_bytes(archive)
+            with source.open_binary("z") as stream:
+                assert stream.read() == whole
+            (files / "z").write_bytes(archive[:-1])
+            with pytest.raises(InputError, match="Compressed file ended before"):
+                source.read_bytes("z")
+
+
 def test_zstd_without_its_package_is_named(files, monkeypatch):
     monkeypatch.setitem(sys.modules, "zstandard", None)      # import fails
     (files / "r.zst").write_bytes(b"\x28\xb5\x2f\xfd" + b"\x00" * 16)

@@ -66,6 +66,16 @@ CASES = [
      "Error: zneg:2: standard deviation '-0.2' is negative: a standard deviation is 0 or "
      "more\n    2 map 0.1 -0.2\n  expected: QUERY_ID MEASURE MEAN STDDEV (4 fields, "
      "whitespace-separated)\n"),
+    # an RBO depth is held a weight a depth: 10**8 ran out of memory, past a C long a
+    # ValueError; a cut-off past a C long an OverflowError
+    *[(f"diff -k {k}", ["diff", "-k", k, "q", "base", "r"], 2,
+       f"Error: --depth must be a whole number from 1 to 10000000, not {k}\n")
+      for k in (BIG, "100000000")],
+    *[(f"repro --rbo-depth {k}", ["repro", "--rbo-depth", k, "q", "base", "r"], 2,
+       f"Error: --rbo-depth must be a whole number from 1 to 10000000, not {k}\n")
+      for k in (BIG, "100000000")],
+    ("repro --cutoffs past a C long", ["repro", "--cutoffs", f"5,{BIG}", "q", "base", "r"], 2,
+     f"Error: --cutoffs must be whole numbers from 1 to {LONG_MAX}, not [5, {BIG}]\n"),
     *[(f"--risk-alpha {a}", ["evaluate", "-m", "map", "--risk-baseline", "base",
                              "--risk-alpha", a, "q", "r"], 2,
        f"Error: --risk-alpha must be a number, 0 or more, not {a}\n") for a in ("nan", "inf")],
@@ -106,4 +116,31 @@ def test_api_measures_of_the_wrong_type(files, name, measures, message):
 def test_api_levels(files, levels, message):
     with pytest.raises(UsageError) as err:
         smarteval.curve("q", "r", levels=levels)
+    assert str(err.value) == message
+
+
+#: (name, a library call, exact message): the command line's checks, for every value a
+#: call may be given (an infinity, NaN, a string, a number where a list goes)
+API_VALUES = [
+    ("diff depth=inf", lambda: smarteval.diff("q", "base", "r", depth=float("inf")),
+     "--depth must be a whole number from 1 to 10000000, not inf"),
+    ("diff limit=nan", lambda: smarteval.diff("q", "base", "r", limit=float("nan")),
+     "--limit must be a whole number, 1 or more, not nan"),
+    ("diff limit='3'", lambda: smarteval.diff("q", "base", "r", limit="3"),
+     "--limit must be a whole number, 1 or more, not '3'"),
+    ("repro cutoffs=[inf]", lambda: smarteval.repro("q", "base", "r", cutoffs=[float("inf")]),
+     f"--cutoffs must be whole numbers from 1 to {LONG_MAX}, not [inf]"),
+    ("repro cutoffs=[nan]", lambda: smarteval.repro("q", "base", "r", cutoffs=[float("nan")]),
+     f"--cutoffs must be whole numbers from 1 to {LONG_MAX}, not [nan]"),
+    ("repro cutoffs=5", lambda: smarteval.repro("q", "base", "r", cutoffs=5),
+     f"--cutoffs must be whole numbers from 1 to {LONG_MAX}, not 5"),
+    ("repro rbo_depth=10**30", lambda: smarteval.repro("q", "base", "r", rbo_depth=10**30),
+     f"--rbo-depth must be a whole number from 1 to 10000000, not {10**30}"),
+]
+
+
+@pytest.mark.parametrize("name,call,message", API_VALUES, ids=[c[0] for c in API_VALUES])
+def test_api_values(files, name, call, message):
+    with pytest.raises(UsageError) as err:
+        call()
     assert str(err.value) == message

@@ -289,7 +289,7 @@ def check_parameters(cutoffs: Sequence[int], p: float, depth: int) -> list[int]:
         return isinstance(k, (int, np.integer)) and not isinstance(k, bool) \
             or isinstance(k, float) and k.is_integer()
 
-    given = list(cutoffs) if hasattr(cutoffs, "__iter__") and \
+    given: list[Any] = list(cutoffs) if hasattr(cutoffs, "__iter__") and \
         not isinstance(cutoffs, (str, bytes)) else [None]
     cuts = sorted({int(k) for k in given}) if all(map(whole, given)) else []
     if not cuts or cuts[0] < 1 or cuts[-1] > LONG_MAX:

@@ -68,6 +68,14 @@ REFUSED = [
                                 "s"], None, 2,
      "Error: -o same.png and --plot same.png name one file: the second would replace the "
      "first; give two\n"),
+    # with --baseline-results no BASELINE is given: the first argument is a run
+    ("standard input twice, a stored baseline", ["compare", "--baseline-results", "-", "q",
+                                                 "-"], "q", 2,
+     "Error: standard input (-) is given twice (a run and the --baseline-results file): it "
+     "can be read only once\n"),
+    ("-o onto the first run, a stored baseline", ["compare", "--baseline-results", "q", "-o",
+                                                  "r", "q", "r"], None, 2,
+     f"Error: -o r: this file is a run, {NEVER}\n"),
     ("-o a directory's name", ["evaluate", "-o", "newdir/", "q", "r"], None, 1,
      "Error: newdir/: cannot write: Is a directory\n"),
 ]

@@ -561,3 +561,84 @@ def test_correlate_refuses_json_nested_too_deeply(files):
         1, "Error: deep.json: not smarteval evaluate -f json output (nested too deeply)\n"
            "  expected: evaluation results: trec_eval output (MEASURE QUERY VALUE) or "
            "smarteval evaluate -f tsv, csv or json\n")
+
+
+PER_QUERY = "run\tquery\tmeasure\tvalue\ntag\t1\tmap\t0.5\ntag\t2\tmap\t1.0\ntag\tall\tmap\t0.75\n"
+PER_QUERY_JSON = '[{"run": "tag", "queries": {"1": {"map": 0.5}, "2": {"map": %s}}}]'
+STORED = ("  expected: per-query results: smarteval evaluate -q -f json (or tsv, csv) output, "
+          "run, query, measure, value\n")
+NOT_FINITE = "is not a finite number (a value is a finite number, or nan where it is undefined)"
+
+#: (name, the stored baseline's text, exact standard error of compare and report): a value
+#: that is no measure's is refused where it was read as one (an infinity gave a mean of
+#: inf and a difference of -inf; a number's text value made its query NaN; a key twice
+#: kept the last; Python's own number syntax read 1_0 as 10; a whole number past a
+#: float's range was a traceback)
+STORED_BASELINES = [
+    ("an infinity", PER_QUERY.replace("1.0", "inf"),
+     f"Error: b.tsv:3: value 'inf' of map {NOT_FINITE}\n" + STORED),
+    ("past a float's range", PER_QUERY.replace("1.0", "1e400"),
+     f"Error: b.tsv:3: value '1e400' of map {NOT_FINITE}\n" + STORED),
+    ("text where numbers are", PER_QUERY.replace("1.0", "abc"),
+     "Error: b.tsv:3: value 'abc' of map (run tag, query 2) is not a number, as its other "
+     "values are\n" + STORED),
+    ("Python's underscores", PER_QUERY.replace("1.0", "1_0"),
+     "Error: b.tsv:3: value '1_0' of map (run tag, query 2) is not a number, as its other "
+     "values are\n" + STORED),
+    ("JSON Infinity", PER_QUERY_JSON % "Infinity",
+     f"Error: b.tsv: value inf of map {NOT_FINITE}\n" + STORED),
+    ("a JSON whole number past a float's range", PER_QUERY_JSON % ("1" + "0" * 400),
+     f"Error: b.tsv: value 1{'0' * 400} of map {NOT_FINITE}\n" + STORED),
+    ("a JSON key twice", PER_QUERY_JSON % '1.0, "map": 0.0',
+     "Error: b.tsv: key 'map' is given twice in one object\n" + STORED),
+]
+
+
+@pytest.mark.parametrize("name,text,stderr", STORED_BASELINES,
+                         ids=[c[0] for c in STORED_BASELINES])
+def test_a_stored_baseline_holds_numbers(files, name, text, stderr):
+    (files / "b.tsv").write_text(text)
+    for command in ("compare", "report"):
+        res = invoke([command, "-m", "map", "--baseline-results", "b.tsv", "q", "r"])
+        assert (res.exit_code, res.stderr, res.stdout) == (1, stderr, ""), command
+
+
+def test_a_stored_baseline_keeps_nan_and_null_as_undefined(files):
+    (files / "b.tsv").write_text(PER_QUERY.replace("1.0", "nan"))
+    (files / "b.json").write_text(PER_QUERY_JSON % "null")
+    for stored in ("b.tsv", "b.json"):
+        res = invoke(["compare", "-f", "tsv", "-m", "map", "--baseline-results", stored,
+                      "q", "r"])
+        assert res.exit_code == 0, res.output
+        assert "1 query without a value (NaN)" in res.stderr
+
+
+RESULTS = ("  expected: evaluation results: trec_eval output (MEASURE QUERY VALUE) or smarteval "
+           "evaluate -f tsv, csv or json\n")
+
+
+#: (name, one results file's text, exit status, exact standard error of correlate): a
+#: value read as no number is left out, as NaN is (the measure is then not shared)
+CORRELATED = [
+    ("Python's underscores in trec_eval's text", "map all 1_0\nP_10 all 0.1\n",
+     1, "Error: a:1: value '1_0' of map is not a number\n    map all 1_0\n" + RESULTS),
+    ("Python's underscores in tsv", "run\tquery\tmeasure\tvalue\nx\tall\tmap\t1_0\n"
+     "x\tall\tP_10\t0.1\n", 2, "Error: correlate needs two or more measures shared by every "
+     "result (found P_10)\n"),
+    ("a JSON key twice", '[{"run": "x", "summary": {"map": 0.1, "map": 0.2, "P_10": 0.1}}]',
+     1, "Error: a: key 'map' is given twice in one object\n" + RESULTS),
+    ("a JSON whole number past a float's range",
+     '[{"run": "x", "summary": {"map": 1%s, "P_10": 0.1}}]' % ("0" * 400),
+     2, "Error: correlate needs two or more measures shared by every result (found "
+     "P_10)\n"),
+]
+
+
+@pytest.mark.parametrize("name,text,status,stderr", CORRELATED,
+                         ids=[c[0] for c in CORRELATED])
+def test_correlated_results_hold_numbers(files, name, text, status, stderr):
+    (files / "a").write_text(text)
+    (files / "b").write_text("map all 0.3\nP_10 all 0.2\n")
+    (files / "c").write_text("map all 0.2\nP_10 all 0.3\n")
+    res = invoke(["correlate", "a", "b", "c"])
+    assert (res.exit_code, res.stderr, res.stdout) == (status, stderr, "")

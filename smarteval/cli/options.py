@@ -175,8 +175,12 @@ def check_paths(kwargs: dict) -> None:
     from smarteval.output import check_writable, target
     from smarteval.read.source import INPUTS, read_once, same_file
     outputs = list(_given_paths(kwargs, OUTPUTS))
-    inputs = list(_given_paths(kwargs, INPUTS, dash=True))
-    read_once({name: kwargs[name] for name in INPUTS if name in kwargs})
+    given = {name: kwargs[name] for name in INPUTS if name in kwargs}
+    if given.get("baseline_results") is not None and given.get("baseline") is not None:
+        # compare --baseline-results takes no BASELINE: its first argument is a run
+        given["runs"] = (given.pop("baseline"), *(given.get("runs") or ()))
+    inputs = list(_given_paths(given, INPUTS, dash=True))
+    read_once(given)
     plugins = sys.modules.get("smarteval.measures.plugins")     # loaded with a plugin only
     inputs += [("plugin", path) for path in (plugins.plugin_files() if plugins else [])]
     for i, (name, out) in enumerate(outputs):

@@ -194,7 +194,7 @@ def _check_result(out, r, name: str, label: str, value: str) -> np.ndarray:
                           f"one {'text' if value == 'str' else 'number'} per query, a numpy "
                           f"array of shape ({r.num_queries},)")
     if isinstance(out, np.ma.MaskedArray):
-        out = out.astype(np.float64).filled(np.nan)    # a masked value is no value
+        out = np.ma.filled(out.astype(np.float64), np.nan)     # a masked value is no value
     try:
         arr = np.asarray(out)
     except (TypeError, ValueError):

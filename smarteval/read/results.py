@@ -11,9 +11,10 @@ import math
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -247,16 +248,18 @@ _NUMBER = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf|infi
                      re.IGNORECASE)
 
 
-def _unique(name: str, expected: str):
+def _unique(name: str, expected: str) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
     """json's object_pairs_hook: a key given twice in one object is refused (json keeps
     the last, and a stored value would be replaced silently)."""
-    def hook(pairs):
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         out = dict(pairs)
         if len(out) != len(pairs):
-            seen: set = set()
-            twice = next(k for k, _ in pairs if k in seen or seen.add(k))
-            raise InputError(name, None, f"key {twice!r} is given twice in one object",
-                             expected=expected)
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen:
+                    raise InputError(name, None, f"key {key!r} is given twice in one object",
+                                     expected=expected)
+                seen.add(key)
         return out
     return hook
 

@@ -76,6 +76,14 @@ CASES = [
       for k in (BIG, "100000000")],
     ("repro --cutoffs past a C long", ["repro", "--cutoffs", f"5,{BIG}", "q", "base", "r"], 2,
      f"Error: --cutoffs must be whole numbers from 1 to {LONG_MAX}, not [5, {BIG}]\n"),
+    # a label is a field of -f tsv and csv: a tab in it shifted the row's columns
+    *[(f"{command} --label with {held}", [command, "-f", "tsv", "--label", f"r=x{char}y",
+                                          "q", "base", "r"], 2,
+       f"Error: --label 'x{shown}y' holds {held}: a label is printed as one field of a line "
+       "(-f tsv, csv, trec)\n")
+      for command in ("report", "discpower")
+      for char, shown, held in (("\t", "\\t", "a tab"), ("\n", "\\n", "a line feed"),
+                                ("\r", "\\r", "a carriage return"))],
     *[(f"--risk-alpha {a}", ["evaluate", "-m", "map", "--risk-baseline", "base",
                              "--risk-alpha", a, "q", "r"], 2,
        f"Error: --risk-alpha must be a number, 0 or more, not {a}\n") for a in ("nan", "inf")],

@@ -248,12 +248,19 @@ def _named(runs: Mapping) -> list[tuple[str | None, Any]]:
     (``-f tsv``, ``csv``, ``trec``'s runid): one holding a tab or a line end is refused."""
     names = [str(k) for k in runs]
     for name in names:
-        bad = next((b for b in name.encode("utf-8", ID_ERRORS) if IS_SEPARATOR[b] and b != 32),
-                   None)
-        if bad is not None:
-            raise UsageError(f"run name {_show(name)} holds {_SEPARATOR_NAMES[bad]}: a run's "
-                             "name is printed as one field of a line (-f tsv, csv, trec)")
+        check_field(name, "run name", "a run's name")
     return list(zip(names, runs.values()))
+
+
+def check_field(text: str, what: str, whose: str) -> None:
+    """Refuse ``text``, a name printed as one field of a line (a run's name, a --label),
+    when it holds a tab or a line end (a space is fine): ``what`` names it in the message
+    and ``whose`` says what is printed so."""
+    bad = next((b for b in text.encode("utf-8", ID_ERRORS) if IS_SEPARATOR[b] and b != 32),
+               None)
+    if bad is not None:
+        raise UsageError(f"{what} {_show(text)} holds {_SEPARATOR_NAMES[bad]}: {whose} is "
+                         "printed as one field of a line (-f tsv, csv, trec)")
 
 
 def _kind(source: Any) -> str:

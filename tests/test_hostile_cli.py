@@ -169,6 +169,23 @@ def test_standard_output_closed_or_full(files, command, status, stderr):
     assert (res.returncode, res.stderr) == (status, stderr)
 
 
+#: (name, arguments, exit status, exact standard error): a control character a user gave is shown
+#: escaped, as a quoted line's are (an escape sequence in a name cleared the terminal)
+ESCAPED = [
+    ("a measure's name", ["evaluate", "-m", "\x1b[2J", "q", "r"], 2,
+     "Error: unknown measure:\n  \\x1b[2J\n  'smarteval measures' lists them all\n"),
+    ("a file's name", ["evaluate", "q", "r\x1b[2J\r"], 1, "Error: r\\x1b[2J\\r: no such file\n"),
+    ("a --require", ["evaluate", "--require", "map\x07>=1", "q", "r"], 2,
+     "Error: unknown measure:\n  map\\x07 (did you mean map, gm_map?)\n  'smarteval measures' lists them all\n"),
+]
+
+
+@pytest.mark.parametrize("name,args,status,stderr", ESCAPED, ids=[c[0] for c in ESCAPED])
+def test_control_characters_in_messages_are_escaped(files, name, args, status, stderr):
+    res = CliRunner().invoke(main, args)
+    assert (res.exit_code, res.stderr, res.stdout) == (status, stderr, "")
+
+
 def test_a_baseline_path_is_that_file_not_another_runs_tag(files):
     """y.run's tag is x.run: -b x.run is the file x.run all the same."""
     (files / "x.run").write_text(OTHER)

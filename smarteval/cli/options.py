@@ -14,7 +14,14 @@ from typing import Any
 
 import click
 
-from smarteval.errors import BAD_INPUT, SIGNALLED, Regressed, SmartevalError, UsageError
+from smarteval.errors import (
+    BAD_INPUT,
+    SIGNALLED,
+    Regressed,
+    SmartevalError,
+    UsageError,
+    printable,
+)
 from smarteval.settings import (
     AVERAGES,
     ORDERS,
@@ -44,9 +51,10 @@ class CliError(click.ClickException):
 
 
 def note(text: str) -> None:
-    """One line (or a few) on standard error, ids and paths in the bytes they were read as."""
+    """One line (or a few) on standard error, ids and paths in the bytes they were read as,
+    control characters escaped (an escape sequence in a name is shown, not obeyed)."""
     from smarteval.output import encode
-    click.echo(encode(text), err=True)
+    click.echo(encode(printable(text)), err=True)
 
 
 class Interrupted(KeyboardInterrupt):

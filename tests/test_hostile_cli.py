@@ -176,7 +176,8 @@ ESCAPED = [
      "Error: unknown measure:\n  \\x1b[2J\n  'smarteval measures' lists them all\n"),
     ("a file's name", ["evaluate", "q", "r\x1b[2J\r"], 1, "Error: r\\x1b[2J\\r: no such file\n"),
     ("a --require", ["evaluate", "--require", "map\x07>=1", "q", "r"], 2,
-     "Error: unknown measure:\n  map\\x07 (did you mean map, gm_map?)\n  'smarteval measures' lists them all\n"),
+     "Error: unknown measure:\n  map\\x07 (did you mean map, gm_map?)\n  'smarteval "
+     "measures' lists them all\n"),
 ]
 
 

@@ -400,6 +400,36 @@ ID_CASES = [
 ]
 
 
+#: (name, source, exact message): a score from memory is a real number a double holds
+#: (a whole number past a double's range was an OverflowError, an imaginary part dropped)
+SCORE_CASES = [
+    ("a whole number past a double", {"1": {"a": 1.0, "b": 10**400}},
+     f"<run dict>:2: score {'1' + '0' * 199} [... 401 bytes in all] is not a finite "
+     f"number\n{FRAME_RUN}"),
+    ("a negative one in records", [("1", "a", -(10**400))],
+     f"<run records>:1: score -{'1' + '0' * 198} [... 402 bytes in all] is not a finite "
+     f"number\n{FRAME_RUN}"),
+    ("a complex score", {"1": {"a": 1.0, "b": 2j}},
+     f"<run dict>:2: score 2j is not a real number\n{FRAME_RUN}"),
+]
+
+
+@pytest.mark.parametrize("name,given,message", SCORE_CASES, ids=[c[0] for c in SCORE_CASES])
+def test_scores_from_memory_are_real_numbers(name, given, message):
+    with pytest.raises(InputError) as err:
+        read_run(given)
+    assert str(err.value) == message
+
+
+def test_a_data_frame_score_past_a_double_is_refused():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"qid": ["1"], "docno": ["a"], "score": [10**400]})
+    with pytest.raises(InputError) as err:
+        read_run(frame)
+    assert str(err.value) == ("<run DataFrame>: cannot read its columns: Python int too "
+                              "large to convert to C long")
+
+
 @pytest.mark.parametrize("name,reader,given,message", ID_CASES, ids=[c[0] for c in ID_CASES])
 def test_ids_no_text_file_could_hold_are_refused(name, reader, given, message):
     with pytest.raises(InputError) as err:

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from smarteval.columns import Qrels, Run
-from smarteval.errors import InputError, UsageError
+from smarteval.errors import InputError, UsageError, quoted
 from smarteval.read.keys import (
     IS_SEPARATOR,
     SEPARATORS,
@@ -407,7 +407,7 @@ def _arrow_table(source: Any, kind: str, needed: list, name: str):
     import pyarrow as pa
     try:
         return pa.Table.from_pandas(source[needed], preserve_index=False)
-    except (pa.ArrowException, TypeError, ValueError) as exc:
+    except (pa.ArrowException, TypeError, ValueError, OverflowError) as exc:
         raise InputError(name, None, f"cannot read its columns: {exc}") from None
 
 
@@ -710,12 +710,18 @@ def _numbers(col: _Column, name: str, what: str, expected: str) -> np.ndarray:
             else values.to_numpy(zero_copy_only=False)
     if values.dtype.kind in "fiub":
         return values.astype(np.float64)
+    if values.dtype.kind == "c":            # astype would drop the imaginary part
+        row = _first(values.imag != 0) if (values.imag != 0).any() else 0
+        raise _bad_row(name, row, f"{what} {_show(values[row])} is not a real number",
+                       expected)
     try:
         out = values.astype(np.float64)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, OverflowError):
         ok = np.frompyfunc(_is_number, 1, 1)(values).astype(bool)
         row = _first(~ok) if not ok.all() else 0
-        raise _bad_row(name, row, f"{what} {_show(values[row])} is not a number", expected) \
+        bad = values[row]
+        kind = "finite number" if isinstance(bad, int) else "number"   # past a double
+        raise _bad_row(name, row, f"{what} {quoted(_show(bad))} is not a {kind}", expected) \
             from None
     text = values.astype(str)
     odd = (np.char.find(text, "_") >= 0) | (np.char.find(text, "x") >= 0)
@@ -737,7 +743,7 @@ def _refuse_nested(values, name: str, what: str, label: str, expected: str) -> N
 def _is_number(x) -> bool:
     try:
         float(x)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, OverflowError):
         return False
     return not isinstance(x, str) or "_" not in x
 

@@ -672,3 +672,41 @@ def test_correlated_results_hold_numbers(files, name, text, status, stderr):
     (files / "c").write_text("map all 0.2\nP_10 all 0.3\n")
     res = invoke(["correlate", "a", "b", "c"])
     assert (res.exit_code, res.stderr, res.stdout) == (status, stderr, "")
+
+
+DOCS = "  expected: DOCNO TAB TEXT (the text up to the end of the line)\n"
+
+
+#: (name, the --docs file's bytes or a device, exact standard error of diff -f html): the
+#: texts are read as every input is (/dev/zero, one endless line, ran out of memory; a
+#: damaged archive was a traceback)
+DOCS_CASES = [
+    ("/dev/zero", "/dev/zero",
+     "Error: /dev/zero:1: binary file (NUL byte), not a --docs file\n" + DOCS),
+    ("a damaged gzip file", _damaged_gzip(),
+     "Error: d: corrupt compressed file: Error -3 while decompressing data: invalid bit "
+     "length repeat\n"),
+    ("a NUL byte", b"a\ttext\nb\x00\n", "Error: d:2: binary file (NUL byte), not a --docs "
+                                         "file\n" + DOCS),
+]
+
+
+@linux
+@pytest.mark.parametrize("name,docs,stderr", DOCS_CASES, ids=[c[0] for c in DOCS_CASES])
+def test_document_texts_are_read_as_every_input(files, name, docs, stderr):
+    (files / "s").write_bytes(RUN.replace(b"tag", b"other"))
+    if isinstance(docs, bytes):
+        (files / "d").write_bytes(docs)
+    res = invoke(["diff", "--docs", docs if isinstance(docs, str) else "d", "-f", "html",
+                  "-o", "page.html", "q", "s", "r"])
+    assert (res.exit_code, res.stderr) == (1, stderr)
+    assert not (files / "page.html").exists()
+
+
+def test_document_texts_in_blocks_keep_every_line(files, monkeypatch):
+    """Lines across block boundaries, a CRLF end and a last line without one."""
+    from smarteval.read import docs
+    monkeypatch.setattr(docs, "_READ", 7)
+    (files / "d").write_bytes(b"a\tthe text of a\nb\tb's\r\n\nd\tno line end")
+    assert docs.read_texts("d", ["a", "b", "d", "x"]) == {
+        "a": "the text of a", "b": "b's", "d": "no line end"}

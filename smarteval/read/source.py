@@ -473,12 +473,18 @@ def read_bytes(path: str | os.PathLike, *, data: bytes | None = None,
             del blocks
         return out
     except corrupt() as exc:
-        if isinstance(exc, OSError) and not is_compressed(stream):
-            raise InputError(shown, None, f"cannot read: {exc.strerror or exc}") from None
-        raise InputError(shown, None, f"corrupt compressed file: {exc}") from None
+        raise unreadable(exc, shown, stream) from None
     finally:
         if name != "-" or data is not None:     # standard input stays open
             stream.close()
+
+
+def unreadable(exc: BaseException, shown: str, stream: IO[bytes]) -> InputError:
+    """What went wrong reading ``stream`` (``except corrupt()``), worded for its file
+    ``shown``: a damaged archive, or a file that could not be read."""
+    if isinstance(exc, OSError) and not is_compressed(stream):
+        return InputError(shown, None, f"cannot read: {exc.strerror or exc}")
+    return InputError(shown, None, f"corrupt compressed file: {exc}")
 
 
 def read_padded(path: str | os.PathLike, pad: int, *, what: str = "a text file",

@@ -816,6 +816,7 @@ def topics(diffs: float | Sequence[float], variances: float | Sequence[float] | 
     """
     from smarteval.stats.topicsets import table, variances_from_runs
     settings = _check_options(options, settings, "topics")
+    read_once({"qrels": qrels, "runs": runs})
     diffs = [diffs] if isinstance(diffs, (int, float)) else list(diffs)
     sizes = [systems] if isinstance(systems, int) else list(systems)
     notes: list[str] = []

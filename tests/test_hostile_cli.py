@@ -76,6 +76,13 @@ REFUSED = [
     ("-o onto the first run, a stored baseline", ["compare", "--baseline-results", "q", "-o",
                                                   "r", "q", "r"], None, 2,
      f"Error: -o r: this file is a run, {NEVER}\n"),
+    # topics' QRELS and RUNS were one argument the checks did not know: -o replaced a run
+    ("topics -o onto a run", ["topics", "--diff", "0.1", "-o", "r", "q", "r", "s"], None, 2,
+     f"Error: -o r: this file is a run, {NEVER}\n"),
+    ("topics -o onto the qrels", ["topics", "--diff", "0.1", "-o", "q", "q", "r", "s"], None,
+     2, f"Error: -o q: this file is the qrels, {NEVER}\n"),
+    ("topics, standard input twice", ["topics", "--diff", "0.1", "q", "-", "-"], "r", 2,
+     "Error: standard input (-) is given twice (a run): it can be read only once\n"),
     ("-o a directory's name", ["evaluate", "-o", "newdir/", "q", "r"], None, 1,
      "Error: newdir/: cannot write: Is a directory\n"),
 ]
@@ -122,6 +129,8 @@ API_STDIN_TWICE = [
     ("curve --cutoffs-from", lambda: smarteval.curve("-", "r", cutoffs_from="-"),
      _twice("the qrels and the --cutoffs-from run")),
     ("correlate", lambda: smarteval.correlate(["-", "-"]), _twice("a results file")),
+    ("topics", lambda: smarteval.topics(0.1, qrels="-", runs=["r", "-"]),
+     _twice("the qrels and a run")),
     ("calc_aggregate", lambda: smarteval.calc_aggregate(["AP"], "-", "-"),
      _twice("the qrels and a run")),
 ]

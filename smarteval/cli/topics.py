@@ -31,8 +31,8 @@ def _numbers(text: str, option: str, kind=float) -> list:
 
 
 @click.command("topics", context_settings=CONTEXT)
-@click.argument("qrels", required=False, type=input_path(), metavar="[QRELS")
-@click.argument("runs", nargs=-1, type=input_path(), metavar="RUNS...]")
+@click.argument("qrels", required=False, type=input_path())
+@click.argument("runs", nargs=-1, type=input_path())
 @click.option("-d", "--design", type=click.Choice(list(METHODS)), default="t",
               show_default=True,
               help="What the topics must give: " + "; ".join(f"{k}: {v}"
@@ -67,8 +67,8 @@ def _numbers(text: str, option: str, kind=float) -> list:
                 header_help="Leave out the header line of tsv and csv output.")
 @reports_errors
 @takes_settings
-def topics(qrels, runs, design, diffs, variances, measures, settings, estimate, systems, alpha, beta,
-           fmt, output, no_header):
+def topics(qrels, runs, design, diffs, variances, measures, settings, estimate, systems, alpha,
+           beta, fmt, output, no_header):
     """Topic set size design (Sakai, Information Retrieval Journal 2016): the number of
     topics a test collection needs, from a variance estimate.
 

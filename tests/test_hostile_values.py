@@ -21,6 +21,7 @@ LONG_MAX = 2**63 - 1
 @pytest.fixture
 def files(tmp_path, monkeypatch):
     return files_in(tmp_path, monkeypatch, q=QRELS, r=RUN, base="1 Q0 a 1 1.0 b\n2 Q0 d 1 2 b\n",
+                    unjudged="1 Q0 zz 1 9 u\n1 Q0 a 2 3 u\n",
                     zneg="1 map 0.1 0.2\n2 map 0.1 -0.2\n")
 
 
@@ -84,6 +85,11 @@ CASES = [
       for command in ("report", "discpower")
       for char, shown, held in (("\t", "\\t", "a tab"), ("\n", "\\n", "a line feed"),
                                 ("\r", "\\r", "a carriage return"))],
+    # past a C long the grade was an OverflowError, and one past the grades' narrow
+    # column (grades 0 and 1 held in int32) too
+    ("--unjudged-grade past a C long", ["evaluate", "--unjudged", "relevant",
+                                        "--unjudged-grade", BIG, "q", "unjudged"], 2,
+     f"Error: --unjudged-grade must be a grade from 0 to {LONG_MAX}, not {BIG}\n"),
     *[(f"--risk-alpha {a}", ["evaluate", "-m", "map", "--risk-baseline", "base",
                              "--risk-alpha", a, "q", "r"], 2,
        f"Error: --risk-alpha must be a number, 0 or more, not {a}\n") for a in ("nan", "inf")],
@@ -152,3 +158,12 @@ def test_api_values(files, name, call, message):
     with pytest.raises(UsageError) as err:
         call()
     assert str(err.value) == message
+
+
+@pytest.mark.parametrize("grade", [2**31, LONG_MAX])
+def test_an_unjudged_grade_past_the_grades_column(files, grade):
+    """The grades of a 0/1 qrels are held narrow: a larger --unjudged-grade widens them."""
+    res = invoke(["evaluate", "-f", "tsv", "--unjudged", "relevant", "--unjudged-grade",
+                  grade, "-m", "num_rel", "-m", "map", "q", "unjudged"])
+    assert (res.exit_code, res.stdout) == (
+        0, "run\tquery\tmeasure\tvalue\nu\tall\tnum_rel\t2\nu\tall\tmap\t1.0\n")

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from fixtures import files_in, linux
 
 from smarteval.cli import main
-from smarteval.errors import InputError
+from smarteval.errors import InputError, UsageError
 from smarteval.read import read_qrels, read_run, source
 
 QRELS = b"1 0 a 1\n1 0 b 0\n2 0 a 0\n2 0 d 1\n"
@@ -710,3 +710,22 @@ def test_document_texts_in_blocks_keep_every_line(files, monkeypatch):
     (files / "d").write_bytes(b"a\tthe text of a\nb\tb's\r\n\nd\tno line end")
     assert docs.read_texts("d", ["a", "b", "d", "x"]) == {
         "a": "the text of a", "b": "b's", "d": "no line end"}
+
+
+@pytest.mark.parametrize("columns,message", [
+    ("qid docno score", "columns= maps fields to column names ({'qid': 'query', ...}), not "
+                        "str"),
+    (["a", "b", "c"], "columns= maps fields to column names ({'qid': 'query', ...}), not "
+                      "list"),
+    ({"qid": "a", "docno": "a", "score": "c"},
+     "columns= gives column 'a' for qid and docno: each field is a column of its own"),
+])
+def test_columns_given_as_no_mapping_or_one_column_twice(columns, message):
+    """A string or a list was an AttributeError; one column for two fields made every
+    docno its query id."""
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"a": ["1"], "b": ["x"], "c": [1.0]})
+    for reader in (read_run, read_qrels):
+        with pytest.raises(UsageError) as err:
+            reader(frame, columns=columns)
+        assert str(err.value) == message

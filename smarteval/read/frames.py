@@ -172,6 +172,7 @@ def run_from(source: Any, *, name: str | None = None, tag: str | None = None,
     is how messages name the input; ``tag`` is the run's tag (default: a ``tag`` column's
     last value, else the file's name, else ``default_tag``).
     """
+    _check_columns(columns)
     kind = _kind(source)
     name = name or _default_name(source, kind, "run")
     if kind == "path":
@@ -199,6 +200,7 @@ def qrels_from(source: Any, *, name: str | None = None,
 
     ``columns`` maps ``qid``, ``docno`` and ``label`` to the caller's column names.
     """
+    _check_columns(columns)
     kind = _kind(source)
     name = name or _default_name(source, kind, "qrels")
     if kind == "path":
@@ -295,6 +297,21 @@ def _stem(name: str) -> str:
 
 
 # --------------------------------------------------------------------------- columns
+
+def _check_columns(columns: Any) -> None:
+    """Refuse a ``columns=`` that is not a ``{field: column name}`` mapping, or that gives
+    one column for two fields (the docno would be the query id)."""
+    if columns is None:
+        return
+    if not isinstance(columns, Mapping):
+        raise UsageError(f"columns= maps fields to column names ({{'qid': 'query', ...}}), "
+                         f"not {type(columns).__name__}")
+    names = list(columns.values())
+    twice = next((c for i, c in enumerate(names) if c in names[:i]), None)
+    if twice is not None:
+        fields = [f for f, c in columns.items() if c == twice]
+        raise UsageError(f"columns= gives column {twice!r} for {' and '.join(fields)}: each "
+                         "field is a column of its own")
 
 class _Column:
     """One field of every row, as given: an Arrow array or a numpy array."""

@@ -58,6 +58,12 @@ CASES = [
     ("plot --method cnr --levels inf",
      ["plot", "-N", "100", "--method", "cnr", "--levels", "inf", "-o", "x.png", "q", "r"], 2,
      f"Error: --levels takes {CUTOFFS}, not 'inf'\n"),
+    # 60,000 x 60,000 pixels ran out of memory
+    ("plot --size 50,50 --dpi 1200", ["plot", "--size", "50,50", "--dpi", "1200", "-o",
+                                      "x.png", "q", "r"], 2,
+     "Error: the image would be 60000 x 60000 pixels (--size in inches times --dpi 1200): a "
+     "PNG image holds at most 100,000,000 pixels; give a smaller --size or --dpi, or write "
+     ".svg or .pdf\n"),
     ("plot -k oc -N 1 as curve refuses it", ["plot", "-k", "oc", "-N", "1", "-o", "x.png",
                                              "q", "r"], 1,
      "Error: -N/--num-docs: collection of 1 documents is smaller than query 1's 2 retrieved "

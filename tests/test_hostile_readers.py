@@ -729,3 +729,20 @@ def test_columns_given_as_no_mapping_or_one_column_twice(columns, message):
         with pytest.raises(UsageError) as err:
             reader(frame, columns=columns)
         assert str(err.value) == message
+
+
+@linux
+def test_a_socket_is_named_as_an_input_that_cannot_be_read(files):
+    """Opening a socket fails (ENXIO): that was taken for standard output failing."""
+    import socket
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(files / "sock"))
+    try:
+        for args in (["evaluate", "q", "sock"], ["evaluate", "sock", "r"],
+                     ["compare", "q", "r", "sock"], ["correlate", "sock", "sock"],
+                     ["compare", "--baseline-results", "sock", "q", "r"]):
+            res = invoke(args)
+            assert (res.exit_code, res.stderr) == (
+                1, "Error: sock: cannot read: No such device or address\n"), args
+    finally:
+        listener.close()

@@ -425,6 +425,23 @@ def is_stream(path: str) -> bool:
         stat.S_ISSOCK(mode)
 
 
+def open_input(name: str, shown: str | None = None) -> IO[bytes]:
+    """The file ``name`` opened to be read (``-``: standard input), or InputError naming it
+    (``shown``) and why it cannot be: missing, a directory, unreadable, a socket or a
+    device without its driver."""
+    shown = shown or display(name)
+    try:
+        return standard_input() if name == "-" else open(name, "rb")  # noqa: SIM115
+    except FileNotFoundError:
+        raise InputError(shown, None, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(shown, None, "is a directory, not a file") from None
+    except PermissionError:
+        raise InputError(shown, None, "permission denied") from None
+    except OSError as exc:
+        raise InputError(shown, None, f"cannot read: {exc.strerror or exc}") from None
+
+
 def read_bytes(path: str | os.PathLike, *, data: bytes | None = None,
                what: str = "a text file", expected: str | None = None,
                shown: str | None = None) -> bytes:
@@ -436,17 +453,7 @@ def read_bytes(path: str | os.PathLike, *, data: bytes | None = None,
     """
     name = str(path)
     shown = shown or display(name)
-    try:
-        f = io.BytesIO(data) if data is not None else \
-            standard_input() if name == "-" else open(name, "rb")  # noqa: SIM115
-    except FileNotFoundError:
-        raise InputError(shown, None, "no such file") from None
-    except IsADirectoryError:
-        raise InputError(shown, None, "is a directory, not a file") from None
-    except PermissionError:
-        raise InputError(shown, None, "permission denied") from None
-    except OSError as exc:
-        raise InputError(shown, None, f"cannot read: {exc.strerror or exc}") from None
+    f = io.BytesIO(data) if data is not None else open_input(name, shown)
     try:
         stream = decompressing(f, shown)
     except BaseException:
@@ -594,8 +601,7 @@ class Spool:
     def _open(self) -> None:
         """Open the input and the temporary file (done on entering the ``with`` block, so
         that a signal arriving in between cannot leave the file behind)."""
-        source = self.source
-        self._raw = standard_input() if source == "-" else open(source, "rb")  # noqa: SIM115
+        self._raw = open_input(self.source)
         fd, self._path = temporary(None, SPOOL_PREFIX)
         try:
             self._copy = os.fdopen(fd, "wb")

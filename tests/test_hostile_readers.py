@@ -746,3 +746,16 @@ def test_a_socket_is_named_as_an_input_that_cannot_be_read(files):
                 1, "Error: sock: cannot read: No such device or address\n"), args
     finally:
         listener.close()
+
+
+@linux
+@pytest.mark.parametrize("args", [["evaluate", "q", "/proc/self/mem"],
+                                  ["evaluate", "/proc/self/mem", "r"],
+                                  ["correlate", "/proc/self/mem", "r"],
+                                  ["compare", "--baseline-results", "/proc/self/mem", "q", "r"]])
+def test_an_input_that_fails_while_read_is_named(files, args):
+    """/proc/self/mem opens, and its first read fails (EIO): that was taken for standard
+    output failing."""
+    res = smarteval(*args, cwd=files)
+    assert (res.returncode, res.stderr) == (
+        1, b"Error: /proc/self/mem: cannot read: Input/output error\n")

@@ -347,7 +347,10 @@ def decompressing(f: IO[bytes], name: str = "-") -> IO[bytes]:
     without the zstandard package with the extra that brings it.
     """
     buffered: Any = f if hasattr(f, "peek") else io.BufferedReader(f)
-    head = buffered.peek(6)[:6]
+    try:
+        head = buffered.peek(6)[:6]
+    except OSError as exc:                  # EIO (/proc/self/mem), and such
+        raise InputError(display(name), None, f"cannot read: {exc.strerror or exc}") from None
     # each decompressor is imported when a file needs it (a plain text file needs none)
     if head[:2] == b"\x1f\x8b":
         import gzip

@@ -263,3 +263,19 @@ def test_every_terminating_signal_removes_the_spool(files, sig, status, line):
             proc.wait(60)
     assert (proc.returncode, err, out) == (status, line, b"")
     assert os.listdir(spool) == []
+
+
+def test_an_unworded_os_error_names_its_file_not_standard_output(files, monkeypatch):
+    """An OSError no reader worded reached smarteval.__main__, which took every OSError for
+    standard output failing; the command's handler names its file."""
+    import errno
+
+    import smarteval.api
+
+    def failing(*args, **kwargs):
+        raise OSError(errno.EIO, "Input/output error", "some.file")
+
+    monkeypatch.setattr(smarteval.api, "evaluate", failing)
+    res = CliRunner().invoke(main, ["evaluate", "q", "r"])
+    assert (res.exit_code, res.stderr, res.stdout) == (
+        1, "Error: some.file: Input/output error\n", "")

@@ -243,6 +243,11 @@ def reports_errors(func):
             raise CliError(str(exc), exc.exit_code) from None
         except MemoryError:
             raise CliError("out of memory", 1) from None
+        except OSError as exc:
+            # a failure no reader or writer worded (they raise InputError and OutputError):
+            # its file named, never taken for standard output's (smarteval.__main__)
+            where = f"{exc.filename}: " if exc.filename is not None else ""
+            raise CliError(f"{where}{exc.strerror or exc}", BAD_INPUT) from None
         except KeyboardInterrupt as exc:
             signum = getattr(exc, "signum", signal.SIGINT)
             raise CliError(_interrupted(signum), SIGNALLED + signum) from None

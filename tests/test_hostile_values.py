@@ -173,3 +173,21 @@ def test_an_unjudged_grade_past_the_grades_column(files, grade):
                   grade, "-m", "num_rel", "-m", "map", "q", "unjudged"])
     assert (res.exit_code, res.stdout) == (
         0, "run\tquery\tmeasure\tvalue\nu\tall\tnum_rel\t2\nu\tall\tmap\t1.0\n")
+
+
+@pytest.mark.parametrize("method", ["t", "anova", "ci"])
+@pytest.mark.parametrize("variance", [1e-33, 5e-324])
+def test_a_tiny_variance_needs_the_fewest_topics(method, variance):
+    """scipy's noncentral t and F give NaN so far past the critical value: that read as a
+    power never reached, "more than 1000000 topics would be needed"."""
+    from smarteval.stats.topicsets import topics_needed
+    assert topics_needed(method, 0.1, variance).topics == 2
+
+
+def test_an_estimated_variance_of_zero_is_named(files):
+    """Two runs that differ by the same amount on every query leave no residual variance."""
+    (files / "r2").write_text(RUN.replace(" tag", " two"))
+    res = invoke(["topics", "--diff", "0.1", "-m", "P.5", "q", "r", "r2"])
+    assert (res.exit_code, res.stderr) == (
+        2, "Error: P_5: the residual variance estimated from the runs is 0: no number of "
+           "topics follows from it (give --variance)\n")

@@ -408,11 +408,17 @@ def evaluate(qrels: Source, runs: Source,
     return Results(results, notes, settings)
 
 
+def _no_measures(measures) -> bool:
+    """Whether ``measures`` asks for the defaults: None, or an empty list (every call takes
+    ``[]`` as the command line takes no -m)."""
+    return measures is None or isinstance(measures, (list, tuple)) and not measures
+
+
 def _requests(measures, settings: Settings, table: bool,
               tell: Callable[[str], None]) -> list[Request]:
-    """The requests for ``measures`` (None: the defaults), each note told."""
+    """The requests for ``measures`` (None or none: the defaults), each note told."""
     from smarteval.measures.grammar import default_requests, parse_measures
-    if measures is None:
+    if _no_measures(measures):
         requests, dropped = default_requests(table=table, num_docs=settings.num_docs,
                                              ties=settings.ties, version=settings.trec_version,
                                              qrels_format=settings.qrels_format)
@@ -506,7 +512,7 @@ class Comparison(Shown):
 
 
 def compare(qrels: Source, baseline: Source, runs: Source,
-            measures: str | Sequence[str] = ("map",), *,
+            measures: str | Sequence[str] | None = ("map",), *,
             baseline_results: str | os.PathLike | None = None,
             tests: str | Sequence[str] = ("t",),
             correction: str = "holm", alpha: float = 0.05, confidence: float = 0.95,
@@ -540,6 +546,8 @@ def compare(qrels: Source, baseline: Source, runs: Source,
     """
     from smarteval.stats.report import compare_runs
     settings = _check_options(options, settings, "compare")
+    if _no_measures(measures):
+        measures = ("map",)
     measures = measure_specs(measures)
     if isinstance(tests, str):
         tests = [tests]
@@ -690,7 +698,7 @@ def report(qrels: Source, runs: Source, measures: str | Sequence[str] | None = N
     """
     from smarteval.stats.table import DEFAULT_MEASURES, table_runs
     settings = _check_options(options, settings, "report")
-    if measures is None:
+    if _no_measures(measures):
         measures = DEFAULT_MEASURES
     measures = measure_specs(measures)
     if isinstance(baselines, str):
@@ -762,7 +770,7 @@ def discpower(qrels: Source, runs: Source, measures: str | Sequence[str] | None 
     from smarteval.stats.discpower import discpower_runs
     from smarteval.stats.table import DEFAULT_MEASURES
     settings = _check_options(options, settings, "discpower")
-    if measures is None:
+    if _no_measures(measures):
         measures = DEFAULT_MEASURES
     if isinstance(measures, str):
         measures = [measures]
@@ -827,7 +835,7 @@ def topics(diffs: float | Sequence[float], variances: float | Sequence[float] | 
             raise UsageError("runs need their qrels to estimate a variance")
         from smarteval.stats.report import evaluate_comparable
         from smarteval.stats.table import DEFAULT_MEASURES
-        if measures is None:
+        if _no_measures(measures):
             measures = DEFAULT_MEASURES
         if isinstance(measures, str):
             measures = [measures]

@@ -191,3 +191,15 @@ def test_an_estimated_variance_of_zero_is_named(files):
     assert (res.exit_code, res.stderr) == (
         2, "Error: P_5: the residual variance estimated from the runs is 0: no number of "
            "topics follows from it (give --variance)\n")
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: smarteval.evaluate("q", "r", m).frame().measure.tolist(),
+    lambda m: smarteval.discpower("q", ["base", "r"], m).render(),
+    lambda m: smarteval.report("q", ["base", "r"], m).render(),
+    lambda m: smarteval.compare("q", "base", ["r"], m).render(),
+], ids=["evaluate", "discpower", "report", "compare"])
+def test_no_measures_are_the_defaults_in_every_call(files, call):
+    """measures=[] is what None is, as in compare and report: evaluate gave no value at
+    all, discpower refused it as "no measure to compare:  have no number"."""
+    assert call([]) == call(None)

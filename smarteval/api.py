@@ -414,6 +414,12 @@ def _no_measures(measures) -> bool:
     return measures is None or isinstance(measures, (list, tuple)) and not measures
 
 
+def _or_defaults(measures: str | Sequence[str] | None,
+                 defaults: Sequence[str]) -> str | Sequence[str]:
+    """``measures``, or ``defaults`` where they ask for them (:func:`_no_measures`)."""
+    return defaults if measures is None or _no_measures(measures) else measures
+
+
 def _requests(measures, settings: Settings, table: bool,
               tell: Callable[[str], None]) -> list[Request]:
     """The requests for ``measures`` (None or none: the defaults), each note told."""
@@ -546,8 +552,7 @@ def compare(qrels: Source, baseline: Source, runs: Source,
     """
     from smarteval.stats.report import compare_runs
     settings = _check_options(options, settings, "compare")
-    if _no_measures(measures):
-        measures = ("map",)
+    measures = _or_defaults(measures, ("map",))
     measures = measure_specs(measures)
     if isinstance(tests, str):
         tests = [tests]
@@ -698,8 +703,7 @@ def report(qrels: Source, runs: Source, measures: str | Sequence[str] | None = N
     """
     from smarteval.stats.table import DEFAULT_MEASURES, table_runs
     settings = _check_options(options, settings, "report")
-    if _no_measures(measures):
-        measures = DEFAULT_MEASURES
+    measures = _or_defaults(measures, DEFAULT_MEASURES)
     measures = measure_specs(measures)
     if isinstance(baselines, str):
         baselines = [baselines]
@@ -770,8 +774,7 @@ def discpower(qrels: Source, runs: Source, measures: str | Sequence[str] | None 
     from smarteval.stats.discpower import discpower_runs
     from smarteval.stats.table import DEFAULT_MEASURES
     settings = _check_options(options, settings, "discpower")
-    if _no_measures(measures):
-        measures = DEFAULT_MEASURES
+    measures = _or_defaults(measures, DEFAULT_MEASURES)
     if isinstance(measures, str):
         measures = [measures]
     read_once({"qrels": qrels, "runs": runs, "cwl_costs": settings.cwl_costs})
@@ -835,8 +838,7 @@ def topics(diffs: float | Sequence[float], variances: float | Sequence[float] | 
             raise UsageError("runs need their qrels to estimate a variance")
         from smarteval.stats.report import evaluate_comparable
         from smarteval.stats.table import DEFAULT_MEASURES
-        if _no_measures(measures):
-            measures = DEFAULT_MEASURES
+        measures = _or_defaults(measures, DEFAULT_MEASURES)
         if isinstance(measures, str):
             measures = [measures]
         given, _ = _run_sources(runs, eager_names=True)

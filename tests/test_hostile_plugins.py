@@ -117,3 +117,11 @@ def test_a_plugin_that_exits_while_imported(files, code, status):
     assert (res.exit_code, res.stdout) == (2, "")
     assert res.stderr == (f"Error: plugin quits.py: importing it failed: SystemExit: {status} "
                           f"({files / 'quits.py'}, line 2)\n")
+
+
+def test_ctrl_c_while_a_plugin_loads(files):
+    """The plugin is loaded before the command's handler is in place: click said
+    "Aborted!" with exit 1, where Ctrl-C is "Error: interrupted" and 130 everywhere else."""
+    (files / "slow.py").write_text("raise KeyboardInterrupt\n")
+    res = CliRunner().invoke(main, ["evaluate", "--plugin", "slow.py", "q", "r"])
+    assert (res.exit_code, res.stderr, res.stdout) == (130, "Error: interrupted\n", "")

@@ -464,6 +464,10 @@ def _load_plugins(ctx: click.Context, param, value) -> None:
             if ctx.resilient_parsing:
                 continue
             raise CliError(str(exc), exc.exit_code) from None
+        except KeyboardInterrupt:
+            # Ctrl-C while a plugin loads (before the command's handler is in place): as
+            # anywhere else, not click's "Aborted!" and exit 1
+            raise CliError(_interrupted(signal.SIGINT), SIGNALLED + signal.SIGINT) from None
 
 
 def plugin_option() -> Decorator:

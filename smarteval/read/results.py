@@ -174,7 +174,7 @@ def read_per_query(path: str) -> list[StoredRun]:
             texts.append((run, measure, line, shown, qid))
             continue
         per_query, summary = runs.setdefault(run, ({}, {}))
-        if qid == "all":
+        if qid is None:                         # the summary's (a query may be named all)
             summary[measure] = value
         else:
             per_query.setdefault(measure, {})[qid] = value
@@ -183,7 +183,7 @@ def read_per_query(path: str) -> list[StoredRun]:
     for run, measure, line, shown, qid in texts:    # relstring's are text, a number's never
         if (run, measure) in numeric:
             raise InputError(name, line, f"value {shown} of {measure} (run {run}, query "
-                             f"{qid}) is not a number, as its other values are",
+                             f"{qid or 'all'}) is not a number, as its other values are",
                              expected=PER_QUERY_EXPECTED)
     if not runs:
         raise InputError(name, None, "no results", expected=PER_QUERY_EXPECTED)
@@ -264,9 +264,14 @@ def _unique(name: str, expected: str) -> Callable[[list[tuple[str, Any]]], dict[
     return hook
 
 
-def _per_query_json(name: str, text: str) -> list[tuple]:
+#: A stored value as read: run, query id (None: the summary's), measure, value (None:
+#: text), line (None in JSON) and the value as written.
+_Row = tuple[str, str | None, str, float | None, int | None, str]
+
+
+def _per_query_json(name: str, text: str) -> list[_Row]:
     with _json_output(name, PER_QUERY_EXPECTED):
-        rows = []
+        rows: list[_Row] = []
         for item in json.loads(text, object_pairs_hook=_unique(name, PER_QUERY_EXPECTED)):
             run = str(item["run"])
             for qid, values in (item.get("queries") or {}).items():
@@ -274,13 +279,13 @@ def _per_query_json(name: str, text: str) -> list[tuple]:
                     rows.append((run, str(qid), measure, _value(name, None, measure, value),
                                  None, repr(value)))
             for measure, value in (item.get("summary") or {}).items():
-                rows.append((run, "all", measure, _value(name, None, measure, value), None,
+                rows.append((run, None, measure, _value(name, None, measure, value), None,
                              repr(value)))
         return rows
 
 
-def _per_query_delimited(name: str, text: str, delim: str) -> list[tuple]:
-    rows = []
+def _per_query_delimited(name: str, text: str, delim: str) -> list[_Row]:
+    rows: list[_Row] = []
     seen: set[tuple[str, str, str]] = set()
     # tsv quotes nothing: a quote is part of an id there
     reader = csv.reader(io.StringIO(text), delimiter=delim,
@@ -295,9 +300,11 @@ def _per_query_delimited(name: str, text: str, delim: str) -> list[tuple]:
                              delim.join(row), "run, query, measure, value")
         run, qid, measure, value = row
         if (run, qid, measure) in seen:
+            why = " (a query named all cannot be told from the summary in tsv or csv: store " \
+                  "the baseline with -f json)" if qid == "all" else ""
             raise InputError(name, lineno, f"run {run}'s {measure} of query {qid} is given "
-                             "twice", delim.join(row), PER_QUERY_EXPECTED)
+                             f"twice{why}", delim.join(row), PER_QUERY_EXPECTED)
         seen.add((run, qid, measure))
-        rows.append((run, qid, measure, _value(name, lineno, measure, value), lineno,
-                     repr(value)))
+        rows.append((run, None if qid == "all" else qid, measure,
+                     _value(name, lineno, measure, value), lineno, repr(value)))
     return rows

@@ -81,6 +81,11 @@ CASES = [
     *[(f"repro --rbo-depth {k}", ["repro", "--rbo-depth", k, "q", "base", "r"], 2,
        f"Error: --rbo-depth must be a whole number from 1 to 10000000, not {k}\n")
       for k in (BIG, "100000000")],
+    *[(f"repro --cutoffs {c!r}", ["repro", "--cutoffs", c, "q", "base", "r"], 2,
+       "Usage: main repro [OPTIONS] QRELS ORIG_RUN REPRO_RUN\nTry 'main repro "
+       f"--help' for help.\n\nError: Invalid value for '--cutoffs': {c!r}: expected whole "
+       "numbers of 1 or more, separated by commas (5,10,100)\n")
+      for c in ("5,,10", "1_0", "\u0665", "+5")],
     ("repro --cutoffs past a C long", ["repro", "--cutoffs", f"5,{BIG}", "q", "base", "r"], 2,
      f"Error: --cutoffs must be whole numbers from 1 to {LONG_MAX}, not [5, {BIG}]\n"),
     # a label is a field of -f tsv and csv: a tab in it shifted the row's columns

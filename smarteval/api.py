@@ -412,11 +412,23 @@ def evaluate(qrels: Source, runs: Source,
     return Results(results, notes, settings)
 
 
+def _no_measures(measures) -> bool:
+    """Whether ``measures`` asks for the defaults: None, or an empty list (every call takes
+    ``[]`` as the command line takes no -m)."""
+    return measures is None or isinstance(measures, (list, tuple)) and not measures
+
+
+def _or_defaults(measures: str | Sequence[str] | None,
+                 defaults: Sequence[str]) -> str | Sequence[str]:
+    """``measures``, or ``defaults`` where they ask for them (:func:`_no_measures`)."""
+    return defaults if measures is None or _no_measures(measures) else measures
+
+
 def _requests(measures, settings: Settings, table: bool,
               tell: Callable[[str], None]) -> list[Request]:
-    """The requests for ``measures`` (None: the defaults), each note told."""
+    """The requests for ``measures`` (None or none: the defaults), each note told."""
     from smarteval.measures.grammar import default_requests, parse_measures
-    if measures is None:
+    if _no_measures(measures):
         requests, dropped = default_requests(table=table, num_docs=settings.num_docs,
                                              ties=settings.ties, version=settings.trec_version,
                                              qrels_format=settings.qrels_format)
@@ -510,7 +522,7 @@ class Comparison(Shown):
 
 
 def compare(qrels: Source, baseline: Source, runs: Source,
-            measures: str | Sequence[str] = ("map",), *,
+            measures: str | Sequence[str] | None = ("map",), *,
             baseline_results: str | os.PathLike | None = None,
             tests: str | Sequence[str] = ("t",),
             correction: str = "holm", alpha: float = 0.05, confidence: float = 0.95,
@@ -544,6 +556,7 @@ def compare(qrels: Source, baseline: Source, runs: Source,
     """
     from smarteval.stats.report import compare_runs
     settings = _check_options(options, settings, "compare")
+    measures = _or_defaults(measures, ("map",))
     measures = measure_specs(measures)
     if isinstance(tests, str):
         tests = [tests]
@@ -694,8 +707,7 @@ def report(qrels: Source, runs: Source, measures: str | Sequence[str] | None = N
     """
     from smarteval.stats.table import DEFAULT_MEASURES, table_runs
     settings = _check_options(options, settings, "report")
-    if measures is None:
-        measures = DEFAULT_MEASURES
+    measures = _or_defaults(measures, DEFAULT_MEASURES)
     measures = measure_specs(measures)
     if isinstance(baselines, str):
         baselines = [baselines]
@@ -766,8 +778,7 @@ def discpower(qrels: Source, runs: Source, measures: str | Sequence[str] | None 
     from smarteval.stats.discpower import discpower_runs
     from smarteval.stats.table import DEFAULT_MEASURES
     settings = _check_options(options, settings, "discpower")
-    if measures is None:
-        measures = DEFAULT_MEASURES
+    measures = _or_defaults(measures, DEFAULT_MEASURES)
     if isinstance(measures, str):
         measures = [measures]
     read_once({"qrels": qrels, "runs": runs, "cwl_costs": settings.cwl_costs})
@@ -820,6 +831,7 @@ def topics(diffs: float | Sequence[float], variances: float | Sequence[float] | 
     """
     from smarteval.stats.topicsets import table, variances_from_runs
     settings = _check_options(options, settings, "topics")
+    read_once({"qrels": qrels, "runs": runs})
     diffs = [diffs] if isinstance(diffs, (int, float)) else list(diffs)
     sizes = [systems] if isinstance(systems, int) else list(systems)
     notes: list[str] = []
@@ -830,8 +842,7 @@ def topics(diffs: float | Sequence[float], variances: float | Sequence[float] | 
             raise UsageError("runs need their qrels to estimate a variance")
         from smarteval.stats.report import evaluate_comparable
         from smarteval.stats.table import DEFAULT_MEASURES
-        if measures is None:
-            measures = DEFAULT_MEASURES
+        measures = _or_defaults(measures, DEFAULT_MEASURES)
         if isinstance(measures, str):
             measures = [measures]
         given, _ = _run_sources(runs, eager_names=True)

@@ -38,6 +38,16 @@ _SHOWN = {c: f"\\x{c:02x}" for c in [*range(32), 127] if c != 9}
 _SHOWN.update({0: "\\0", 10: "\\n", 13: "\\r"})
 
 
+#: The same, less the line feed that separates a message's lines.
+_IN_MESSAGE = {c: shown for c, shown in _SHOWN.items() if c != 10}
+
+
+def printable(message: str) -> str:
+    """A message as standard error shows it: a control character a user gave (in a file
+    name, a measure's name, a label) escaped as :func:`quoted` escapes it; its lines kept."""
+    return message.translate(_IN_MESSAGE)
+
+
 def quoted(text: str) -> str:
     """An input line as a message quotes it: control characters escaped, and cut after
     :data:`QUOTED_MAX` characters (the line's length in bytes said)."""

@@ -144,8 +144,9 @@ class Settings:
         elif self.judged_only and self.unjudged != "nonrelevant":
             raise UsageError(f"-J drops the unjudged documents (--unjudged drop), which "
                              f"--unjudged {self.unjudged} counts: give one of them")
-        if self.unjudged_grade is not None and self.unjudged_grade < 0:
-            raise UsageError(f"--unjudged-grade must be 0 or more, not {self.unjudged_grade}")
+        if self.unjudged_grade is not None and not 0 <= self.unjudged_grade <= LONG_MAX:
+            raise UsageError(f"--unjudged-grade must be a grade from 0 to {LONG_MAX}, not "
+                             f"{self.unjudged_grade}")
         if self.unjudged_grade is not None and self.unjudged not in ("relevant", "range"):
             raise UsageError("--unjudged-grade is the grade --unjudged relevant or range "
                              "gives an unjudged document: give one of those")

@@ -136,6 +136,15 @@ CASES = [
           "on map: 0.1569 against 0.2658 (-0.1089, --tolerance 0)",
           "bm25_rm3 is significantly worse (t, adjusted p 0.028 < 0.05) than the baseline "
           "dense on map: 0.2119 against 0.2658 (-0.05384, --tolerance 0)")),
+    # no query with a value in both: the gate cannot tell, and fails, as --require fails
+    # an undefined value (it passed, exit 0)
+    *[([command, "--fail-if", how, "-M", "0", "-m", "iprec_at_recall.0", *baseline], runs,
+       REGRESSED, _lines("bm25 cannot be compared with the baseline dense on "
+                         "iprec_at_recall_0.00: undefined against undefined (no query has a "
+                         "value in both)"))
+      for how in ("worse", "significantly-worse")
+      for command, baseline, runs in (("compare", [], ["dense", "bm25"]),
+                                      ("report", ["-b", "dense"], ["bm25", "dense"]))],
     (["evaluate", "-m", "map", "--require", "map>=0.2"], ["bm25", "dense", "bm25_rm3"],
      REGRESSED, _lines("bm25 fails --require 'map>=0.2': its map is 0.1569")),
     (["evaluate", "-m", "map", "-m", "P.10", "--require", "map>=0.25", "--require",

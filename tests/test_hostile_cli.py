@@ -68,6 +68,21 @@ REFUSED = [
                                 "s"], None, 2,
      "Error: -o same.png and --plot same.png name one file: the second would replace the "
      "first; give two\n"),
+    # with --baseline-results no BASELINE is given: the first argument is a run
+    ("standard input twice, a stored baseline", ["compare", "--baseline-results", "-", "q",
+                                                 "-"], "q", 2,
+     "Error: standard input (-) is given twice (a run and the --baseline-results file): it "
+     "can be read only once\n"),
+    ("-o onto the first run, a stored baseline", ["compare", "--baseline-results", "q", "-o",
+                                                  "r", "q", "r"], None, 2,
+     f"Error: -o r: this file is a run, {NEVER}\n"),
+    # topics' QRELS and RUNS were one argument the checks did not know: -o replaced a run
+    ("topics -o onto a run", ["topics", "--diff", "0.1", "-o", "r", "q", "r", "s"], None, 2,
+     f"Error: -o r: this file is a run, {NEVER}\n"),
+    ("topics -o onto the qrels", ["topics", "--diff", "0.1", "-o", "q", "q", "r", "s"], None,
+     2, f"Error: -o q: this file is the qrels, {NEVER}\n"),
+    ("topics, standard input twice", ["topics", "--diff", "0.1", "q", "-", "-"], "r", 2,
+     "Error: standard input (-) is given twice (a run): it can be read only once\n"),
     ("-o a directory's name", ["evaluate", "-o", "newdir/", "q", "r"], None, 1,
      "Error: newdir/: cannot write: Is a directory\n"),
 ]
@@ -114,6 +129,8 @@ API_STDIN_TWICE = [
     ("curve --cutoffs-from", lambda: smarteval.curve("-", "r", cutoffs_from="-"),
      _twice("the qrels and the --cutoffs-from run")),
     ("correlate", lambda: smarteval.correlate(["-", "-"]), _twice("a results file")),
+    ("topics", lambda: smarteval.topics(0.1, qrels="-", runs=["r", "-"]),
+     _twice("the qrels and a run")),
     ("calc_aggregate", lambda: smarteval.calc_aggregate(["AP"], "-", "-"),
      _twice("the qrels and a run")),
 ]
@@ -159,6 +176,24 @@ STREAMS = [
 def test_standard_output_closed_or_full(files, command, status, stderr):
     res = shell(f"cd '{files}' && {command}")
     assert (res.returncode, res.stderr) == (status, stderr)
+
+
+#: (name, arguments, exit status, exact standard error): a control character a user gave is shown
+#: escaped, as a quoted line's are (an escape sequence in a name cleared the terminal)
+ESCAPED = [
+    ("a measure's name", ["evaluate", "-m", "\x1b[2J", "q", "r"], 2,
+     "Error: unknown measure:\n  \\x1b[2J\n  'smarteval measures' lists them all\n"),
+    ("a file's name", ["evaluate", "q", "r\x1b[2J\r"], 1, "Error: r\\x1b[2J\\r: no such file\n"),
+    ("a --require", ["evaluate", "--require", "map\x07>=1", "q", "r"], 2,
+     "Error: unknown measure:\n  map\\x07 (did you mean map, gm_map?)\n  'smarteval "
+     "measures' lists them all\n"),
+]
+
+
+@pytest.mark.parametrize("name,args,status,stderr", ESCAPED, ids=[c[0] for c in ESCAPED])
+def test_control_characters_in_messages_are_escaped(files, name, args, status, stderr):
+    res = CliRunner().invoke(main, args)
+    assert (res.exit_code, res.stderr, res.stdout) == (status, stderr, "")
 
 
 def test_a_baseline_path_is_that_file_not_another_runs_tag(files):
@@ -228,3 +263,19 @@ def test_every_terminating_signal_removes_the_spool(files, sig, status, line):
             proc.wait(60)
     assert (proc.returncode, err, out) == (status, line, b"")
     assert os.listdir(spool) == []
+
+
+def test_an_unworded_os_error_names_its_file_not_standard_output(files, monkeypatch):
+    """An OSError no reader worded reached smarteval.__main__, which took every OSError for
+    standard output failing; the command's handler names its file."""
+    import errno
+
+    import smarteval.api
+
+    def failing(*args, **kwargs):
+        raise OSError(errno.EIO, "Input/output error", "some.file")
+
+    monkeypatch.setattr(smarteval.api, "evaluate", failing)
+    res = CliRunner().invoke(main, ["evaluate", "q", "r"])
+    assert (res.exit_code, res.stderr, res.stdout) == (
+        1, "Error: some.file: Input/output error\n", "")

@@ -16,6 +16,8 @@ QRELS = "1 0 a 1\n1 0 b 0\n2 0 a 0\n2 0 d 1\n"
 RUN = "1 Q0 a 1 3.0 tag\n1 Q0 b 2 2.0 tag\n2 Q0 d 1 5.0 tag\n2 Q0 a 2 4.0 tag\n"
 
 PLUGIN = '''
+import sys
+
 import numpy as np
 from smarteval.measures import measure
 
@@ -45,6 +47,12 @@ _one("h_objects", lambda r: np.array([None] * r.num_queries))
 _one("h_half", lambda r: np.full(r.num_queries, 0.5), value="int")
 _one("h_chatty", _chatty)
 _one("h_list", lambda r: [0.25] * r.num_queries)
+
+def _exits(r):
+    sys.exit(0)
+
+_one("h_exits", _exits)
+_one("h_masked", lambda r: np.ma.masked_all(r.num_queries))
 '''
 
 
@@ -72,7 +80,11 @@ CASES = [
                f"value='int'): {SHAPE}"),
     ("h_inf", "returned inf for query 1: a measure's values are finite numbers"),
     ("h_nan", "returned nan for query 1: a measure's values are finite numbers"),
-    ("h_raises", "failed: ValueError: oops ({path}, line 15)"),
+    ("h_raises", "failed: ValueError: oops ({path}, line 17)"),
+    # sys.exit(0) in a measure ended the command with status 0 and no output; a masked
+    # array's values were what lay under the mask (-4.7e305)
+    ("h_exits", "failed: SystemExit: 0 ({path}, line 35)"),
+    ("h_masked", "returned nan for query 1: a measure's values are finite numbers"),
 ]
 
 
@@ -94,3 +106,22 @@ def test_a_plugin_prints_on_standard_error(files):
     assert res.exit_code == 0, res.output
     assert res.stderr == "loading\ncomputing\n"
     assert json.loads(res.stdout)[0]["summary"] == {"h_chatty": 0.0, "h_list": 0.25}
+
+
+@pytest.mark.parametrize("code,status", [("sys.exit(3)", 3), ("sys.exit(0)", 0)])
+def test_a_plugin_that_exits_while_imported(files, code, status):
+    """Status 3 is --fail-if's regression: a plugin's sys.exit(3) passed for one, and its
+    sys.exit(0) for success with nothing written."""
+    (files / "quits.py").write_text(f"import sys\n{code}\n")
+    res = CliRunner().invoke(main, ["evaluate", "--plugin", "quits.py", "q", "r"])
+    assert (res.exit_code, res.stdout) == (2, "")
+    assert res.stderr == (f"Error: plugin quits.py: importing it failed: SystemExit: {status} "
+                          f"({files / 'quits.py'}, line 2)\n")
+
+
+def test_ctrl_c_while_a_plugin_loads(files):
+    """The plugin is loaded before the command's handler is in place: click said
+    "Aborted!" with exit 1, where Ctrl-C is "Error: interrupted" and 130 everywhere else."""
+    (files / "slow.py").write_text("raise KeyboardInterrupt\n")
+    res = CliRunner().invoke(main, ["evaluate", "--plugin", "slow.py", "q", "r"])
+    assert (res.exit_code, res.stderr, res.stdout) == (130, "Error: interrupted\n", "")

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from fixtures import files_in, linux
 
 from smarteval.cli import main
-from smarteval.errors import InputError
+from smarteval.errors import InputError, UsageError
 from smarteval.read import read_qrels, read_run, source
 
 QRELS = b"1 0 a 1\n1 0 b 0\n2 0 a 0\n2 0 d 1\n"
@@ -222,6 +222,77 @@ def test_zstd_is_read(files):
     assert res.stderr.startswith("Error: bad.zst: corrupt compressed file: zstd ")
 
 
+
+def _damaged_gzip() -> bytes:
+    data = bytearray(gzip.compress(RUN * 100))
+    data[30] ^= 0xFF            # a bad code inside the deflate stream: zlib.error
+    return bytes(data)
+
+
+#: (name, the damaged archive, exact message after the file's name): a file that ends
+#: inside a zstd frame is refused as gzip, bzip2 and xz refuse theirs (zstandard's reader
+#: took it for a clean end: a run cut after whole lines lost its last queries silently)
+DAMAGED = [
+    ("a gzip stream with a bad code", _damaged_gzip,
+     "corrupt compressed file: Error -3 while decompressing data: invalid bit length "
+     "repeat"),
+    ("zstd cut inside its second frame",
+     lambda: (lambda z: z.compress(RUN[:34]) + z.compress(RUN[34:])[:-6])(
+         pytest.importorskip("zstandard").ZstdCompressor()),
+     "corrupt compressed file: Compressed file ended before the end-of-stream marker was "
+     "reached"),
+    ("zstd cut inside a block's header",
+     lambda: pytest.importorskip("zstandard").ZstdCompressor().compress(RUN)[:7],
+     "corrupt compressed file: Compressed file ended before the end-of-stream marker was "
+     "reached"),
+]
+
+
+@pytest.mark.parametrize("name,archive,message", DAMAGED, ids=[c[0] for c in DAMAGED])
+@pytest.mark.parametrize("role", ["run", "qrels", "run on standard input"])
+def test_a_damaged_archive_is_refused_by_every_reader(files, name, archive, message, role):
+    data = archive()
+    (files / "bad").write_bytes(data)
+    (files / "s").write_bytes(RUN.replace(b"tag", b"other"))
+    qrels, run = {"run": ("q", "bad"), "qrels": ("bad", "r"),
+                  "run on standard input": ("q", "-")}[role]
+    shown = "<stdin>" if run == "-" else "bad"
+    for argv in (["evaluate", qrels, run], ["compare", qrels, "s", run],
+                 ["report", qrels, "s", run]):
+        res = invoke(argv, input=data if run == "-" else None)
+        assert (res.exit_code, res.stderr, res.stdout) == (1, f"Error: {shown}: {message}\n",
+                                                           ""), argv
+    if role == "run":
+        with pytest.raises(InputError) as err:
+            read_run("bad")
+        assert str(err.value) == f"bad: {message}"
+
+
+def test_zstd_frames_of_every_kind_are_read_whole(files):
+    """The frame walk that finds a cut file reads every well-formed one: frames with and
+    without a checksum, a content size or a dictionary id, one block or many, a
+    skippable frame between two, a streamed file flushed in many blocks."""
+    zstandard = pytest.importorskip("zstandard")
+    text = RUN * 40000 + bytes(range(1, 256)) * 4000
+    skippable = b"\x50\x2a\x4d\x18" + (5).to_bytes(4, "little") + b"hello"
+    for options in ({}, {"write_checksum": True}, {"write_content_size": False},
+                    {"level": 19, "write_dict_id": True}, {"level": -5}):
+        frame = zstandard.ZstdCompressor(**options).compress(text)
+        flushed = io.BytesIO()
+        with zstandard.ZstdCompressor(**options).stream_writer(flushed, closefd=False) as w:
+            for i in range(0, len(text), 50000):
+                w.write(text[i:i + 50000])
+                w.flush()
+        for archive, whole in ((frame, text), (frame + skippable + frame, text + text),
+                               (flushed.getvalue(), text)):
+            (files / "z").write_bytes(archive)
+            with source.open_binary("z") as stream:
+                assert stream.read() == whole
+            (files / "z").write_bytes(archive[:-1])
+            with pytest.raises(InputError, match="Compressed file ended before"):
+                source.read_bytes("z")
+
+
 def test_zstd_without_its_package_is_named(files, monkeypatch):
     monkeypatch.setitem(sys.modules, "zstandard", None)      # import fails
     (files / "r.zst").write_bytes(b"\x28\xb5\x2f\xfd" + b"\x00" * 16)
@@ -327,6 +398,36 @@ ID_CASES = [
      f"<run dict>:1: docno '{'x' * 60}'... (101 bytes) holds a line feed, {SPLIT}\n"
      f"{FRAME_RUN}"),
 ]
+
+
+#: (name, source, exact message): a score from memory is a real number a double holds
+#: (a whole number past a double's range was an OverflowError, an imaginary part dropped)
+SCORE_CASES = [
+    ("a whole number past a double", {"1": {"a": 1.0, "b": 10**400}},
+     f"<run dict>:2: score {'1' + '0' * 199} [... 401 bytes in all] is not a finite "
+     f"number\n{FRAME_RUN}"),
+    ("a negative one in records", [("1", "a", -(10**400))],
+     f"<run records>:1: score -{'1' + '0' * 198} [... 402 bytes in all] is not a finite "
+     f"number\n{FRAME_RUN}"),
+    ("a complex score", {"1": {"a": 1.0, "b": 2j}},
+     f"<run dict>:2: score 2j is not a real number\n{FRAME_RUN}"),
+]
+
+
+@pytest.mark.parametrize("name,given,message", SCORE_CASES, ids=[c[0] for c in SCORE_CASES])
+def test_scores_from_memory_are_real_numbers(name, given, message):
+    with pytest.raises(InputError) as err:
+        read_run(given)
+    assert str(err.value) == message
+
+
+def test_a_data_frame_score_past_a_double_is_refused():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"qid": ["1"], "docno": ["a"], "score": [10**400]})
+    with pytest.raises(InputError) as err:
+        read_run(frame)
+    assert str(err.value) == ("<run DataFrame>: cannot read its columns: Python int too "
+                              "large to convert to C long")
 
 
 @pytest.mark.parametrize("name,reader,given,message", ID_CASES, ids=[c[0] for c in ID_CASES])
@@ -490,3 +591,191 @@ def test_correlate_refuses_json_nested_too_deeply(files):
         1, "Error: deep.json: not smarteval evaluate -f json output (nested too deeply)\n"
            "  expected: evaluation results: trec_eval output (MEASURE QUERY VALUE) or "
            "smarteval evaluate -f tsv, csv or json\n")
+
+
+PER_QUERY = "run\tquery\tmeasure\tvalue\ntag\t1\tmap\t0.5\ntag\t2\tmap\t1.0\ntag\tall\tmap\t0.75\n"
+PER_QUERY_JSON = '[{"run": "tag", "queries": {"1": {"map": 0.5}, "2": {"map": %s}}}]'
+STORED = ("  expected: per-query results: smarteval evaluate -q -f json (or tsv, csv) output, "
+          "run, query, measure, value\n")
+NOT_FINITE = "is not a finite number (a value is a finite number, or nan where it is undefined)"
+
+#: (name, the stored baseline's text, exact standard error of compare and report): a value
+#: that is no measure's is refused where it was read as one (an infinity gave a mean of
+#: inf and a difference of -inf; a number's text value made its query NaN; a key twice
+#: kept the last; Python's own number syntax read 1_0 as 10; a whole number past a
+#: float's range was a traceback)
+STORED_BASELINES = [
+    ("an infinity", PER_QUERY.replace("1.0", "inf"),
+     f"Error: b.tsv:3: value 'inf' of map {NOT_FINITE}\n" + STORED),
+    ("past a float's range", PER_QUERY.replace("1.0", "1e400"),
+     f"Error: b.tsv:3: value '1e400' of map {NOT_FINITE}\n" + STORED),
+    ("text where numbers are", PER_QUERY.replace("1.0", "abc"),
+     "Error: b.tsv:3: value 'abc' of map (run tag, query 2) is not a number, as its other "
+     "values are\n" + STORED),
+    ("Python's underscores", PER_QUERY.replace("1.0", "1_0"),
+     "Error: b.tsv:3: value '1_0' of map (run tag, query 2) is not a number, as its other "
+     "values are\n" + STORED),
+    ("JSON Infinity", PER_QUERY_JSON % "Infinity",
+     f"Error: b.tsv: value inf of map {NOT_FINITE}\n" + STORED),
+    ("a JSON whole number past a float's range", PER_QUERY_JSON % ("1" + "0" * 400),
+     f"Error: b.tsv: value 1{'0' * 400} of map {NOT_FINITE}\n" + STORED),
+    ("a JSON key twice", PER_QUERY_JSON % '1.0, "map": 0.0',
+     "Error: b.tsv: key 'map' is given twice in one object\n" + STORED),
+]
+
+
+@pytest.mark.parametrize("name,text,stderr", STORED_BASELINES,
+                         ids=[c[0] for c in STORED_BASELINES])
+def test_a_stored_baseline_holds_numbers(files, name, text, stderr):
+    (files / "b.tsv").write_text(text)
+    for command in ("compare", "report"):
+        res = invoke([command, "-m", "map", "--baseline-results", "b.tsv", "q", "r"])
+        assert (res.exit_code, res.stderr, res.stdout) == (1, stderr, ""), command
+
+
+def test_a_stored_baseline_keeps_nan_and_null_as_undefined(files):
+    (files / "b.tsv").write_text(PER_QUERY.replace("1.0", "nan"))
+    (files / "b.json").write_text(PER_QUERY_JSON % "null")
+    for stored in ("b.tsv", "b.json"):
+        res = invoke(["compare", "-f", "tsv", "-m", "map", "--baseline-results", stored,
+                      "q", "r"])
+        assert res.exit_code == 0, res.output
+        assert "1 query without a value (NaN)" in res.stderr
+
+
+RESULTS = ("  expected: evaluation results: trec_eval output (MEASURE QUERY VALUE) or smarteval "
+           "evaluate -f tsv, csv or json\n")
+
+
+#: (name, one results file's text, exit status, exact standard error of correlate): a
+#: value read as no number is left out, as NaN is (the measure is then not shared)
+CORRELATED = [
+    ("Python's underscores in trec_eval's text", "map all 1_0\nP_10 all 0.1\n",
+     1, "Error: a:1: value '1_0' of map is not a number\n    map all 1_0\n" + RESULTS),
+    ("Python's underscores in tsv", "run\tquery\tmeasure\tvalue\nx\tall\tmap\t1_0\n"
+     "x\tall\tP_10\t0.1\n", 2, "Error: correlate needs two or more measures shared by every "
+     "result (found P_10)\n"),
+    ("a JSON key twice", '[{"run": "x", "summary": {"map": 0.1, "map": 0.2, "P_10": 0.1}}]',
+     1, "Error: a: key 'map' is given twice in one object\n" + RESULTS),
+    ("a JSON whole number past a float's range",
+     '[{"run": "x", "summary": {"map": 1%s, "P_10": 0.1}}]' % ("0" * 400),
+     2, "Error: correlate needs two or more measures shared by every result (found "
+     "P_10)\n"),
+]
+
+
+@pytest.mark.parametrize("name,text,status,stderr", CORRELATED,
+                         ids=[c[0] for c in CORRELATED])
+def test_correlated_results_hold_numbers(files, name, text, status, stderr):
+    (files / "a").write_text(text)
+    (files / "b").write_text("map all 0.3\nP_10 all 0.2\n")
+    (files / "c").write_text("map all 0.2\nP_10 all 0.3\n")
+    res = invoke(["correlate", "a", "b", "c"])
+    assert (res.exit_code, res.stderr, res.stdout) == (status, stderr, "")
+
+
+DOCS = "  expected: DOCNO TAB TEXT (the text up to the end of the line)\n"
+
+
+#: (name, the --docs file's bytes or a device, exact standard error of diff -f html): the
+#: texts are read as every input is (/dev/zero, one endless line, ran out of memory; a
+#: damaged archive was a traceback)
+DOCS_CASES = [
+    ("/dev/zero", "/dev/zero",
+     "Error: /dev/zero:1: binary file (NUL byte), not a --docs file\n" + DOCS),
+    ("a damaged gzip file", _damaged_gzip(),
+     "Error: d: corrupt compressed file: Error -3 while decompressing data: invalid bit "
+     "length repeat\n"),
+    ("a NUL byte", b"a\ttext\nb\x00\n", "Error: d:2: binary file (NUL byte), not a --docs "
+                                         "file\n" + DOCS),
+]
+
+
+@linux
+@pytest.mark.parametrize("name,docs,stderr", DOCS_CASES, ids=[c[0] for c in DOCS_CASES])
+def test_document_texts_are_read_as_every_input(files, name, docs, stderr):
+    (files / "s").write_bytes(RUN.replace(b"tag", b"other"))
+    if isinstance(docs, bytes):
+        (files / "d").write_bytes(docs)
+    res = invoke(["diff", "--docs", docs if isinstance(docs, str) else "d", "-f", "html",
+                  "-o", "page.html", "q", "s", "r"])
+    assert (res.exit_code, res.stderr) == (1, stderr)
+    assert not (files / "page.html").exists()
+
+
+def test_document_texts_in_blocks_keep_every_line(files, monkeypatch):
+    """Lines across block boundaries, a CRLF end and a last line without one."""
+    from smarteval.read import docs
+    monkeypatch.setattr(docs, "_READ", 7)
+    (files / "d").write_bytes(b"a\tthe text of a\nb\tb's\r\n\nd\tno line end")
+    assert docs.read_texts("d", ["a", "b", "d", "x"]) == {
+        "a": "the text of a", "b": "b's", "d": "no line end"}
+
+
+@pytest.mark.parametrize("columns,message", [
+    ("qid docno score", "columns= maps fields to column names ({'qid': 'query', ...}), not "
+                        "str"),
+    (["a", "b", "c"], "columns= maps fields to column names ({'qid': 'query', ...}), not "
+                      "list"),
+    ({"qid": "a", "docno": "a", "score": "c"},
+     "columns= gives column 'a' for qid and docno: each field is a column of its own"),
+])
+def test_columns_given_as_no_mapping_or_one_column_twice(columns, message):
+    """A string or a list was an AttributeError; one column for two fields made every
+    docno its query id."""
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"a": ["1"], "b": ["x"], "c": [1.0]})
+    for reader in (read_run, read_qrels):
+        with pytest.raises(UsageError) as err:
+            reader(frame, columns=columns)
+        assert str(err.value) == message
+
+
+@linux
+def test_a_socket_is_named_as_an_input_that_cannot_be_read(files):
+    """Opening a socket fails (ENXIO): that was taken for standard output failing."""
+    import socket
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(files / "sock"))
+    try:
+        for args in (["evaluate", "q", "sock"], ["evaluate", "sock", "r"],
+                     ["compare", "q", "r", "sock"], ["correlate", "sock", "sock"],
+                     ["compare", "--baseline-results", "sock", "q", "r"]):
+            res = invoke(args)
+            assert (res.exit_code, res.stderr) == (
+                1, "Error: sock: cannot read: No such device or address\n"), args
+    finally:
+        listener.close()
+
+
+@linux
+@pytest.mark.parametrize("args", [["evaluate", "q", "/proc/self/mem"],
+                                  ["evaluate", "/proc/self/mem", "r"],
+                                  ["correlate", "/proc/self/mem", "r"],
+                                  ["compare", "--baseline-results", "/proc/self/mem", "q", "r"]])
+def test_an_input_that_fails_while_read_is_named(files, args):
+    """/proc/self/mem opens, and its first read fails (EIO): that was taken for standard
+    output failing."""
+    res = smarteval(*args, cwd=files)
+    assert (res.returncode, res.stderr) == (
+        1, b"Error: /proc/self/mem: cannot read: Input/output error\n")
+
+
+def test_a_query_named_all_in_a_stored_baseline(files):
+    """JSON keeps a query named all apart from the summary (it was taken for the summary,
+    the query left out of the comparison); tsv cannot, and says so."""
+    (files / "qa").write_text("all 0 a 1\nall 0 b 0\n2 0 d 1\n")
+    (files / "ra").write_text("all Q0 b 1 3 t\nall Q0 a 2 2 t\n2 Q0 d 1 1 t\n")
+    for fmt in ("json", "tsv"):
+        res = invoke(["evaluate", "-q", "-f", fmt, "-m", "map", "-o", f"b.{fmt}", "qa", "ra"])
+        assert res.exit_code == 0, res.output
+    res = invoke(["compare", "-f", "tsv", "-m", "map", "--baseline-results", "b.json", "qa",
+                  "ra"])
+    assert res.exit_code == 0, res.output
+    row = dict(zip(*(line.split("\t") for line in res.stdout.splitlines())))
+    assert (row["n"], row["mean_baseline"], row["mean_run"]) == ("2", "0.75", "0.75")
+    res = invoke(["compare", "-m", "map", "--baseline-results", "b.tsv", "qa", "ra"])
+    assert (res.exit_code, res.stderr) == (
+        1, "Error: b.tsv:4: run t's map of query all is given twice (a query named all cannot "
+           "be told from the summary in tsv or csv: store the baseline with -f json)\n"
+           "    t\tall\tmap\t0.75\n" + STORED)

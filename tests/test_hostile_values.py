@@ -21,6 +21,7 @@ LONG_MAX = 2**63 - 1
 @pytest.fixture
 def files(tmp_path, monkeypatch):
     return files_in(tmp_path, monkeypatch, q=QRELS, r=RUN, base="1 Q0 a 1 1.0 b\n2 Q0 d 1 2 b\n",
+                    unjudged="1 Q0 zz 1 9 u\n1 Q0 a 2 3 u\n",
                     zneg="1 map 0.1 0.2\n2 map 0.1 -0.2\n")
 
 
@@ -57,6 +58,12 @@ CASES = [
     ("plot --method cnr --levels inf",
      ["plot", "-N", "100", "--method", "cnr", "--levels", "inf", "-o", "x.png", "q", "r"], 2,
      f"Error: --levels takes {CUTOFFS}, not 'inf'\n"),
+    # 60,000 x 60,000 pixels ran out of memory
+    ("plot --size 50,50 --dpi 1200", ["plot", "--size", "50,50", "--dpi", "1200", "-o",
+                                      "x.png", "q", "r"], 2,
+     "Error: the image would be 60000 x 60000 pixels (--size in inches times --dpi 1200): a "
+     "PNG image holds at most 100,000,000 pixels; give a smaller --size or --dpi, or write "
+     ".svg or .pdf\n"),
     ("plot -k oc -N 1 as curve refuses it", ["plot", "-k", "oc", "-N", "1", "-o", "x.png",
                                              "q", "r"], 1,
      "Error: -N/--num-docs: collection of 1 documents is smaller than query 1's 2 retrieved "
@@ -66,6 +73,34 @@ CASES = [
      "Error: zneg:2: standard deviation '-0.2' is negative: a standard deviation is 0 or "
      "more\n    2 map 0.1 -0.2\n  expected: QUERY_ID MEASURE MEAN STDDEV (4 fields, "
      "whitespace-separated)\n"),
+    # an RBO depth is held a weight a depth: 10**8 ran out of memory, past a C long a
+    # ValueError; a cut-off past a C long an OverflowError
+    *[(f"diff -k {k}", ["diff", "-k", k, "q", "base", "r"], 2,
+       f"Error: --depth must be a whole number from 1 to 10000000, not {k}\n")
+      for k in (BIG, "100000000")],
+    *[(f"repro --rbo-depth {k}", ["repro", "--rbo-depth", k, "q", "base", "r"], 2,
+       f"Error: --rbo-depth must be a whole number from 1 to 10000000, not {k}\n")
+      for k in (BIG, "100000000")],
+    *[(f"repro --cutoffs {c!r}", ["repro", "--cutoffs", c, "q", "base", "r"], 2,
+       "Usage: main repro [OPTIONS] QRELS ORIG_RUN REPRO_RUN\nTry 'main repro "
+       f"--help' for help.\n\nError: Invalid value for '--cutoffs': {c!r}: expected whole "
+       "numbers of 1 or more, separated by commas (5,10,100)\n")
+      for c in ("5,,10", "1_0", "\u0665", "+5")],
+    ("repro --cutoffs past a C long", ["repro", "--cutoffs", f"5,{BIG}", "q", "base", "r"], 2,
+     f"Error: --cutoffs must be whole numbers from 1 to {LONG_MAX}, not [5, {BIG}]\n"),
+    # a label is a field of -f tsv and csv: a tab in it shifted the row's columns
+    *[(f"{command} --label with {held}", [command, "-f", "tsv", "--label", f"r=x{char}y",
+                                          "q", "base", "r"], 2,
+       f"Error: --label 'x{shown}y' holds {held}: a label is printed as one field of a line "
+       "(-f tsv, csv, trec)\n")
+      for command in ("report", "discpower")
+      for char, shown, held in (("\t", "\\t", "a tab"), ("\n", "\\n", "a line feed"),
+                                ("\r", "\\r", "a carriage return"))],
+    # past a C long the grade was an OverflowError, and one past the grades' narrow
+    # column (grades 0 and 1 held in int32) too
+    ("--unjudged-grade past a C long", ["evaluate", "--unjudged", "relevant",
+                                        "--unjudged-grade", BIG, "q", "unjudged"], 2,
+     f"Error: --unjudged-grade must be a grade from 0 to {LONG_MAX}, not {BIG}\n"),
     *[(f"--risk-alpha {a}", ["evaluate", "-m", "map", "--risk-baseline", "base",
                              "--risk-alpha", a, "q", "r"], 2,
        f"Error: --risk-alpha must be a number, 0 or more, not {a}\n") for a in ("nan", "inf")],
@@ -107,3 +142,69 @@ def test_api_levels(files, levels, message):
     with pytest.raises(UsageError) as err:
         smarteval.curve("q", "r", levels=levels)
     assert str(err.value) == message
+
+
+#: (name, a library call, exact message): the command line's checks, for every value a
+#: call may be given (an infinity, NaN, a string, a number where a list goes)
+API_VALUES = [
+    ("diff depth=inf", lambda: smarteval.diff("q", "base", "r", depth=float("inf")),
+     "--depth must be a whole number from 1 to 10000000, not inf"),
+    ("diff limit=nan", lambda: smarteval.diff("q", "base", "r", limit=float("nan")),
+     "--limit must be a whole number, 1 or more, not nan"),
+    ("diff limit='3'", lambda: smarteval.diff("q", "base", "r", limit="3"),
+     "--limit must be a whole number, 1 or more, not '3'"),
+    ("repro cutoffs=[inf]", lambda: smarteval.repro("q", "base", "r", cutoffs=[float("inf")]),
+     f"--cutoffs must be whole numbers from 1 to {LONG_MAX}, not [inf]"),
+    ("repro cutoffs=[nan]", lambda: smarteval.repro("q", "base", "r", cutoffs=[float("nan")]),
+     f"--cutoffs must be whole numbers from 1 to {LONG_MAX}, not [nan]"),
+    ("repro cutoffs=5", lambda: smarteval.repro("q", "base", "r", cutoffs=5),
+     f"--cutoffs must be whole numbers from 1 to {LONG_MAX}, not 5"),
+    ("repro rbo_depth=10**30", lambda: smarteval.repro("q", "base", "r", rbo_depth=10**30),
+     f"--rbo-depth must be a whole number from 1 to 10000000, not {10**30}"),
+]
+
+
+@pytest.mark.parametrize("name,call,message", API_VALUES, ids=[c[0] for c in API_VALUES])
+def test_api_values(files, name, call, message):
+    with pytest.raises(UsageError) as err:
+        call()
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize("grade", [2**31, LONG_MAX])
+def test_an_unjudged_grade_past_the_grades_column(files, grade):
+    """The grades of a 0/1 qrels are held narrow: a larger --unjudged-grade widens them."""
+    res = invoke(["evaluate", "-f", "tsv", "--unjudged", "relevant", "--unjudged-grade",
+                  grade, "-m", "num_rel", "-m", "map", "q", "unjudged"])
+    assert (res.exit_code, res.stdout) == (
+        0, "run\tquery\tmeasure\tvalue\nu\tall\tnum_rel\t2\nu\tall\tmap\t1.0\n")
+
+
+@pytest.mark.parametrize("method", ["t", "anova", "ci"])
+@pytest.mark.parametrize("variance", [1e-33, 5e-324])
+def test_a_tiny_variance_needs_the_fewest_topics(method, variance):
+    """scipy's noncentral t and F give NaN so far past the critical value: that read as a
+    power never reached, "more than 1000000 topics would be needed"."""
+    from smarteval.stats.topicsets import topics_needed
+    assert topics_needed(method, 0.1, variance).topics == 2
+
+
+def test_an_estimated_variance_of_zero_is_named(files):
+    """Two runs that differ by the same amount on every query leave no residual variance."""
+    (files / "r2").write_text(RUN.replace(" tag", " two"))
+    res = invoke(["topics", "--diff", "0.1", "-m", "P.5", "q", "r", "r2"])
+    assert (res.exit_code, res.stderr) == (
+        2, "Error: P_5: the residual variance estimated from the runs is 0: no number of "
+           "topics follows from it (give --variance)\n")
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: smarteval.evaluate("q", "r", m).frame().measure.tolist(),
+    lambda m: smarteval.discpower("q", ["base", "r"], m).render(),
+    lambda m: smarteval.report("q", ["base", "r"], m).render(),
+    lambda m: smarteval.compare("q", "base", ["r"], m).render(),
+], ids=["evaluate", "discpower", "report", "compare"])
+def test_no_measures_are_the_defaults_in_every_call(files, call):
+    """measures=[] is what None is, as in compare and report: evaluate gave no value at
+    all, discpower refused it as "no measure to compare:  have no number"."""
+    assert call([]) == call(None)

@@ -143,7 +143,7 @@ def test_cli_names_the_options(tmp_path):
 @pytest.mark.parametrize("options, message", [
     (dict(judged_only=True, unjudged="range"), "-J drops the unjudged documents"),
     (dict(unjudged_grade=2), "--unjudged-grade is the grade --unjudged relevant or range"),
-    (dict(unjudged="relevant", unjudged_grade=-1), "--unjudged-grade must be 0 or more"),
+    (dict(unjudged="relevant", unjudged_grade=-1), "--unjudged-grade must be a grade from 0"),
     (dict(unjudged="sometimes"), "--unjudged must be one of"),
 ])
 def test_settings_refused(options, message):

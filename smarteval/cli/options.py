@@ -15,7 +15,14 @@ from typing import Any
 
 import click
 
-from smarteval.errors import BAD_INPUT, SIGNALLED, Regressed, SmartevalError, UsageError
+from smarteval.errors import (
+    BAD_INPUT,
+    SIGNALLED,
+    Regressed,
+    SmartevalError,
+    UsageError,
+    printable,
+)
 from smarteval.settings import (
     AVERAGES,
     ORDERS,
@@ -45,9 +52,10 @@ class CliError(click.ClickException):
 
 
 def note(text: str) -> None:
-    """One line (or a few) on standard error, ids and paths in the bytes they were read as."""
+    """One line (or a few) on standard error, ids and paths in the bytes they were read as,
+    control characters escaped (an escape sequence in a name is shown, not obeyed)."""
     from smarteval.output import encode
-    click.echo(encode(text), err=True)
+    click.echo(encode(printable(text)), err=True)
 
 
 class Interrupted(KeyboardInterrupt):
@@ -193,8 +201,12 @@ def check_paths(kwargs: dict) -> None:
     from smarteval.output import check_writable, target
     from smarteval.read.source import INPUTS, read_once, same_file
     outputs = list(_given_paths(kwargs, OUTPUTS))
-    inputs = list(_given_paths(kwargs, INPUTS, dash=True))
-    read_once({name: kwargs[name] for name in INPUTS if name in kwargs})
+    given = {name: kwargs[name] for name in INPUTS if name in kwargs}
+    if given.get("baseline_results") is not None and given.get("baseline") is not None:
+        # compare --baseline-results takes no BASELINE: its first argument is a run
+        given["runs"] = (given.pop("baseline"), *(given.get("runs") or ()))
+    inputs = list(_given_paths(given, INPUTS, dash=True))
+    read_once(given)
     plugins = sys.modules.get("smarteval.measures.plugins")     # loaded with a plugin only
     inputs += [("plugin", path) for path in (plugins.plugin_files() if plugins else [])]
     for i, (name, out) in enumerate(outputs):
@@ -249,6 +261,11 @@ def reports_errors(func):
             raise CliError(str(exc), exc.exit_code) from None
         except MemoryError:
             raise CliError("out of memory", 1) from None
+        except OSError as exc:
+            # a failure no reader or writer worded (they raise InputError and OutputError):
+            # its file named, never taken for standard output's (smarteval.__main__)
+            where = f"{exc.filename}: " if exc.filename is not None else ""
+            raise CliError(f"{where}{exc.strerror or exc}", BAD_INPUT) from None
         except KeyboardInterrupt as exc:
             signum = getattr(exc, "signum", signal.SIGINT)
             raise CliError(_interrupted(signum), SIGNALLED + signum) from None
@@ -465,6 +482,10 @@ def _load_plugins(ctx: click.Context, param, value) -> None:
             if ctx.resilient_parsing:
                 continue
             raise CliError(str(exc), exc.exit_code) from None
+        except KeyboardInterrupt:
+            # Ctrl-C while a plugin loads (before the command's handler is in place): as
+            # anywhere else, not click's "Aborted!" and exit 1
+            raise CliError(_interrupted(signal.SIGINT), SIGNALLED + signal.SIGINT) from None
 
 
 def plugin_option() -> Decorator:

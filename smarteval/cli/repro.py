@@ -21,10 +21,11 @@ from smarteval.stats.repro import CUTOFFS, RBO_DEPTH, RBO_P
 
 
 def _cutoffs(ctx: click.Context, param, value: str) -> list[int]:
-    try:
-        cuts = [int(v) for v in value.replace(" ", "").split(",") if v]
-    except ValueError:
-        cuts = []
+    # ASCII digits, as -m P.5,10 takes them (int() would take 1_0, an empty piece being
+    # skipped, and other scripts' digits)
+    pieces = value.replace(" ", "").split(",")
+    cuts = [int(v) for v in pieces] if all(v.isascii() and v.isdigit() for v in pieces) \
+        else []
     if not cuts or min(cuts) < 1:
         raise click.BadParameter(f"{value!r}: expected whole numbers of 1 or more, separated "
                                  "by commas (5,10,100)", ctx, param)

@@ -31,7 +31,8 @@ def _numbers(text: str, option: str, kind=float) -> list:
 
 
 @click.command("topics", context_settings=CONTEXT)
-@click.argument("inputs", nargs=-1, type=input_path(), metavar="[QRELS RUNS...]")
+@click.argument("qrels", required=False, type=input_path())
+@click.argument("runs", nargs=-1, type=input_path())
 @click.option("-d", "--design", type=click.Choice(list(METHODS)), default="t",
               show_default=True,
               help="What the topics must give: " + "; ".join(f"{k}: {v}"
@@ -66,8 +67,8 @@ def _numbers(text: str, option: str, kind=float) -> list:
                 header_help="Leave out the header line of tsv and csv output.")
 @reports_errors
 @takes_settings
-def topics(inputs, design, diffs, variances, measures, settings, estimate, systems, alpha, beta,
-           fmt, output, no_header):
+def topics(qrels, runs, design, diffs, variances, measures, settings, estimate, systems, alpha,
+           beta, fmt, output, no_header):
     """Topic set size design (Sakai, Information Retrieval Journal 2016): the number of
     topics a test collection needs, from a variance estimate.
 
@@ -89,6 +90,9 @@ def topics(inputs, design, diffs, variances, measures, settings, estimate, syste
     from smarteval.api import topics as design_topics
     from smarteval.stats.table import DEFAULT_MEASURES
 
+    # QRELS and RUNS are arguments of their own: the checks every command shares know
+    # them as the qrels and the runs (-o onto one of them, standard input twice)
+    inputs = (qrels, *runs) if qrels is not None else ()
     differences = _numbers(",".join(diffs), "--diff")
     sizes = _numbers(systems, "--systems", int)
     given = _numbers(",".join(variances), "--variance") if variances else None

@@ -169,7 +169,7 @@ def _checked(func: Callable, name: str, label: str, value: str) -> Callable:
                 out = func(r, *args, **kwargs)
         except SmartevalError:
             raise
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:      # sys.exit() ends no evaluation
             raise UsageError(f"{label}: measure {name!r} failed: "
                              f"{_why(exc, _source(func))}") from None
         if value == "micro":
@@ -193,6 +193,8 @@ def _check_result(out, r, name: str, label: str, value: str) -> np.ndarray:
         return UsageError(f"{label}: measure {name!r} returned {problem}: a measure returns "
                           f"one {'text' if value == 'str' else 'number'} per query, a numpy "
                           f"array of shape ({r.num_queries},)")
+    if isinstance(out, np.ma.MaskedArray):
+        out = np.ma.filled(out.astype(np.float64), np.nan)     # a masked value is no value
     try:
         arr = np.asarray(out)
     except (TypeError, ValueError):
@@ -274,7 +276,7 @@ def load_plugin(spec: str, label: str | None = None) -> tuple[str, ...]:
             raise UsageError(f"{label}: no module named {spec!r} (give an importable module's "
                              "name, or the path of a .py file)") from None
         raise UsageError(f"{label}: importing it failed: {_why(exc, key)}") from None
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:          # sys.exit() ends no command
         _forget(key)
         raise UsageError(f"{label}: importing it failed: {_why(exc, key)}") from None
     finally:

@@ -93,10 +93,22 @@ def output_format(path: str) -> str:
     return ext
 
 
+#: The most pixels a PNG image holds (its raster takes 4 bytes a pixel, and as much again
+#: while it is encoded): 100 million, 10,000 x 10,000.
+MAX_PIXELS = 100_000_000
+
+
 def image(fig, fmt: str, *, dpi: int = 200) -> bytes:
-    """``fig`` as the bytes of a ``fmt`` image, without timestamps (same figure, same bytes)."""
+    """``fig`` as the bytes of a ``fmt`` image, without timestamps (same figure, same bytes).
+    A PNG image of more than :data:`MAX_PIXELS` is refused before it is drawn (--size 50,50
+    at --dpi 1200 ran out of memory)."""
     metadata = {"png": {"Software": None}, "svg": {"Date": None},
                 "pdf": {"CreationDate": None, "Producer": None}}[fmt]
+    width, height = (round(x * dpi) for x in fig.get_size_inches())
+    if fmt == "png" and width * height > MAX_PIXELS:
+        raise UsageError(f"the image would be {width} x {height} pixels (--size in inches "
+                         f"times --dpi {dpi}): a PNG image holds at most {MAX_PIXELS:,} "
+                         "pixels; give a smaller --size or --dpi, or write .svg or .pdf")
     buf = io.BytesIO()
     with _style():
         fig.savefig(buf, format=fmt, dpi=dpi, metadata=metadata)

@@ -35,7 +35,9 @@ def counted_relevant(r: Ranked, grade: int) -> Ranked:
     unjudged = (r.rel < 0) & np.asarray(r.in_run, dtype=bool)[r.qindex]
     if not unjudged.any():
         return r
-    rel = r.rel.copy()
+    # the grades' column widened where the grade does not fit it (grades of 0 and 1 are
+    # held in a narrow type)
+    rel = r.rel.astype(np.promote_types(r.rel.dtype, np.min_scalar_type(grade)))
     rel[unjudged] = grade
     added = r.qindex[unjudged]
     qindex = np.concatenate([r.qrel_qindex, added])

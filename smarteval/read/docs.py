@@ -12,8 +12,17 @@ import re
 from collections.abc import Iterable
 
 from smarteval.errors import InputError, UsageError
-from smarteval.read.source import open_binary, read_bytes
+from smarteval.read.source import (
+    TextGuard,
+    corrupt,
+    display,
+    open_binary,
+    read_bytes,
+    unreadable,
+)
 
+#: The bytes read at a time.
+_READ = 1 << 20
 #: What a line of a --docs file holds.
 DOCS_EXPECTED = "DOCNO TAB TEXT (the text up to the end of the line)"
 
@@ -40,18 +49,41 @@ def read_texts(source: str, wanted: Iterable[str]) -> dict[str, str]:
         read_bytes(source)      # fails as the file did, worded as for every input
         raise
     texts: dict[str, str] = {}
-    with stream:
-        for number, raw in enumerate(stream, 1):
-            line = raw.decode("utf-8", "replace").rstrip("\r\n")
-            if not line.strip():
-                continue
-            docno, tab, text = line.partition("\t")
-            if not tab:
-                raise InputError(source, number, "no TAB after the docno", line[:80],
-                                 DOCS_EXPECTED)
-            if docno in wanted:
-                texts[docno] = text
+    shown = display(source)
+    # read in blocks checked as every input is (a NUL byte, a line or blank stretch past
+    # the limit stop it: /dev/zero is one endless line), a line at a time kept
+    guard = TextGuard(shown, "a --docs file", DOCS_EXPECTED)
+    number, head = 0, []
+    try:
+        with stream:
+            while block := stream.read(_READ):
+                guard.check(block)
+                if b"\n" not in block:
+                    head.append(block)
+                    continue
+                lines = (b"".join(head) + block).split(b"\n")
+                head = [lines.pop()]
+                for raw in lines:
+                    number += 1
+                    _keep(raw, number, shown, wanted, texts)
+            if head and head[0]:
+                _keep(b"".join(head), number + 1, shown, wanted, texts)
+    except corrupt() as exc:
+        raise unreadable(exc, shown, stream) from None
     return texts
+
+
+def _keep(raw: bytes, number: int, shown: str, wanted: set[str], texts: dict[str, str]) -> None:
+    """Line ``number`` of a --docs file: its text kept in ``texts`` when its docno is
+    wanted."""
+    line = raw.decode("utf-8", "replace").rstrip("\r")
+    if not line.strip():
+        return
+    docno, tab, text = line.partition("\t")
+    if not tab:
+        raise InputError(shown, number, "no TAB after the docno", line[:80], DOCS_EXPECTED)
+    if docno in wanted:
+        texts[docno] = text
 
 
 def _dataset_texts(name: str, wanted: set[str]) -> dict[str, str]:

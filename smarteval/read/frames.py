@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from smarteval.columns import Qrels, Run
-from smarteval.errors import InputError, UsageError
+from smarteval.errors import InputError, UsageError, quoted
 from smarteval.read.keys import (
     IS_SEPARATOR,
     SEPARATORS,
@@ -172,6 +172,7 @@ def run_from(source: Any, *, name: str | None = None, tag: str | None = None,
     is how messages name the input; ``tag`` is the run's tag (default: a ``tag`` column's
     last value, else the file's name, else ``default_tag``).
     """
+    _check_columns(columns)
     kind = _kind(source)
     name = name or _default_name(source, kind, "run")
     if kind == "path":
@@ -199,6 +200,7 @@ def qrels_from(source: Any, *, name: str | None = None,
 
     ``columns`` maps ``qid``, ``docno`` and ``label`` to the caller's column names.
     """
+    _check_columns(columns)
     kind = _kind(source)
     name = name or _default_name(source, kind, "qrels")
     if kind == "path":
@@ -248,12 +250,19 @@ def _named(runs: Mapping) -> list[tuple[str | None, Any]]:
     (``-f tsv``, ``csv``, ``trec``'s runid): one holding a tab or a line end is refused."""
     names = [str(k) for k in runs]
     for name in names:
-        bad = next((b for b in name.encode("utf-8", ID_ERRORS) if IS_SEPARATOR[b] and b != 32),
-                   None)
-        if bad is not None:
-            raise UsageError(f"run name {_show(name)} holds {_SEPARATOR_NAMES[bad]}: a run's "
-                             "name is printed as one field of a line (-f tsv, csv, trec)")
+        check_field(name, "run name", "a run's name")
     return list(zip(names, runs.values()))
+
+
+def check_field(text: str, what: str, whose: str) -> None:
+    """Refuse ``text``, a name printed as one field of a line (a run's name, a --label),
+    when it holds a tab or a line end (a space is fine): ``what`` names it in the message
+    and ``whose`` says what is printed so."""
+    bad = next((b for b in text.encode("utf-8", ID_ERRORS) if IS_SEPARATOR[b] and b != 32),
+               None)
+    if bad is not None:
+        raise UsageError(f"{what} {_show(text)} holds {_SEPARATOR_NAMES[bad]}: {whose} is "
+                         "printed as one field of a line (-f tsv, csv, trec)")
 
 
 def _kind(source: Any) -> str:
@@ -288,6 +297,21 @@ def _stem(name: str) -> str:
 
 
 # --------------------------------------------------------------------------- columns
+
+def _check_columns(columns: Any) -> None:
+    """Refuse a ``columns=`` that is not a ``{field: column name}`` mapping, or that gives
+    one column for two fields (the docno would be the query id)."""
+    if columns is None:
+        return
+    if not isinstance(columns, Mapping):
+        raise UsageError(f"columns= maps fields to column names ({{'qid': 'query', ...}}), "
+                         f"not {type(columns).__name__}")
+    names = list(columns.values())
+    twice = next((c for i, c in enumerate(names) if c in names[:i]), None)
+    if twice is not None:
+        fields = [f for f, c in columns.items() if c == twice]
+        raise UsageError(f"columns= gives column {twice!r} for {' and '.join(fields)}: each "
+                         "field is a column of its own")
 
 class _Column:
     """One field of every row, as given: an Arrow array or a numpy array."""
@@ -400,7 +424,7 @@ def _arrow_table(source: Any, kind: str, needed: list, name: str):
     import pyarrow as pa
     try:
         return pa.Table.from_pandas(source[needed], preserve_index=False)
-    except (pa.ArrowException, TypeError, ValueError) as exc:
+    except (pa.ArrowException, TypeError, ValueError, OverflowError) as exc:
         raise InputError(name, None, f"cannot read its columns: {exc}") from None
 
 
@@ -703,12 +727,18 @@ def _numbers(col: _Column, name: str, what: str, expected: str) -> np.ndarray:
             else values.to_numpy(zero_copy_only=False)
     if values.dtype.kind in "fiub":
         return values.astype(np.float64)
+    if values.dtype.kind == "c":            # astype would drop the imaginary part
+        row = _first(values.imag != 0) if (values.imag != 0).any() else 0
+        raise _bad_row(name, row, f"{what} {_show(values[row])} is not a real number",
+                       expected)
     try:
         out = values.astype(np.float64)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, OverflowError):
         ok = np.frompyfunc(_is_number, 1, 1)(values).astype(bool)
         row = _first(~ok) if not ok.all() else 0
-        raise _bad_row(name, row, f"{what} {_show(values[row])} is not a number", expected) \
+        bad = values[row]
+        kind = "finite number" if isinstance(bad, int) else "number"   # past a double
+        raise _bad_row(name, row, f"{what} {quoted(_show(bad))} is not a {kind}", expected) \
             from None
     text = values.astype(str)
     odd = (np.char.find(text, "_") >= 0) | (np.char.find(text, "x") >= 0)
@@ -730,7 +760,7 @@ def _refuse_nested(values, name: str, what: str, label: str, expected: str) -> N
 def _is_number(x) -> bool:
     try:
         float(x)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, OverflowError):
         return False
     return not isinstance(x, str) or "_" not in x
 

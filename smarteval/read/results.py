@@ -9,9 +9,12 @@ import io
 import json
 import math
 import os
-from collections.abc import Iterator
+import re
+import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -59,8 +62,10 @@ def _json_output(name: str, expected: str) -> Iterator[None]:
 def _results_json(name: str, text: str) -> list[tuple[str, dict[str, float]]]:
     with _json_output(name, RESULTS_EXPECTED):
         out = []
-        for item in json.loads(text):
-            summary = {k: float(v) for k, v in item["summary"].items()
+        for item in json.loads(text, object_pairs_hook=_unique(name, RESULTS_EXPECTED)):
+            # a whole number past a float's range is an infinity, left out as NaN is
+            summary = {k: float(v) if isinstance(v, float) or abs(v) <= sys.float_info.max
+                       else math.inf if v > 0 else -math.inf for k, v in item["summary"].items()
                        if isinstance(v, (int, float)) and not isinstance(v, bool)}
             out.append((str(item["run"]), summary))
         return out
@@ -78,10 +83,8 @@ def _results_delimited(name: str, text: str, delim: str) -> list[tuple[str, dict
         run, qid, measure, value = row
         if qid != "all":
             continue
-        try:
+        if _NUMBER.fullmatch(value):               # not runid or another text value
             out.setdefault(run, {})[measure] = float(value)
-        except ValueError:
-            continue                               # runid and other text values
     return list(out.items())
 
 
@@ -104,11 +107,10 @@ def _results_trec(name: str, text: str, default_run: str) -> list[tuple[str, dic
         if measure == "runid":
             blocks[-1] = (value, vals)
             continue
-        try:
-            vals[measure] = float(value)
-        except ValueError:
+        if not _NUMBER.fullmatch(value):
             raise InputError(name, lineno, f"value {value!r} of {measure} is not a number",
-                             line, RESULTS_EXPECTED) from None
+                             line, RESULTS_EXPECTED)
+        vals[measure] = float(value)
     blocks = [(t, v) for t, v in blocks if v]
     if not blocks:
         raise InputError(name, None, "no summary ('all') lines", expected=RESULTS_EXPECTED)
@@ -166,12 +168,23 @@ def read_per_query(path: str) -> list[StoredRun]:
                              expected=PER_QUERY_EXPECTED)
         rows = _per_query_delimited(name, text, "," if "," in first else "\t")
     runs: dict[str, tuple[dict[str, dict[str, float]], dict[str, float]]] = {}
-    for run, qid, measure, value in rows:
+    texts = []
+    for run, qid, measure, value, line, shown in rows:
+        if value is None:
+            texts.append((run, measure, line, shown, qid))
+            continue
         per_query, summary = runs.setdefault(run, ({}, {}))
-        if qid == "all":
+        if qid is None:                         # the summary's (a query may be named all)
             summary[measure] = value
         else:
             per_query.setdefault(measure, {})[qid] = value
+    numeric = {(run, m) for run, (per_query, summary) in runs.items() for m in
+               (*per_query, *summary)}
+    for run, measure, line, shown, qid in texts:    # relstring's are text, a number's never
+        if (run, measure) in numeric:
+            raise InputError(name, line, f"value {shown} of {measure} (run {run}, query "
+                             f"{qid or 'all'}) is not a number, as its other values are",
+                             expected=PER_QUERY_EXPECTED)
     if not runs:
         raise InputError(name, None, "no results", expected=PER_QUERY_EXPECTED)
     out = []
@@ -207,39 +220,72 @@ def read_baseline(path: str) -> StoredRun:
 
 def _value(name: str, line: int | None, measure: str, value) -> float | None:
     """A written value as a float (None: a text value, such as relstring's); null and
-    ``nan`` are NaN, as the writers print an undefined value."""
+    ``nan`` are NaN, as the writers print an undefined value. An infinity is refused (a
+    value of a measure compared is finite or undefined), and so is a boolean; text that
+    Python alone reads as a number (``1_0``, `` 1``) is text."""
     if value is None:
         return math.nan
     if isinstance(value, bool):
         raise InputError(name, line, f"value {value!r} of {measure} is not a number",
                          expected=PER_QUERY_EXPECTED)
-    if isinstance(value, (int, float)):
-        return float(value)
-    try:
-        return float(value)
-    except ValueError:
+    written = value
+    if isinstance(value, str):
+        if not _NUMBER.fullmatch(value):
+            return None
+        value = float(value)
+    elif not isinstance(value, (int, float)):
         return None
+    if isinstance(value, int) and abs(value) > sys.float_info.max or \
+            math.isinf(value):
+        raise InputError(name, line, f"value {written!r} of {measure} is not a finite "
+                         "number (a value is a finite number, or nan where it is undefined)",
+                         expected=PER_QUERY_EXPECTED)
+    return float(value)
 
 
-def _per_query_json(name: str, text: str) -> list[tuple[str, str, str, float]]:
+#: A value as the writers print one: a decimal number, or nan or an infinity in any case
+_NUMBER = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf|infinity)",
+                     re.IGNORECASE)
+
+
+def _unique(name: str, expected: str) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
+    """json's object_pairs_hook: a key given twice in one object is refused (json keeps
+    the last, and a stored value would be replaced silently)."""
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out = dict(pairs)
+        if len(out) != len(pairs):
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen:
+                    raise InputError(name, None, f"key {key!r} is given twice in one object",
+                                     expected=expected)
+                seen.add(key)
+        return out
+    return hook
+
+
+#: A stored value as read: run, query id (None: the summary's), measure, value (None:
+#: text), line (None in JSON) and the value as written.
+_Row = tuple[str, str | None, str, float | None, int | None, str]
+
+
+def _per_query_json(name: str, text: str) -> list[_Row]:
     with _json_output(name, PER_QUERY_EXPECTED):
-        rows = []
-        for item in json.loads(text):
+        rows: list[_Row] = []
+        for item in json.loads(text, object_pairs_hook=_unique(name, PER_QUERY_EXPECTED)):
             run = str(item["run"])
             for qid, values in (item.get("queries") or {}).items():
                 for measure, value in values.items():
-                    v = _value(name, None, measure, value)
-                    if v is not None:
-                        rows.append((run, str(qid), measure, v))
+                    rows.append((run, str(qid), measure, _value(name, None, measure, value),
+                                 None, repr(value)))
             for measure, value in (item.get("summary") or {}).items():
-                v = _value(name, None, measure, value)
-                if v is not None:
-                    rows.append((run, "all", measure, v))
+                rows.append((run, None, measure, _value(name, None, measure, value), None,
+                             repr(value)))
         return rows
 
 
-def _per_query_delimited(name: str, text: str, delim: str) -> list[tuple[str, str, str, float]]:
-    rows = []
+def _per_query_delimited(name: str, text: str, delim: str) -> list[_Row]:
+    rows: list[_Row] = []
     seen: set[tuple[str, str, str]] = set()
     # tsv quotes nothing: a quote is part of an id there
     reader = csv.reader(io.StringIO(text), delimiter=delim,
@@ -253,12 +299,12 @@ def _per_query_delimited(name: str, text: str, delim: str) -> list[tuple[str, st
             raise InputError(name, lineno, f"results line has {len(row)} fields, not 4",
                              delim.join(row), "run, query, measure, value")
         run, qid, measure, value = row
-        v = _value(name, lineno, measure, value)
-        if v is None:
-            continue
         if (run, qid, measure) in seen:
+            why = " (a query named all cannot be told from the summary in tsv or csv: store " \
+                  "the baseline with -f json)" if qid == "all" else ""
             raise InputError(name, lineno, f"run {run}'s {measure} of query {qid} is given "
-                             "twice", delim.join(row), PER_QUERY_EXPECTED)
+                             f"twice{why}", delim.join(row), PER_QUERY_EXPECTED)
         seen.add((run, qid, measure))
-        rows.append((run, qid, measure, v))
+        rows.append((run, None if qid == "all" else qid, measure,
+                     _value(name, lineno, measure, value), lineno, repr(value)))
     return rows

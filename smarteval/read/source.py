@@ -229,14 +229,92 @@ _ZSTD = b"\x28\xb5\x2f\xfd"
 READ_COMPRESSIONS = "plain text, gzip, bzip2, xz and zstd"
 
 
+#: What each decompressor says of a file that ends inside its stream (gzip's, bz2's and
+#: lzma's EOFError); a truncated zstd file is refused in the same words.
+TRUNCATED = "Compressed file ended before the end-of-stream marker was reached"
+
+#: The sizes of a zstd frame header's optional fields, by the flags of its descriptor:
+#: the dictionary id's by its flag, the content size's by its flag and the single
+#: segment flag (RFC 8878, 3.1.1.1)
+_ZSTD_DICT = (0, 1, 2, 4)
+_ZSTD_SIZE = ((0, 1), (2, 2), (4, 4), (8, 8))
+
+
+class _ZstdFrames:
+    """A zstd file's compressed bytes as zstandard reads them, walked frame by frame
+    (headers and block sizes only, never the blocks' contents): zstandard's reader takes a
+    file that ends inside a frame for a clean end, and so a truncated file for a shorter
+    one; here it is refused (EOFError, as gzip, bz2 and lzma refuse theirs)."""
+
+    def __init__(self, raw: Any):
+        self._raw = raw
+        self._head = b""
+        self._skip = 0
+        self._want, self._on = 4, self._magic
+        self._walking = True            # False past what is not a frame: zstandard words it
+        self._checksum = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._raw.read(size)
+        if not data:
+            if self._walking and (self._on != self._magic or self._head or self._skip):
+                raise EOFError(TRUNCATED)
+            return data
+        i, n = 0, len(data)
+        while self._walking and i < n:
+            if self._skip:
+                k = min(self._skip, n - i)
+                self._skip -= k
+                i += k
+                continue
+            k = min(self._want - len(self._head), n - i)
+            self._head += data[i:i + k]
+            i += k
+            if len(self._head) == self._want:
+                head, self._head = self._head, b""
+                self._on(head)
+        return data
+
+    def _next(self, want: int, on: Any, skip: int = 0) -> None:
+        self._want, self._on, self._skip = want, on, skip
+
+    def _magic(self, head: bytes) -> None:
+        if head == _ZSTD:
+            self._next(1, self._descriptor)
+        elif head[1:] == b"\x2a\x4d\x18" and head[0] & 0xF0 == 0x50:
+            self._next(4, self._skippable)          # a skippable frame: its size follows
+        else:
+            self._walking = False
+
+    def _skippable(self, head: bytes) -> None:
+        self._next(4, self._magic, int.from_bytes(head, "little"))
+
+    def _descriptor(self, head: bytes) -> None:
+        d = head[0]
+        single = (d >> 5) & 1
+        self._checksum = 4 if d & 4 else 0
+        self._next(3, self._block, (1 - single) + _ZSTD_DICT[d & 3] + _ZSTD_SIZE[d >> 6][single])
+
+    def _block(self, head: bytes) -> None:
+        h = int.from_bytes(head, "little")
+        kind, size = (h >> 1) & 3, h >> 3
+        if kind == 3:
+            self._walking = False                   # reserved: zstandard refuses it
+        elif h & 1:                                 # the last block, then the checksum
+            self._next(4, self._magic, (1 if kind == 1 else size) + self._checksum)
+        else:
+            self._next(3, self._block, 1 if kind == 1 else size)
+
+
 class _ZstdStream(io.RawIOBase):
-    """zstandard's decompressing reader, its errors raised as ValueError (a damaged file)."""
+    """zstandard's decompressing reader, its errors raised as ValueError (a damaged file)
+    and a file that ends inside a frame as EOFError (:class:`_ZstdFrames`)."""
 
     def __init__(self, buffered: Any):
         import zstandard
         self._error = zstandard.ZstdError
-        self._reader = zstandard.ZstdDecompressor().stream_reader(buffered,
-                                                                  read_across_frames=True)
+        self._reader = zstandard.ZstdDecompressor().stream_reader(
+            cast(IO[bytes], _ZstdFrames(buffered)), read_across_frames=True)
 
     def readable(self) -> bool:
         return True
@@ -269,7 +347,10 @@ def decompressing(f: IO[bytes], name: str = "-") -> IO[bytes]:
     without the zstandard package with the extra that brings it.
     """
     buffered: Any = f if hasattr(f, "peek") else io.BufferedReader(f)
-    head = buffered.peek(6)[:6]
+    try:
+        head = buffered.peek(6)[:6]
+    except OSError as exc:                  # EIO (/proc/self/mem), and such
+        raise InputError(display(name), None, f"cannot read: {exc.strerror or exc}") from None
     # each decompressor is imported when a file needs it (a plain text file needs none)
     if head[:2] == b"\x1f\x8b":
         import gzip
@@ -347,6 +428,23 @@ def is_stream(path: str) -> bool:
         stat.S_ISSOCK(mode)
 
 
+def open_input(name: str, shown: str | None = None) -> IO[bytes]:
+    """The file ``name`` opened to be read (``-``: standard input), or InputError naming it
+    (``shown``) and why it cannot be: missing, a directory, unreadable, a socket or a
+    device without its driver."""
+    shown = shown or display(name)
+    try:
+        return standard_input() if name == "-" else open(name, "rb")  # noqa: SIM115
+    except FileNotFoundError:
+        raise InputError(shown, None, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(shown, None, "is a directory, not a file") from None
+    except PermissionError:
+        raise InputError(shown, None, "permission denied") from None
+    except OSError as exc:
+        raise InputError(shown, None, f"cannot read: {exc.strerror or exc}") from None
+
+
 def read_bytes(path: str | os.PathLike, *, data: bytes | None = None,
                what: str = "a text file", expected: str | None = None,
                shown: str | None = None) -> bytes:
@@ -358,17 +456,7 @@ def read_bytes(path: str | os.PathLike, *, data: bytes | None = None,
     """
     name = str(path)
     shown = shown or display(name)
-    try:
-        f = io.BytesIO(data) if data is not None else \
-            standard_input() if name == "-" else open(name, "rb")  # noqa: SIM115
-    except FileNotFoundError:
-        raise InputError(shown, None, "no such file") from None
-    except IsADirectoryError:
-        raise InputError(shown, None, "is a directory, not a file") from None
-    except PermissionError:
-        raise InputError(shown, None, "permission denied") from None
-    except OSError as exc:
-        raise InputError(shown, None, f"cannot read: {exc.strerror or exc}") from None
+    f = io.BytesIO(data) if data is not None else open_input(name, shown)
     try:
         stream = decompressing(f, shown)
     except BaseException:
@@ -395,12 +483,18 @@ def read_bytes(path: str | os.PathLike, *, data: bytes | None = None,
             del blocks
         return out
     except corrupt() as exc:
-        if isinstance(exc, OSError) and not is_compressed(stream):
-            raise InputError(shown, None, f"cannot read: {exc.strerror or exc}") from None
-        raise InputError(shown, None, f"corrupt compressed file: {exc}") from None
+        raise unreadable(exc, shown, stream) from None
     finally:
         if name != "-" or data is not None:     # standard input stays open
             stream.close()
+
+
+def unreadable(exc: BaseException, shown: str, stream: IO[bytes]) -> InputError:
+    """What went wrong reading ``stream`` (``except corrupt()``), worded for its file
+    ``shown``: a damaged archive, or a file that could not be read."""
+    if isinstance(exc, OSError) and not is_compressed(stream):
+        return InputError(shown, None, f"cannot read: {exc.strerror or exc}")
+    return InputError(shown, None, f"corrupt compressed file: {exc}")
 
 
 def read_padded(path: str | os.PathLike, pad: int, *, what: str = "a text file",
@@ -510,8 +604,7 @@ class Spool:
     def _open(self) -> None:
         """Open the input and the temporary file (done on entering the ``with`` block, so
         that a signal arriving in between cannot leave the file behind)."""
-        source = self.source
-        self._raw = standard_input() if source == "-" else open(source, "rb")  # noqa: SIM115
+        self._raw = open_input(self.source)
         fd, self._path = temporary(None, SPOOL_PREFIX)
         try:
             self._copy = os.fdopen(fd, "wb")
@@ -597,6 +690,6 @@ def table_format(path: str | os.PathLike) -> str | None:
                 return "parquet"
         with open_binary(name) as stream:
             head = stream.read(256).lstrip()
-    except (OSError, EOFError, ValueError):
-        return None
+    except corrupt():
+        return None             # the text reader words a damaged archive
     return "jsonl" if head.startswith(b"{") else None

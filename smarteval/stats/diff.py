@@ -27,7 +27,7 @@ from smarteval.columns import Ranked
 from smarteval.errors import UsageError
 from smarteval.settings import Settings
 from smarteval.stats.merit import align
-from smarteval.stats.repro import Lists, discordant, joint_codes, rbo
+from smarteval.stats.repro import Lists, check_depth, discordant, joint_codes, rbo
 
 #: What orders the queries: the difference on the measure, or the change of the lists.
 ORDERS = ("delta", "tau", "rbo")
@@ -111,11 +111,11 @@ class RunDiff:
 def check_parameters(order: str, depth: int, p: float, limit: int | None) -> None:
     if order not in ORDERS:
         raise UsageError(f"--by must be one of {', '.join(ORDERS)}, not {order!r}")
-    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
-        raise UsageError(f"--depth must be a whole number, 1 or more, not {depth!r}")
+    check_depth("--depth", depth)           # the depth of its RBO too
     if not (isinstance(p, (int, float)) and 0 < p <= 1):
         raise UsageError(f"--rbo-p must be a number above 0 and at most 1, not {p!r}")
-    if limit is not None and (isinstance(limit, bool) or limit < 1):
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, np.integer))
+                              or limit < 1):
         raise UsageError(f"--limit must be a whole number, 1 or more, not {limit!r}")
 
 

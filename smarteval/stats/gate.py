@@ -60,6 +60,18 @@ def _below(mean_run: float, mean_base: float, tolerance: float) -> bool:
         and mean_run < mean_base - tolerance
 
 
+def _undefined(run: str, base: str, measure: str, mean_run: float, mean_base: float) -> str:
+    """The failure of a comparison without a mean (no query with a value in the run and
+    the baseline): the gate cannot tell it is not worse, as --require fails an undefined
+    value."""
+    return (f"{run} cannot be compared with the baseline {base} on {measure}: "
+            f"{_value(mean_run)} against {_value(mean_base)} (no query has a value in both)")
+
+
+def _unknown(mean_run: float, mean_base: float) -> bool:
+    return math.isnan(mean_run) or math.isnan(mean_base)
+
+
 def comparison_failures(report, fail_if: str | None, tolerance: float = 0.0) -> list[str]:
     """The failures of ``compare --fail-if`` in ``report``
     (:class:`~smarteval.stats.report.Report`): one line per run and measure that fails,
@@ -67,7 +79,8 @@ def comparison_failures(report, fail_if: str | None, tolerance: float = 0.0) -> 
     check_gate(fail_if, tolerance)
     if fail_if is None:
         return []
-    out = []
+    out = [_undefined(m["run"], m["baseline"], m["measure"], m["mean_run"], m["mean_baseline"])
+           for m in report.merit if _unknown(m["mean_run"], m["mean_baseline"])]
     if fail_if == "worse":
         for m in report.merit:
             if _below(m["mean_run"], m["mean_baseline"], tolerance):
@@ -104,6 +117,10 @@ def table_failures(table, fail_if: str | None, tolerance: float = 0.0) -> list[s
             if a in table.baselines:            # a baseline is not a run under test
                 continue
             mean_run, mean_base = float(table.means[a, m]), float(table.means[b, m])
+            if _unknown(mean_run, mean_base):
+                out.append(_undefined(table.runs[a], table.runs[b], measure, mean_run,
+                                      mean_base))
+                continue
             if not _below(mean_run, mean_base, tolerance):
                 continue
             if fail_if == "worse":

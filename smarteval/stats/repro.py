@@ -69,13 +69,16 @@ from smarteval.errors import UsageError
 from smarteval.ranking.join import concat_ranges
 from smarteval.ranking.order import as_listed
 from smarteval.read.keys import concat_ids, dictionary_codes
-from smarteval.settings import Settings
+from smarteval.settings import LONG_MAX, Settings
 from smarteval.stats.merit import align
 
 #: repro_eval's defaults: RBO's persistence and depth, the cut-offs of its examples
 RBO_P = 0.95
 RBO_DEPTH = 1000
 CUTOFFS = (5, 10, 20, 50, 100, 1000)
+#: The deepest RBO (--rbo-depth, diff's --depth): a weight of every depth is held, and
+#: each depth's share (:func:`rbo_weights`: 10M depths, 0.3 GiB for a second).
+MAX_RBO_DEPTH = 10_000_000
 #: The measures compared unless -m says otherwise.
 DEFAULT_MEASURES = ("map", "P.10", "ndcg_cut.10")
 #: The two pairs of runs: the run studied, and its baseline (ER and DeltaRI).
@@ -301,15 +304,30 @@ class Reproduction:
         return "paired t" if self.paired else "unpaired t"
 
 
+def check_depth(name: str, depth: Any) -> None:
+    """Refuse an RBO depth (``--rbo-depth``, diff's ``--depth``) that is not a whole number
+    from 1 to :data:`MAX_RBO_DEPTH`."""
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or \
+            not 1 <= depth <= MAX_RBO_DEPTH:
+        raise UsageError(f"{name} must be a whole number from 1 to {MAX_RBO_DEPTH}, "
+                         f"not {depth!r}")
+
+
 def check_parameters(cutoffs: Sequence[int], p: float, depth: int) -> list[int]:
     """The cut-offs (ascending, each once), or UsageError for a parameter out of range."""
-    cuts = sorted({int(k) for k in cutoffs})
-    if not cuts or cuts[0] < 1 or any(isinstance(k, bool) or int(k) != k for k in cutoffs):
-        raise UsageError(f"--cutoffs must be whole numbers, 1 or more, not {list(cutoffs)!r}")
+    def whole(k) -> bool:
+        return isinstance(k, (int, np.integer)) and not isinstance(k, bool) \
+            or isinstance(k, float) and k.is_integer()
+
+    given: list[Any] = list(cutoffs) if hasattr(cutoffs, "__iter__") and \
+        not isinstance(cutoffs, (str, bytes)) else [None]
+    cuts = sorted({int(k) for k in given}) if all(map(whole, given)) else []
+    if not cuts or cuts[0] < 1 or cuts[-1] > LONG_MAX:
+        raise UsageError(f"--cutoffs must be whole numbers from 1 to {LONG_MAX}, not "
+                         f"{cutoffs!r}")
     if not (isinstance(p, (int, float)) and 0 < p <= 1):
         raise UsageError(f"--rbo-p must be a number above 0 and at most 1, not {p!r}")
-    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
-        raise UsageError(f"--rbo-depth must be a whole number, 1 or more, not {depth!r}")
+    check_depth("--rbo-depth", depth)
     return cuts
 
 

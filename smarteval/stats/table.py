@@ -298,10 +298,14 @@ def _find(spec: str, evaluations, labels: Sequence[str], what: str) -> int:
 
 
 def _label_pairs(labels: Mapping[str, str] | Sequence[str] | None) -> list[tuple[str, str]]:
+    from smarteval.read.frames import check_field
     if not labels:
         return []
-    return list(labels.items()) if isinstance(labels, Mapping) else \
+    pairs = list(labels.items()) if isinstance(labels, Mapping) else \
         [parse_label(text) for text in labels]
+    for _, label in pairs:
+        check_field(str(label), "--label", "a label")
+    return pairs
 
 
 def _names_measure(key: str, names: Sequence[str]) -> str | None:

@@ -36,7 +36,14 @@ def t_power(n: int, diff: float, variance: float, alpha: float = 0.05) -> float:
     df = n - 1
     crit = stats.t.isf(alpha / 2, df)
     nc = diff * math.sqrt(n / variance)
-    return float(stats.nct.sf(crit, df, nc) + stats.nct.cdf(-crit, df, nc))
+    return _sure(float(stats.nct.sf(crit, df, nc) + stats.nct.cdf(-crit, df, nc)), nc, crit)
+
+
+def _sure(power: float, shift: float, crit: float) -> float:
+    """``power``, or 1 where scipy gives NaN for a noncentrality ``shift`` so far past the
+    critical value ``crit`` that every test rejects (a variance of 1e-33 asked for more than
+    a million topics)."""
+    return 1.0 if math.isnan(power) and shift > crit else power
 
 
 def anova_power(n: int, diff: float, variance: float, systems: int,
@@ -52,7 +59,8 @@ def anova_power(n: int, diff: float, variance: float, systems: int,
         return math.nan
     df1, df2 = m - 1, m * (n - 1)
     crit = stats.f.isf(alpha, df1, df2)
-    return float(stats.ncf.sf(crit, df1, df2, n * diff * diff / (2 * variance)))
+    lam = n * diff * diff / (2 * variance)
+    return _sure(float(stats.ncf.sf(crit, df1, df2, lam)), lam, crit)
 
 
 def ci_width(n: int, variance: float, alpha: float = 0.05) -> float:
@@ -187,4 +195,8 @@ def variances_from_runs(evaluations, names: Sequence[str], kind: str = "residual
             raise UsageError(f"{name}: a variance estimate needs two queries or more with a "
                              "value in every run")
         out[name] = variance_estimate(values[:, m][:, kept], kind)
+        if not out[name] > 0:       # NaN too
+            raise UsageError(f"{name}: the {kind} variance estimated from the runs is "
+                             f"{out[name]:g}: no number of topics follows from it (give "
+                             "--variance)")
     return out, notes

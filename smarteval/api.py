@@ -382,8 +382,7 @@ def evaluate(qrels: Source, runs: Source,
     for text in unused_notes(settings, requests) + repeated_notes(given):
         tell(text)
     # one small run file is read beside the qrels where a second CPU is free
-    ahead = None if risk_baseline is not None else \
-        evaluation.ReadAhead.worth(qrels, given, settings, jobs, block_rows)
+    ahead = evaluation.ReadAhead.worth(qrels, given, settings, jobs, block_rows)
     # read once, whatever the number of runs; in the format asked for (-R)
     relevance = evaluation.read_relevance(qrels, requests, settings)
     if ahead is not None:

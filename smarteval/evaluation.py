@@ -858,8 +858,6 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
     job = Job(Ranker(plain, settings, frozen, frozen_depth, require_common, documents,
                      subtopics, cwl_gains(relevance), costs, trec_names, file_order),
               requests, keep_ranked, table, block_rows)
-    if len(runs) > 1:               # a run being read ahead is read here, before any fork
-        runs = [as_run(r) if isinstance(r, ReadAhead) else r for r in runs]
     processes = min(default_jobs(runs) if jobs is None else jobs, len(runs))
     forks = len(runs) > 1 and _can_fork()     # one run: no process module imported
     if processes > 1 and forks:

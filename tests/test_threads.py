@@ -114,20 +114,3 @@ def test_a_bad_run_read_ahead_is_reported_after_the_qrels(monkeypatch, tmp_path)
         smarteval.evaluate(good_qrels, str(bad_run), ["map"])
     assert str(both.value) == str(both_in_turn.value) and "bad.qrels" in str(both.value)
     assert str(run_only.value) == str(run_in_turn.value) and "bad.run:1" in str(run_only.value)
-
-
-def test_a_run_read_ahead_never_crosses_a_fork(monkeypatch, tmp_path):
-    """With a risk baseline two runs are evaluated (forked where it pays): the run being
-    read in a thread, which a forked process would not have, is never handed to one."""
-    import smarteval
-    from smarteval import evaluation
-    _read_ahead_used(monkeypatch, 2)
-    qrels, run = f"{SAMPLE}/qrels.txt", f"{SAMPLE}/bm25.run"
-    got = smarteval.evaluate(qrels, run, ["map"], risk_baseline=f"{SAMPLE}/bm25_rm3.run",
-                             jobs=None)
-    ahead = evaluation.ReadAhead(run, False, False)
-    twice = evaluation.evaluate(qrels, [ahead, f"{SAMPLE}/bm25_rm3.run"], ["map"], jobs=2)
-    monkeypatch.setattr(threads, "spare_cpus", lambda: 1)
-    want = smarteval.evaluate(qrels, run, ["map"], risk_baseline=f"{SAMPLE}/bm25_rm3.run")
-    assert got.to_dict() == want.to_dict()
-    assert twice[0].summary == smarteval.evaluate(qrels, run, ["map"])[0].summary

@@ -381,12 +381,8 @@ def evaluate(qrels: Source, runs: Source,
             tell(f"--risk-alpha {risk_alpha:g} has no effect without --risk-baseline")
     for text in unused_notes(settings, requests) + repeated_notes(given):
         tell(text)
-    # one small run file is read beside the qrels where a second CPU is free
-    ahead = evaluation.ReadAhead.worth(qrels, given, settings, jobs, block_rows)
     # read once, whatever the number of runs; in the format asked for (-R)
     relevance = evaluation.read_relevance(qrels, requests, settings)
-    if ahead is not None:
-        given = [ahead]
     if risk_baseline is not None:
         (base,), _ = _run_sources([risk_baseline])
         given, names = [base, *given], [None, *names]

@@ -227,69 +227,9 @@ def cwl_gains(relevance) -> Keyed | None:
 
 def as_run(run, element_types: bool = False, ranks: bool = False) -> Run:
     """``run`` read, unless it already is a :class:`Run` (``element_types``: with its second
-    field, cwl_eval's element types; ``ranks``: with its rank field), or being read
-    (:class:`ReadAhead`: its result, or what reading it raised)."""
-    if isinstance(run, ReadAhead):
-        return run.result()
+    field, cwl_eval's element types; ``ranks``: with its rank field)."""
     return run if isinstance(run, Run) else read_run(run, element_types=element_types,
                                                       ranks=ranks)
-
-
-#: Run files below this many bytes of text may be read beside the qrels (:class:`ReadAhead`)
-READ_AHEAD_BYTES = 16 << 20
-
-
-class ReadAhead:
-    """A run file read in a second thread while this one reads the qrels: one small run
-    of one evaluation, where a second CPU is free (numpy and the file reads let go of
-    the GIL, so the two are read at once). It stands for the file's path
-    (``os.fspath``); :func:`as_run` gives the run read, or raises what reading it raised,
-    so a bad run is still reported after the qrels' errors, as when read in turn."""
-
-    def __init__(self, path: str | os.PathLike, element_types: bool, ranks: bool):
-        import threading
-        self.path = os.fspath(path)
-        self._run: Run | None = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._read, args=(element_types, ranks),
-                                        name="smarteval-read-ahead", daemon=True)
-        self._thread.start()
-
-    def _read(self, element_types: bool, ranks: bool) -> None:
-        try:
-            self._run = read_run(self.path, element_types=element_types, ranks=ranks)
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller, raised there
-            self._error = exc
-
-    def __fspath__(self) -> str:
-        return self.path
-
-    def result(self) -> Run:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        run, self._run = self._run, None      # handed over once: no copy kept here
-        assert run is not None
-        return run
-
-    @classmethod
-    def worth(cls, qrels, runs: Sequence, settings: Settings, jobs: int | None,
-              block_rows: int | None) -> ReadAhead | None:
-        """A read-ahead of the one run in ``runs`` when it pays: a plain run file (not
-        standard input, a FIFO, a table or a file read in blocks) below
-        :data:`READ_AHEAD_BYTES`, the qrels still to be read from a file, one process,
-        and a second CPU free; else None."""
-        from smarteval.read.source import is_stream, table_format
-        from smarteval.threads import spare_cpus
-        if len(runs) != 1 or not isinstance(runs[0], (str, os.PathLike)) \
-                or not isinstance(qrels, (str, os.PathLike)) or jobs not in (1, None) \
-                or block_rows is not None:
-            return None
-        path = os.fspath(runs[0])
-        if is_stream(path) or table_format(path) or not os.path.isfile(path) \
-                or not 0 < text_size(path) < READ_AHEAD_BYTES or spare_cpus() < 2:
-            return None
-        return cls(path, settings.cwl_costs is not None, settings.order_by == "rank")
 
 
 def check_runs(runs: Sequence) -> list:

@@ -101,6 +101,11 @@ class UsageError(SmartevalError):
     exit_code = BAD_USAGE
 
 
+class RefusedMeasure(UsageError):
+    """A measure smarteval knows, asked for as it cannot be computed (``P@0``): refused
+    wherever it is named, results read back (``correlate -m``) as much as an evaluation."""
+
+
 class Regressed(SmartevalError):
     """A gate failed (``--fail-if``, ``--require``): ``failures`` holds one line per failing
     run and measure. Raised once the output is written, which stands."""

@@ -101,6 +101,19 @@ def test_refused_before_any_work(files, name, args, stdin, status, stderr):
     assert {p.name: p.read_bytes() for p in files.iterdir()} == before
 
 
+@pytest.mark.parametrize("out", ["sub", "sub/", "newdir/"])
+@pytest.mark.parametrize("command,flag,args", [("evaluate", "-o", []), ("plot", "-o", []),
+                                               ("compare", "--plot", ["r"])])
+def test_an_output_that_is_a_directory(files, command, flag, args, out):
+    """A directory named as the output, existing or not, is one message and exit 1 (an
+    existing one was click's "File 'sub' is a directory." and exit 2)."""
+    (files / "sub").mkdir()
+    res = smarteval_cli(command, *args, flag, out, "q", "r", cwd=files)
+    assert (res.returncode, res.stderr.decode(), res.stdout) == (
+        1, f"Error: {out}: cannot write: Is a directory\n", b"")
+    assert list((files / "sub").iterdir()) == [] and not (files / "newdir").exists()
+
+
 def _twice(inputs: str) -> str:
     return f"standard input (-) is given twice ({inputs}): it can be read only once"
 

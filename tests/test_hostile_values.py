@@ -39,6 +39,14 @@ def refused(spec: str, why: str) -> str:
 
 CUTOFFS = "positive whole numbers up to 9007199254740992 (1,2,5,10)"
 
+
+def invalid(command: str, option: str, value: str, kind: str) -> str:
+    """click's refusal of a value outside smarteval's grammar of numbers (nan, inf, 1_0)."""
+    arguments = {"repro": "QRELS ORIG_RUN REPRO_RUN"}.get(command, "QRELS RUNS...")
+    return (f"Usage: main {command} [OPTIONS] {arguments}\nTry 'main {command} --help' for "
+            f"help.\n\nError: Invalid value for {option}: {value!r} is not a valid {kind}.\n")
+
+
 #: (name, arguments, exit status, exact standard error)
 CASES = [
     ("P@ past a C long", ["evaluate", "-m", f"P@{BIG}", "q", "r"], 2,
@@ -53,11 +61,12 @@ CASES = [
                 f"gains up to {LONG_MAX} (a C long: pytrec_eval's)")),
     *[(f"curve --method {method} --levels {level}",
        ["curve", "-N", "100", "--method", method, "--levels", level, "q", "r"], 2,
-       f"Error: --levels takes {CUTOFFS}, not '{level}'\n")
+       f"Error: --levels takes {CUTOFFS}, not '{level}'\n" if level == "1e30" else
+       invalid("curve", "'--levels'", level, "number"))
       for method in ("characteristic", "cnr") for level in ("nan", "inf", "1e30")],
     ("plot --method cnr --levels inf",
      ["plot", "-N", "100", "--method", "cnr", "--levels", "inf", "-o", "x.png", "q", "r"], 2,
-     f"Error: --levels takes {CUTOFFS}, not 'inf'\n"),
+     invalid("plot", "'--levels'", "inf", "number")),
     # 60,000 x 60,000 pixels ran out of memory
     ("plot --size 50,50 --dpi 1200", ["plot", "--size", "50,50", "--dpi", "1200", "-o",
                                       "x.png", "q", "r"], 2,
@@ -85,7 +94,9 @@ CASES = [
        "Usage: main repro [OPTIONS] QRELS ORIG_RUN REPRO_RUN\nTry 'main repro "
        f"--help' for help.\n\nError: Invalid value for '--cutoffs': {c!r}: expected whole "
        "numbers of 1 or more, separated by commas (5,10,100)\n")
-      for c in ("5,,10", "1_0", "\u0665", "+5")],
+      for c in ("5,,10", "+5")],
+    *[(f"repro --cutoffs {c!r}", ["repro", "--cutoffs", c, "q", "base", "r"], 2,
+       invalid("repro", "'--cutoffs'", c, "integer")) for c in ("1_0", "\u0665")],
     ("repro --cutoffs past a C long", ["repro", "--cutoffs", f"5,{BIG}", "q", "base", "r"], 2,
      f"Error: --cutoffs must be whole numbers from 1 to {LONG_MAX}, not [5, {BIG}]\n"),
     # a label is a field of -f tsv and csv: a tab in it shifted the row's columns
@@ -103,7 +114,7 @@ CASES = [
      f"Error: --unjudged-grade must be a grade from 0 to {LONG_MAX}, not {BIG}\n"),
     *[(f"--risk-alpha {a}", ["evaluate", "-m", "map", "--risk-baseline", "base",
                              "--risk-alpha", a, "q", "r"], 2,
-       f"Error: --risk-alpha must be a number, 0 or more, not {a}\n") for a in ("nan", "inf")],
+       invalid("evaluate", "'--risk-alpha'", a, "float range")) for a in ("nan", "inf")],
 ]
 
 
@@ -208,3 +219,116 @@ def test_no_measures_are_the_defaults_in_every_call(files, call):
     """measures=[] is what None is, as in compare and report: evaluate gave no value at
     all, discpower refused it as "no measure to compare:  have no number"."""
     assert call([]) == call(None)
+
+
+# ====================================================== numbers written as Python writes them
+
+def _numeric_parameters():
+    """(command, parameter) of every parameter of every command whose value is a number
+    (click's number types) or text holding numbers (``Numbers``), read from the commands."""
+    import click
+
+    from smarteval.cli import LazyGroup
+    from smarteval.cli.options import Numbers
+    ctx = click.Context(main)
+    for name in sorted(LazyGroup.lazy):
+        for param in main.get_command(ctx, name).params:
+            if isinstance(param.type, (click.types._NumberParamTypeBase, Numbers)):
+                yield name, param
+
+
+NUMERIC = list(_numeric_parameters())
+
+
+def test_every_number_option_is_found():
+    """The sweep below sees the options it should (a rename would hide one from it)."""
+    found = {(name, p.opts[0]) for name, p in NUMERIC}
+    assert {("evaluate", "-M"), ("evaluate", "-l"), ("evaluate", "-N"), ("plot", "--dpi"),
+            ("plot", "--size"), ("plot", "--ranges"), ("curve", "--levels"),
+            ("topics", "--diff"), ("topics", "--variance"), ("topics", "--systems"),
+            ("repro", "--cutoffs"), ("discpower", "--samples"), ("diff", "--rbo-p"),
+            ("evaluate", "--risk-alpha"), ("curve", "--target-generality")} <= found
+    assert len(NUMERIC) >= 80
+
+
+@pytest.mark.parametrize("name,param", NUMERIC, ids=[f"{n} {p.opts[0]}" for n, p in NUMERIC])
+def test_every_number_is_written_in_ascii_digits(name, param):
+    """Every number of every command goes through the one strict grammar: click's own
+    types (Python's int and float) take 1_0 as 10, other scripts' digits and spaces."""
+    from smarteval.cli.options import Numbers, StrictFloat, StrictInt
+    assert isinstance(param.type, (StrictInt, StrictFloat, Numbers)), \
+        f"{name} {param.opts[0]}: {param.type!r}, not one of smarteval.cli.options' types"
+    quoted = " / ".join(f"'{o}'" for o in param.opts)
+    for value in ("1_0", " 5", "5 ", "\uff15", "\u0663", "1\u00a0"):
+        res = invoke([name, param.opts[0], value])
+        assert res.exit_code == 2, (value, res.stderr)
+        assert f"Error: Invalid value for {quoted}: " in res.stderr, (value, res.stderr)
+        assert res.stdout == ""
+
+
+#: (name, arguments, exact standard error): refused with exit 2; the numbers other than
+#: the options' own: -D's level, --require's bound, an item of a list
+STRICT = [
+    ("-D 1_0", ["evaluate", "-D", "1_0", "q", "r"],
+     "Usage: main evaluate [OPTIONS] QRELS RUNS...\nTry 'main evaluate --help' for help.\n\n"
+     "Error: Invalid value for '-D' / '--debug-level': '1_0': expected LEVEL or LEVEL.QUERY, "
+     "LEVEL an integer (0.401 evaluates query 401 only)\n"),
+    ("-D with a superscript digit", ["evaluate", "-D", "\u00b2.1", "q", "r"],
+     "Usage: main evaluate [OPTIONS] QRELS RUNS...\nTry 'main evaluate --help' for help.\n\n"
+     "Error: Invalid value for '-D' / '--debug-level': '\u00b2.1': expected LEVEL or "
+     "LEVEL.QUERY, LEVEL an integer (0.401 evaluates query 401 only)\n"),
+    *[(f"--require with {bound!r}", ["evaluate", "--require", f"map>={bound}", "q", "r"],
+       f"Error: --require 'map>={bound}': '{bound}' is not a finite number\n")
+      for bound in ("0_1", "\u0663", "inf", "nan", "1e999")],
+    ("--levels, an item with a space inside", ["curve", "--levels", "0.1,1 0", "q", "r"],
+     "Usage: main curve [OPTIONS] QRELS RUNS...\nTry 'main curve --help' for help.\n\n"
+     "Error: Invalid value for '--levels': '0.1,1 0': '1 0' is not a valid number.\n"),
+    ("--levels, a superscript count", ["curve", "--levels", "\u00b2", "q", "r"],
+     "Usage: main curve [OPTIONS] QRELS RUNS...\nTry 'main curve --help' for help.\n\n"
+     "Error: Invalid value for '--levels': '\u00b2' is not a valid number.\n"),
+    ("topics --systems 1_0", ["topics", "--diff", "0.1", "--variance", "0.1", "-d", "anova",
+                              "--systems", "2,1_0"],
+     "Usage: main topics [OPTIONS] [QRELS] [RUNS]...\nTry 'main topics --help' for help.\n\n"
+     "Error: Invalid value for '--systems': '2,1_0': '1_0' is not a valid integer.\n"),
+    # one wording for too many levels, before any work and in the library
+    ("--levels past the limit", ["curve", "--levels", "20000", "q", "r"],
+     "Error: --levels 20000: at most 10000 levels\n"),
+    # correlate refuses a measure as evaluate does, not as a value the results lack
+    ("correlate -m P@0", ["correlate", "-m", "P@0", "-m", "P@5", "res", "res"],
+     "Error: refused measure:\n  P@0: P@ takes a whole number of documents above 0, e.g. "
+     "P@10\n"),
+    ("evaluate -m P@0", ["evaluate", "-m", "P@0", "q", "r"],
+     "Error: refused measure:\n  P@0: P@ takes a whole number of documents above 0, e.g. "
+     "P@10\n"),
+]
+
+
+@pytest.mark.parametrize("name,args,stderr", STRICT, ids=[c[0] for c in STRICT])
+def test_strict_numbers_refused(files, name, args, stderr):
+    (files / "res").write_text("P_5\tall\t0.2000\n")
+    res = invoke(args)
+    assert (res.exit_code, res.stderr, res.stdout) == (2, stderr, "")
+
+
+def test_levels_past_the_limit_in_the_library_as_in_the_command(files):
+    with pytest.raises(UsageError) as exc:
+        smarteval.curve("q", "r", levels="20000")
+    assert str(exc.value) == "--levels 20000: at most 10000 levels"
+
+
+@pytest.mark.parametrize("text", ["1_0", "\uff15", " 5", "inf", "+", "", "1e", "0x10"])
+def test_the_grammar_refuses(text):
+    from smarteval.numerals import decimal, whole
+    for parse in (whole, decimal):
+        with pytest.raises(ValueError):
+            parse(text)
+
+
+@pytest.mark.parametrize("text,number", [("10", 10.0), ("-3", -3.0), ("+007", 7.0),
+                                         ("0.25", 0.25), (".5", 0.5), ("5.", 5.0),
+                                         ("1e-3", 0.001), ("2E2", 200.0)])
+def test_the_grammar_takes(text, number):
+    from smarteval.numerals import decimal, is_whole, whole
+    assert decimal(text) == number
+    if is_whole(text):
+        assert whole(text) == int(number)

@@ -41,7 +41,12 @@ def usage(command: str, message: str) -> str:
 # =========================================================================== refused: exit 2
 
 SEED = "Invalid value for '--seed': -1 is not in the range x>=0."
-LEVELS = "Invalid value for '--levels': 1000000000: at most 10000 levels"
+LEVELS = "Error: --levels 1000000000: at most 10000 levels\n"
+
+
+def not_a_number(option: str, value: str, kind: str = "float range") -> str:
+    """click's refusal of a number outside smarteval's grammar (nan, inf among them)."""
+    return f"Invalid value for '{option}': {value!r} is not a valid {kind}."
 
 #: (name, arguments, exact standard error); each exits 2 and prints nothing
 REFUSED = [
@@ -52,9 +57,9 @@ REFUSED = [
     ("compare --seed -1", ["compare", "--seed", "-1", "q", "r", "s"], usage("compare", SEED)),
     ("plot --seed -1", ["plot", "--seed", "-1", "-o", "x.png", "q", "r"], usage("plot", SEED)),
     ("curve --levels 1e9", ["curve", "--levels", "1000000000", "q", "r"],
-     usage("curve", LEVELS)),
+     LEVELS),
     ("plot --levels 1e9", ["plot", "--levels", "1000000000", "-o", "x.png", "q", "r"],
-     usage("plot", LEVELS)),
+     LEVELS),
     ("compare --depth too deep", ["compare", "--select", "--depth", "99999999999", "q", "r", "s"],
      "Error: --depth must be a whole number from 1 to 10000, not 99999999999\n"),
     ("compare --samples too many", ["compare", "--samples", "99999999999", "q", "r", "s"],
@@ -62,18 +67,18 @@ REFUSED = [
     ("compare --samples 0", ["compare", "--samples", "0", "q", "r", "s"],
      "Error: --samples must be a whole number from 1 to 1000000, not 0\n"),
     ("compare --alpha nan", ["compare", "--alpha", "nan", "q", "r", "s"],
-     "Error: --alpha must be a number between 0 and 1, not nan\n"),
+     usage("compare", not_a_number("--alpha", "nan"))),
     ("compare --confidence nan", ["compare", "--confidence", "nan", "q", "r", "s"],
-     "Error: --confidence must be a number between 0 and 1, not nan\n"),
+     usage("compare", not_a_number("--confidence", "nan"))),
     ("compare --tie-tolerance nan", ["compare", "--tie-tolerance", "nan", "q", "r", "s"],
-     "Error: --tie-tolerance must be a number, 0 or more, not nan\n"),
+     usage("compare", not_a_number("--tie-tolerance", "nan"))),
     ("compare --tie-tolerance inf", ["compare", "--tie-tolerance", "inf", "q", "r", "s"],
-     "Error: --tie-tolerance must be a number, 0 or more, not inf\n"),
+     usage("compare", not_a_number("--tie-tolerance", "inf"))),
     ("compare --theta nan", ["compare", "--theta", "nan", "q", "r", "s"],
-     "Error: --theta must be a number, 1 or more, not nan\n"),
+     usage("compare", not_a_number("--theta", "nan"))),
     ("evaluate --target-generality nan",
      ["evaluate", "-m", "adj_prec.5", "-N", "100", "--target-generality", "nan", "q", "r"],
-     "Error: --target-generality must lie between 0 and 1000, not nan\n"),
+     usage("evaluate", not_a_number("--target-generality", "nan", "float"))),
     ("compare the baseline against itself", ["compare", "q", "r", "r"],
      "Error: the baseline r is also given as a run: a run compared with itself differs on no "
      "query\n"),

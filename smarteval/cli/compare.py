@@ -6,12 +6,15 @@ import click
 
 from smarteval.cli.options import (
     CONTEXT,
+    StrictFloat,
+    StrictInt,
     comparison_options,
     evaluating,
     gate_options,
     input_path,
     note,
     output_options,
+    output_path,
     rel_info_format_option,
     reports_errors,
     reuse_freed_memory,
@@ -43,7 +46,7 @@ from smarteval.stats.report import MAX_DEPTH
 @click.option("--magnitudes", is_flag=True,
               help="Also print Keen's Fig. 36 data: each side's per-query differences, "
                    "largest first (-f tsv, csv: that table instead of the comparisons).")
-@click.option("--plot", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+@click.option("--plot", type=output_path(), default=None, metavar="FILE",
               help="Draw Keen's Fig. 36 magnitude-difference plots to FILE (.png, .pdf, .svg); "
                    "needs smarteval[plot].")
 @click.option("--select", is_flag=True,
@@ -53,9 +56,9 @@ from smarteval.stats.report import MAX_DEPTH
 @click.option("--select-measure", default="jw_prob", show_default=True, metavar="MEASURE",
               help="Cut-off measure (jw_prob, P, recall...) whose best run on a query wins "
                    "that query's point at each cut-off.")
-@click.option("--depth", type=int, default=200, show_default=True,
+@click.option("--depth", type=StrictInt(), default=200, show_default=True,
               metavar="D", help=f"--select scores the cut-offs 1..D (at most {MAX_DEPTH}).")
-@click.option("--theta", type=click.FloatRange(min=1), default=1.5, show_default=True,
+@click.option("--theta", type=StrictFloat(min=1), default=1.5, show_default=True,
               help="--select: the ratio p_best/p_second for which the probability of correct "
                    "selection is given.")
 @click.option("--tau", is_flag=True,

@@ -6,6 +6,8 @@ import click
 
 from smarteval.cli.options import (
     CONTEXT,
+    StrictFloat,
+    StrictInt,
     evaluating,
     input_path,
     note,
@@ -32,12 +34,12 @@ from smarteval.stats.diff import DEPTH, ORDERS, RBO_P
                    "first (wins and losses alike); tau or rbo, how little the two top-k "
                    "lists agree (Kendall's tau over their union, rank-biased overlap), "
                    "least first.")
-@click.option("-k", "--depth", type=click.IntRange(min=1), default=DEPTH, show_default=True,
+@click.option("-k", "--depth", type=StrictInt(min=1), default=DEPTH, show_default=True,
               metavar="K", help="The top K documents compared and shown of each run.")
-@click.option("--rbo-p", type=click.FloatRange(0, 1, min_open=True), default=RBO_P,
+@click.option("--rbo-p", type=StrictFloat(0, 1, min_open=True), default=RBO_P,
               show_default=True, metavar="P",
               help="RBO's persistence: the weight of depth d is P^(d-1).")
-@click.option("--limit", type=click.IntRange(min=1), default=None, metavar="N",
+@click.option("--limit", type=StrictInt(min=1), default=None, metavar="N",
               help="Show only the first N queries of the order.")
 @click.option("--docs", default=None, metavar="FILE|ID",
               help="Document texts for the html page, shown on a click: a file of DOCNO TAB "

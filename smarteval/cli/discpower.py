@@ -6,6 +6,8 @@ import click
 
 from smarteval.cli.options import (
     CONTEXT,
+    StrictFloat,
+    StrictInt,
     evaluating,
     input_path,
     note,
@@ -37,21 +39,21 @@ from smarteval.stats.significance import CORRECTIONS
               help="Correction over the pairs of each measure, for the paired tests. Default: "
                    "holm (t, randomization); none for the Tukey tests, which adjust for "
                    "every pair themselves.")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+@click.option("--alpha", type=StrictFloat(0, 1, min_open=True, max_open=True),
               default=0.05, show_default=True,
               help="Significance level: a pair counts when its ASL is below it.")
-@click.option("--samples", type=int, default=10000, show_default=True, metavar="N",
+@click.option("--samples", type=StrictInt(), default=10000, show_default=True, metavar="N",
               help="Permutations of the randomised Tukey HSD (every one when (runs!)^queries "
                    "<= N), sign assignments of the randomization test (every one when "
                    "2^queries <= N).")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+@click.option("--seed", type=StrictInt(min=0), default=0, show_default=True,
               help="Seed of the permutations and sign assignments (0 or more).")
 @click.option("--label", "labels", multiple=True, metavar="RUN=NAME",
               help="Name RUN (its path or tag) NAME; repeatable. Default: the run's tag.")
 @click.option("--pairs", is_flag=True,
               help="Add every pair's difference and ASL; with -f tsv or csv, that table "
                    "instead of the measures' (json always has both).")
-@click.option("--digits", type=click.IntRange(0, 15), default=4, show_default=True, metavar="N",
+@click.option("--digits", type=StrictInt(0, 15), default=4, show_default=True, metavar="N",
               help="Decimal places of the differences.")
 @output_options(FORMATS, format_more="tsv and csv give one table: the measures, or every "
                                      "pair with --pairs; json gives both.",

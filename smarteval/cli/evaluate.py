@@ -6,6 +6,7 @@ import click
 
 from smarteval.cli.options import (
     CONTEXT,
+    StrictInt,
     average_option,
     cwl_options,
     debug_option,
@@ -57,16 +58,16 @@ from smarteval.render.evaluation import FORMATS
               help="Feedback evaluation on the residual collection: the first "
                    "--frozen-depth documents of this initial RUN are taken out of every "
                    "run, the qrels and N.")
-@click.option("--frozen-depth", type=click.IntRange(min=0), default=None, metavar="K",
+@click.option("--frozen-depth", type=StrictInt(min=0), default=None, metavar="K",
               help="How many documents of the --frozen run the user has already seen.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
+@click.option("-j", "--jobs", type=StrictInt(min=1), default=None, metavar="N",
               help="Evaluate the runs in N processes; -j 1 evaluates them all in this one. "
                    "Default: one per CPU and run, fewer for long runs (some 6 million lines "
                    "in hand at once at most), and runs of 800,000 lines or more one at a "
                    "time, each in a process of its own (processes forked from this one, "
                    "which has read the qrels); off Linux, where processes are not forked, "
                    "one.")
-@click.option("--block-rows", type=click.IntRange(min=1), default=None, metavar="N",
+@click.option("--block-rows", type=StrictInt(min=1), default=None, metavar="N",
               help="Evaluate each run file grouped by query (as TREC runs are) N rows of "
                    "whole queries at a time, in memory bounded by a block (some 150 bytes "
                    "a row) and the per-query values, where every measure asked for allows "

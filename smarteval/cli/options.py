@@ -17,12 +17,14 @@ import click
 
 from smarteval.errors import (
     BAD_INPUT,
+    BAD_USAGE,
     SIGNALLED,
     Regressed,
     SmartevalError,
     UsageError,
     printable,
 )
+from smarteval.numerals import decimal, is_whole, pieces, whole
 from smarteval.settings import (
     AVERAGES,
     ORDERS,
@@ -49,6 +51,79 @@ class CliError(click.ClickException):
 
     def show(self, file=None) -> None:
         note(f"Error: {self.format_message()}")
+
+
+def _strict(parse: Callable[[str], Any], kind: type) -> Callable[[Any], Any]:
+    """``parse`` for a value typed on the command line, ``kind`` for a default."""
+    def number(value):
+        return parse(value) if isinstance(value, str) else kind(value)
+    return number
+
+
+class _Bounded:
+    """What :class:`StrictInt` and :class:`StrictFloat` share: click's range type, shown as
+    click's plain type (``INTEGER``, ``FLOAT``, no range in the help) without bounds."""
+
+    plain = ""
+    min: Any
+    max: Any
+
+    def __init__(self, min=None, max=None, min_open=False, max_open=False, clamp=False):
+        super().__init__(min, max, min_open, max_open, clamp)
+        if min is None and max is None:
+            self.name = self.plain
+
+    def _describe_range(self) -> str:
+        bounded = self.min is not None or self.max is not None
+        return super()._describe_range() if bounded else ""  # type: ignore[misc]
+
+
+class StrictInt(_Bounded, click.IntRange):
+    """click's ``IntRange`` (its bounds, messages and help), the number written as
+    :mod:`smarteval.numerals` writes it: ``1_0``, `` 10``, ``１０`` are refused as not
+    valid integers (exit 2)."""
+
+    plain = "integer"
+    _number_class = staticmethod(_strict(whole, int))  # type: ignore[assignment]
+
+
+class StrictFloat(_Bounded, click.FloatRange):
+    """click's ``FloatRange`` over :mod:`smarteval.numerals`' decimal numbers: finite,
+    written in ASCII (no ``inf``, ``nan``, ``1_0.5``, surrounding spaces)."""
+
+    plain = "float"
+    _number_class = staticmethod(_strict(decimal, float))  # type: ignore[assignment]
+
+
+class Numbers(click.ParamType):
+    """Text holding numbers (``--levels 0.1,0.5,1``, ``--size 5,3.8``): each item (split
+    at ``separators``, spaces beside a separator dropped, none at either end of the text)
+    in :mod:`smarteval.numerals`' grammar, whole numbers only where ``integers``, else
+    refused naming the option (exit 2). The text goes on as given, to the parser of the
+    stage that reads it (with the same grammar); empty items are that parser's to take or
+    refuse."""
+
+    name = "text"
+
+    def __init__(self, separators: str = ",", *, integers: bool = False):
+        self.separators = separators
+        self.integers = integers
+
+    def convert(self, value, param, ctx):
+        if not isinstance(value, str):
+            return value
+        parse = whole if self.integers else decimal
+        kind = "integer" if self.integers else "number"
+        if value != value.strip():
+            self.fail(f"{value!r} is not a valid {kind} (a space at an end).", param, ctx)
+        for item in pieces(value, self.separators):
+            try:
+                if item:
+                    parse(item)
+            except ValueError:
+                where = "" if item == value else f"{value!r}: "
+                self.fail(f"{where}{item!r} is not a valid {kind}.", param, ctx)
+        return value
 
 
 def note(text: str) -> None:
@@ -396,7 +471,7 @@ def _debug_query(ctx: click.Context, param, value: str | None) -> str | None:
     if value is None:
         return None
     level, dot, query = value.partition(".")
-    if not level.lstrip("+-").isdigit():
+    if not is_whole(level):
         raise click.BadParameter(f"{value!r}: expected LEVEL or LEVEL.QUERY, LEVEL an integer "
                                  "(0.401 evaluates query 401 only)", ctx, param)
     return query if dot else None
@@ -432,12 +507,12 @@ def evaluation_flags(*, metavar: str | None = "N",
     """
     return group(
         setting("-c", "--complete", is_flag=True, help=complete_help),
-        setting("-l", "--level", "rel_level", type=int, default=DEFAULTS.rel_level,
+        setting("-l", "--level", "rel_level", type=StrictInt(), default=DEFAULTS.rel_level,
                 show_default=True, metavar=metavar, help="Lowest grade that counts as relevant."),
-        setting("-M", "--max-docs", type=click.IntRange(min=0), default=None,
+        setting("-M", "--max-docs", type=StrictInt(min=0), default=None,
                 metavar=metavar, help=max_docs_help),
         setting("-J", "--judged-only", is_flag=True, help=judged_help),
-        setting("-N", "--num-docs", type=click.IntRange(min=min_num_docs), default=None,
+        setting("-N", "--num-docs", type=StrictInt(min=min_num_docs), default=None,
                 metavar=metavar, help=num_docs_help, callback=_unknown_if_zero),
         setting("--unjudged", type=click.Choice(UNJUDGED), default=DEFAULTS.unjudged,
                 show_default=True,
@@ -449,7 +524,7 @@ def evaluation_flags(*, metavar: str | None = "N",
                      "then NAME_if_relevant and NAME_judged, the judged share of the "
                      "documents it reads (its first k for a cut-off). The relevant value "
                      "bounds only the measures that grow with relevant documents."),
-        setting("--unjudged-grade", type=click.IntRange(min=0), default=None, metavar="G",
+        setting("--unjudged-grade", type=StrictInt(min=0), default=None, metavar="G",
                 help="The grade --unjudged relevant and range give an unjudged document "
                      "(default: the highest grade of the qrels, at least -l)."),
     )
@@ -507,7 +582,7 @@ def ties_option(choices=TIES, help: str | None = None) -> Decorator:
 
 
 def seed_option() -> Decorator:
-    return setting("--seed", type=click.IntRange(min=0), default=None,
+    return setting("--seed", type=StrictInt(min=0), default=None,
                    help="Seed for --ties random (0 or more).")
 
 
@@ -517,19 +592,24 @@ def input_path(*, allow_dash: bool = False) -> click.Path:
     return click.Path(dir_okay=True, readable=False, allow_dash=allow_dash)
 
 
+def output_path() -> click.Path:
+    """The type of an output file option: every check is :func:`check_paths`', so that a
+    directory named as the output, existing or not, is one message and exit 1."""
+    return click.Path()
+
+
 def _levels_bounded(ctx: click.Context, param, value: str | None) -> str | None:
     """--levels asking for more than :data:`~smarteval.curves.base.MAX_LEVELS` levels is
     refused before any work."""
-    from smarteval.curves.base import MAX_LEVELS
+    from smarteval.curves.base import MAX_LEVELS, is_count, levels_limit
     if value is None:
         return value
-    items = [x for x in value.replace(" ", "").split(",") if x]
+    items = [x for x in pieces(value) if x]
     count = len(items)
-    if count == 1 and items[0].isdigit():
+    if count == 1 and is_count(items[0]):
         count = int(items[0])
     if count > MAX_LEVELS:
-        raise click.BadParameter(f"{value if len(value) <= 20 else value[:20] + '...'}: at most "
-                                 f"{MAX_LEVELS} levels", ctx, param)
+        raise CliError(levels_limit(value, count), BAD_USAGE)
     return value
 
 
@@ -556,7 +636,7 @@ def output_options(formats: tuple[str, ...], *, format_more: str = "",
     """
     return group(
         format_option(formats, format_more),
-        click.option("-o", "--output", "output", type=click.Path(dir_okay=False),
+        click.option("-o", "--output", "output", type=output_path(), metavar="FILE",
                      default=None, help=output_help),
         click.option("--no-header", is_flag=True, help=header_help),
     )
@@ -589,7 +669,7 @@ def risk_options() -> Decorator:
          "ndeval's -baseline: print each run's risk-sensitive values against RUN, query by "
          "query the difference run - RUN, a loss weighted by 1 + --risk-alpha, over the "
          "queries of either run (one a run lacks counts 0 for it), and their mean."),
-        ("--risk-alpha", click.FloatRange(min=0), 0.0, "A",
+        ("--risk-alpha", StrictFloat(min=0), 0.0, "A",
          "ndeval's -riskAlpha: the weight 1 + A of a loss against --risk-baseline (0: the "
          "plain difference)."))
 
@@ -601,7 +681,7 @@ def cwl_options() -> Decorator:
          "cwl_eval's cost file (its -c): ELEMENT_TYPE COST a line, the element type being a "
          "run's second field (Q0). The C/W/L measures (INST, TBG, BPM...) and their EC, ETC "
          "quantities then cost each document so."),
-        ("--cwl-default-cost", click.FloatRange(min=0, min_open=True),
+        ("--cwl-default-cost", StrictFloat(min=0, min_open=True),
          DEFAULTS.cwl_default_cost, "COST",
          "The cost of a document whose element type the --cwl-costs file lacks, of every "
          "document without it, and of the ranks cwl_eval pads a list with (its --max_cost "
@@ -708,7 +788,8 @@ def curve_options(*, method_default: str = "quasi",
     options: dict[str, Decorator] = {
         "method": click.option("--method", type=click.Choice(list(METHODS)),
                                default=method_default, show_default=True, help=method_help),
-        "levels": click.option("--levels", default=None, metavar="LEVELS", help=levels_help,
+        "levels": click.option("--levels", type=Numbers(), default=None, metavar="LEVELS",
+                               help=levels_help,
                                callback=_levels_bounded),
         "step": click.option("--step", type=click.Choice(list(STEPS)), default=None,
                              help=step_help),
@@ -748,7 +829,7 @@ def cluster_options(prefix: str = "") -> Decorator:
 def target_generality_option(help: str = "--method adjusted: the generality G (relevant "
                                          "documents per thousand) precision is adjusted to, "
                                          "as Keen's Fig. 28c (Cran-1: 23.16).") -> Decorator:
-    return setting("--target-generality", type=float, default=None, metavar="G", help=help)
+    return setting("--target-generality", type=StrictFloat(), default=None, metavar="G", help=help)
 
 
 def cutoffs_from_option(help: str = "Keen part 7: cut each run, query by query, at the size "
@@ -789,16 +870,16 @@ def comparison_options(*, all_pairs: bool = False,
                                   default="holm", show_default=True, help=correction_help)
     return group(
         test, correction,
-        click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+        click.option("--alpha", type=StrictFloat(0, 1, min_open=True, max_open=True),
                      default=0.05, show_default=True,
                      help="Significance level the adjusted p-values are held to."),
-        click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+        click.option("--confidence", type=StrictFloat(0, 1, min_open=True, max_open=True),
                      default=0.95, show_default=True, help="Level of the confidence intervals."),
-        click.option("--samples", type=int, default=10000, show_default=True, metavar="N",
+        click.option("--samples", type=StrictInt(), default=10000, show_default=True, metavar="N",
                      help=f"{samples_help}; at most {MAX_SAMPLES}."),
-        click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+        click.option("--seed", type=StrictInt(min=0), default=0, show_default=True,
                      help=seed_help),
-        click.option("--tie-tolerance", type=click.FloatRange(min=0), default=0.0,
+        click.option("--tie-tolerance", type=StrictFloat(min=0), default=0.0,
                      show_default=True, metavar="X", help=tolerance_help),
     )
 
@@ -815,7 +896,7 @@ def gate_options(baseline_help: str) -> Decorator:
                      help=f"Exit with status 3, the output written, when a run regresses "
                           f"({listed}), one line per failing run and measure on standard "
                           f"error: the gate of a CI job."),
-        click.option("--tolerance", type=click.FloatRange(min=0), default=0.0,
+        click.option("--tolerance", type=StrictFloat(min=0), default=0.0,
                      show_default=True, metavar="X",
                      help="--fail-if: how far a run's mean may fall below its baseline's "
                           "before it fails."),

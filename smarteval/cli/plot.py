@@ -6,12 +6,16 @@ import click
 
 from smarteval.cli.options import (
     CONTEXT,
+    Numbers,
+    StrictFloat,
+    StrictInt,
     cluster_options,
     curve_options,
     cutoffs_from_option,
     given_options,
     input_path,
     note,
+    output_path,
     reports_errors,
     seed_option,
     takes_settings,
@@ -39,7 +43,7 @@ _KIND_HELP = ("What to draw: pr (precision against recall, one line per run), pr
 @click.argument("runs", nargs=-1, required=True, type=input_path(allow_dash=True))
 @click.option("-k", "--kind", type=click.Choice(KINDS), default="pr", show_default=True,
               help=_KIND_HELP)
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+@click.option("-o", "--output", required=True, type=output_path(),
               metavar="FILE", help="Image to write: FILE.png, FILE.svg or FILE.pdf (the "
                                    "suffix names the format; written atomically).")
 @trec_options(measure_help="diff: the measure compared, one output (map, P.10, ndcg_cut.10, "
@@ -80,16 +84,17 @@ _KIND_HELP = ("What to draw: pr (precision against recall, one line per run), pr
               show_default=True,
               help="oc: normal-deviate axes (with each run's fitted line, its slope s and "
                    "Swets' E) or linear axes.")
-@click.option("--ranges", default="1,3,10,30,100", show_default=True, metavar="R1,R2,...",
+@click.option("--ranges", type=Numbers(integers=True), default="1,3,10,30,100",
+              show_default=True, metavar="R1,R2,...",
               help="first-rel: upper ends of the rank ranges (1 | 2-3 | 4-10 | ...); queries "
                    "past the last and those with nothing relevant retrieved get a bar each.")
-@click.option("--tolerance", type=click.FloatRange(min=0), default=0.0, show_default=True,
+@click.option("--tolerance", type=StrictFloat(min=0), default=0.0, show_default=True,
               help="diff: differences at most this large count as equal.")
 @click.option("--test", type=click.Choice(list(DISCPOWER_TESTS)), default="randomized-tukey",
               show_default=True, help="asl: the test of every pair (as smarteval discpower).")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+@click.option("--alpha", type=StrictFloat(0, 1, min_open=True, max_open=True),
               default=0.05, show_default=True, help="asl: the significance level marked.")
-@click.option("--samples", type=click.IntRange(1, 1_000_000), default=10000,
+@click.option("--samples", type=StrictInt(1, 1_000_000), default=10000,
               show_default=True, metavar="N",
               help="asl: permutations (randomized-tukey) or sign assignments (randomization); "
                    "--seed seeds them (default 0).")
@@ -100,9 +105,9 @@ _KIND_HELP = ("What to draw: pr (precision against recall, one line per run), pr
 @seed_option()
 @click.option("--title", default=None,
               help="Title above the plot; default a description of what is drawn, '' for none.")
-@click.option("--size", default=None, metavar="W,H",
+@click.option("--size", type=Numbers(",xX"), default=None, metavar="W,H",
               help="Figure size in inches, e.g. 5,3.8 (the default for one panel).")
-@click.option("--dpi", type=click.IntRange(30, 1200), default=200, show_default=True,
+@click.option("--dpi", type=StrictInt(30, 1200), default=200, show_default=True,
               help="Resolution of PNG output.")
 @click.pass_context
 @reports_errors

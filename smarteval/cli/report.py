@@ -6,6 +6,7 @@ import click
 
 from smarteval.cli.options import (
     CONTEXT,
+    StrictInt,
     comparison_options,
     evaluating,
     gate_options,
@@ -72,7 +73,7 @@ from smarteval.stats.table import INTERVALS
               help="Name RUN (its path or tag) NAME in the table; repeatable. Default: the "
                    "run's tag. A measure is renamed so too (--label ndcg_cut_10=nDCG@10, "
                    "or ndcg_cut.10=...), in every format.")
-@click.option("--digits", type=click.IntRange(0, 15), default=4, show_default=True, metavar="N",
+@click.option("--digits", type=StrictInt(0, 15), default=4, show_default=True, metavar="N",
               help="Decimal places of the means and intervals.")
 @gate_options(baseline_help="Stored baselines: each run of FILE, the per-query values "
                             "smarteval evaluate -q -f json (or tsv, csv) wrote, joins the "

@@ -6,6 +6,9 @@ import click
 
 from smarteval.cli.options import (
     CONTEXT,
+    Numbers,
+    StrictFloat,
+    StrictInt,
     evaluating,
     input_path,
     note,
@@ -14,6 +17,7 @@ from smarteval.cli.options import (
     takes_settings,
     trec_options,
 )
+from smarteval.numerals import is_whole, pieces
 from smarteval.output import write_text
 from smarteval.render.formats import is_table
 from smarteval.render.repro import FORMATS
@@ -21,10 +25,9 @@ from smarteval.stats.repro import CUTOFFS, RBO_DEPTH, RBO_P
 
 
 def _cutoffs(ctx: click.Context, param, value: str) -> list[int]:
-    # ASCII digits, as -m P.5,10 takes them (int() would take 1_0, an empty piece being
-    # skipped, and other scripts' digits)
-    pieces = value.replace(" ", "").split(",")
-    cuts = [int(v) for v in pieces] if all(v.isascii() and v.isdigit() for v in pieces) \
+    # digits alone, as -m P.5,10 takes them (no sign, no empty item)
+    items = pieces(value)
+    cuts = [int(v) for v in items] if all(is_whole(v) and v[0].isdigit() for v in items) \
         else []
     if not cuts or min(cuts) < 1:
         raise click.BadParameter(f"{value!r}: expected whole numbers of 1 or more, separated "
@@ -50,13 +53,13 @@ def _cutoffs(ctx: click.Context, param, value: str) -> list[int]:
                    "against QRELS (that collection's), compared by an unpaired t test, with "
                    "no KTU, RBO, RMSE or nRMSE (the queries are others).")
 @click.option("--cutoffs", default=",".join(map(str, CUTOFFS)), show_default=True,
-              metavar="K,...", callback=_cutoffs,
+              metavar="K,...", callback=_cutoffs, type=Numbers(integers=True),
               help="Cut-offs of the ranking level: KTU and RBO of each query's lists cut "
                    "at each K.")
-@click.option("--rbo-p", type=click.FloatRange(0, 1, min_open=True), default=RBO_P,
+@click.option("--rbo-p", type=StrictFloat(0, 1, min_open=True), default=RBO_P,
               show_default=True, metavar="P",
               help="RBO's persistence: the weight of depth d is P^(d-1).")
-@click.option("--rbo-depth", type=click.IntRange(min=1), default=RBO_DEPTH,
+@click.option("--rbo-depth", type=StrictInt(min=1), default=RBO_DEPTH,
               show_default=True, metavar="D",
               help="RBO sums the overlaps at depths 1..D (repro_eval's depth).")
 @click.option("--ranking", is_flag=True,

@@ -6,6 +6,8 @@ import click
 
 from smarteval.cli.options import (
     CONTEXT,
+    Numbers,
+    StrictFloat,
     input_path,
     note,
     output_options,
@@ -14,15 +16,16 @@ from smarteval.cli.options import (
     trec_options,
 )
 from smarteval.errors import UsageError
+from smarteval.numerals import decimal, pieces, whole
 from smarteval.output import write_text
 from smarteval.render.topicsets import FORMATS
 from smarteval.stats.topicsets import METHODS
 
 
-def _numbers(text: str, option: str, kind=float) -> list:
+def _numbers(text: str, option: str, kind=decimal) -> list:
     """``0.05,0.1`` (or repeated options joined) as numbers, or a usage error."""
     try:
-        out = [kind(x) for x in text.replace(" ", ",").split(",") if x]
+        out = [kind(x) for x in pieces(text, ", ") if x]
     except ValueError:
         raise UsageError(f"{option} {text!r}: expected numbers separated by commas") from None
     if not out:
@@ -37,11 +40,12 @@ def _numbers(text: str, option: str, kind=float) -> list:
               show_default=True,
               help="What the topics must give: " + "; ".join(f"{k}: {v}"
                                                            for k, v in METHODS.items()) + ".")
-@click.option("--diff", "diffs", required=True, multiple=True, metavar="D,...",
+@click.option("--diff", "diffs", type=Numbers(", "), required=True, multiple=True,
+              metavar="D,...",
               help="The difference of means to detect (t), the range of means to detect "
                    "(anova) or the largest expected width of the interval (ci): one or more, "
                    "comma-separated; a column each.")
-@click.option("--variance", "variances", multiple=True, metavar="V,...",
+@click.option("--variance", "variances", type=Numbers(", "), multiple=True, metavar="V,...",
               help="The within-system variance of the scores, one or more (a row each); "
                    "without it, each measure's is estimated from QRELS and RUNS.")
 @trec_options(measure_help="With QRELS and RUNS: the measure whose variance to estimate "
@@ -53,12 +57,13 @@ def _numbers(text: str, option: str, kind=float) -> list:
                    "without replication (runs x queries); within, the one-way ANOVA's "
                    "within-run variance (Sakai 2016's; it keeps the queries' difficulty, so "
                    "it is larger).")
-@click.option("--systems", default="2", show_default=True, metavar="M,...",
+@click.option("--systems", type=Numbers(", ", integers=True), default="2", show_default=True,
+              metavar="M,...",
               help="anova: the number of systems compared, one or more (a table each).")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+@click.option("--alpha", type=StrictFloat(0, 1, min_open=True, max_open=True),
               default=0.05, show_default=True,
               help="Significance level (ci: 1 - the interval's confidence).")
-@click.option("--beta", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+@click.option("--beta", type=StrictFloat(0, 1, min_open=True, max_open=True),
               default=0.20, show_default=True,
               help="t, anova: the chance of missing the difference (the power is 1 - beta).")
 @output_options(FORMATS, format_more="smart, markdown and latex give Sakai's tables (a "
@@ -94,7 +99,7 @@ def topics(qrels, runs, design, diffs, variances, measures, settings, estimate, 
     # them as the qrels and the runs (-o onto one of them, standard input twice)
     inputs = (qrels, *runs) if qrels is not None else ()
     differences = _numbers(",".join(diffs), "--diff")
-    sizes = _numbers(systems, "--systems", int)
+    sizes = _numbers(systems, "--systems", whole)
     given = _numbers(",".join(variances), "--variance") if variances else None
     if inputs and given is not None:
         raise UsageError("--variance is given: QRELS and RUNS would only estimate it again")

@@ -10,6 +10,7 @@ import numpy as np
 
 from smarteval.columns import Ranked
 from smarteval.errors import UsageError
+from smarteval.numerals import decimal, pieces
 
 # classes of a (query, level) cell: averaged from real points, by extrapolation, left out
 REAL, EXTRA, OUT = 0, 1, 2
@@ -54,6 +55,21 @@ MAX_LEVELS = 10_000
 MAX_CUTOFF = 2**53
 
 
+def levels_limit(text, count: int) -> str:
+    """Why ``--levels`` asking for ``count`` levels is refused (the command's check before
+    any work and the library's say it so)."""
+    if not isinstance(text, str):
+        return f"--levels: at most {MAX_LEVELS} levels, not {count}"
+    shown = text if len(text) <= 20 else text[:20] + "..."
+    return f"--levels {shown}: at most {MAX_LEVELS} levels" + (
+        "" if shown == str(count) else f", not {count}")
+
+
+def is_count(item: str) -> bool:
+    """Whether a lone item of ``--levels`` is a count (digits alone: ``+5`` is a level)."""
+    return item.isascii() and item.isdigit()
+
+
 def parse_levels(text: str | Sequence[float] | None, kind: str = "ratio",
                  default: Sequence[float] = ()) -> tuple[float, ...]:
     """Levels from ``--levels``, sorted and distinct (the one check of every command's and
@@ -72,21 +88,21 @@ def parse_levels(text: str | Sequence[float] | None, kind: str = "ratio",
     shown = text if not isinstance(text, str) or len(text) <= 40 else text[:40] + "..."
     if not isinstance(text, str):
         try:
-            vals = [float(x) for x in text]
+            vals = [decimal(x) if isinstance(x, str) else float(x) for x in text]
         except (TypeError, ValueError):
             raise UsageError(f"--levels takes a count (10) or {what}, not {shown!r}") from None
     else:
-        items = [x for x in text.replace(" ", "").split(",") if x]
+        items = [x for x in pieces(text) if x]
         try:
-            if len(items) == 1 and items[0].isdigit():
+            if len(items) == 1 and is_count(items[0]):
                 n = int(items[0])
                 if n <= 0:
                     raise ValueError
                 if n > MAX_LEVELS:
-                    raise UsageError(f"--levels {n}: at most {MAX_LEVELS} levels")
+                    raise UsageError(levels_limit(text, n))
                 return tuple(i / n for i in range(1, n + 1)) if kind == "ratio" else \
                     tuple(float(i) for i in range(1, n + 1))
-            vals = [float(x) for x in items]
+            vals = [decimal(x) for x in items]
         except ValueError:
             raise UsageError(f"--levels takes a count (10) or {what}, not {shown!r}") from None
     if kind == "ratio":
@@ -96,7 +112,7 @@ def parse_levels(text: str | Sequence[float] | None, kind: str = "ratio",
     if bad:
         raise UsageError(f"--levels takes {what}, not {shown!r}")
     if len(set(vals)) > MAX_LEVELS:
-        raise UsageError(f"--levels: at most {MAX_LEVELS} levels, not {len(set(vals))}")
+        raise UsageError(levels_limit(text, len(set(vals))))
     return tuple(sorted(set(vals)))
 
 

@@ -68,7 +68,7 @@ from typing import Any
 import numpy as np
 
 from smarteval.columns import UNJUDGED, Ranked
-from smarteval.errors import UsageError
+from smarteval.errors import RefusedMeasure, UsageError
 from smarteval.measures.registry import (
     REGISTRY,
     Measure,
@@ -976,7 +976,8 @@ def _problems(problems: list[tuple[str, str | None]], available, nick) -> UsageE
     elif unknown:
         head, tail = "unknown or refused measures", ["  'smarteval measures' lists them all"]
     else:
-        head, tail = "refused measure" + ("s" if len(problems) > 1 else ""), []
+        head = "refused measure" + ("s" if len(problems) > 1 else "")
+        return RefusedMeasure(head + ":\n" + "\n".join(lines))
     return UsageError(head + ":\n" + "\n".join(lines + tail))
 
 

@@ -19,6 +19,7 @@ import numpy as np
 from smarteval.curves import curve_rankings
 from smarteval.errors import UsageError
 from smarteval.evaluation import as_qrels, check_runs, run_names
+from smarteval.numerals import decimal, pieces
 from smarteval.plot import KINDS, draw
 from smarteval.plot import data as D
 from smarteval.settings import Settings
@@ -99,7 +100,7 @@ def parse_size(size: str | Sequence[float] | None) -> tuple[float, float] | None
         return None
     try:
         if isinstance(size, str):
-            w, h = (float(x) for x in size.lower().replace("x", ",").split(","))
+            w, h = (decimal(x) for x in pieces(size, ",xX"))
         else:
             w, h = (float(x) for x in size)
         if w <= 0 or h <= 0 or w > 50 or h > 50:

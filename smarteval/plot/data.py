@@ -17,6 +17,7 @@ import numpy as np
 from smarteval.columns import Ranked
 from smarteval.curves import METHOD, Curve, Point, check_options, method_levels, precision_curve
 from smarteval.errors import UsageError
+from smarteval.numerals import pieces, whole
 from smarteval.settings import Settings
 
 if TYPE_CHECKING:
@@ -339,7 +340,7 @@ def first_relevant_ranks(r: Ranked) -> np.ndarray:
 def parse_ranges(text: str) -> tuple[int, ...]:
     """``--ranges 1,3,10`` -> the upper ends of the rank ranges 1, 2-3, 4-10 (increasing)."""
     try:
-        edges = tuple(int(x) for x in text.replace(" ", "").split(",") if x)
+        edges = tuple(whole(x) for x in pieces(text) if x)
     except ValueError:
         edges = ()
     if not edges or any(e <= 0 for e in edges) or list(edges) != sorted(set(edges)):

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from smarteval.errors import UsageError
+from smarteval.numerals import decimal
 
 #: What ``--fail-if`` takes, and what each fails on.
 FAIL_IF = {
@@ -161,11 +162,9 @@ def parse_requirement(text: str, version: int = 9) -> Requirement:
                          "as map>=0.25")
     measure, op, bound = found.group("measure", "op", "bound")
     try:
-        number = float(bound)
+        number = decimal(bound)
     except ValueError:
-        number = math.nan
-    if not math.isfinite(number) or "_" in bound:
-        raise UsageError(f"--require {text!r}: {bound!r} is not a finite number")
+        raise UsageError(f"--require {text!r}: {bound!r} is not a finite number") from None
     outputs = [o.name for rq in parse_measures([measure], version) for o in rq.outputs()]
     if len(outputs) != 1:
         raise UsageError(f"--require {text!r}: {measure} gives {len(outputs)} values ("

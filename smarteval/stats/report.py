@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from smarteval.errors import InputError, UsageError
+from smarteval.errors import InputError, RefusedMeasure, UsageError
 from smarteval.settings import Settings
 from smarteval.stats.correlation import (
     LeaderboardCorrelation,
@@ -143,13 +143,16 @@ def evaluate_comparable(qrels, runs: Sequence, measures: Sequence[str], settings
 
 
 def measure_names(specs: Iterable[str], version: int) -> list[str]:
-    """Output names for -m specs (P.10 -> P_10); names that are not measures stay as given."""
+    """Output names for -m specs (P.10 -> P_10); names that are not measures stay as given,
+    a measure asked for as it cannot be computed (P@0) is refused as evaluate refuses it."""
     from smarteval.measures import parse_measures
     out: list[str] = []
     for s in specs:
         for spec in s.split():
             try:
                 out.extend(o.name for rq in parse_measures([spec], version) for o in rq.outputs())
+            except RefusedMeasure:
+                raise
             except UsageError:
                 out.append(spec)
     return list(dict.fromkeys(out))

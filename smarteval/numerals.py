@@ -13,6 +13,10 @@ from __future__ import annotations
 import math
 import re
 
+#: What a whole number and a decimal number are, in the messages that refuse one.
+WHOLE_NUMBER = "a whole number (ASCII digits, an optional sign)"
+NUMBER = "a finite number (ASCII digits; an optional sign, fraction and exponent)"
+
 _WHOLE = re.compile(r"[+-]?[0-9]+")
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 

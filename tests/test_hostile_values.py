@@ -11,6 +11,7 @@ from fixtures import files_in
 import smarteval
 from smarteval.cli import main
 from smarteval.errors import UsageError
+from smarteval.numerals import NUMBER, WHOLE_NUMBER
 
 QRELS = "1 0 a 1\n1 0 b 0\n2 0 a 0\n2 0 d 1\n"
 RUN = "1 Q0 a 1 3.0 tag\n1 Q0 b 2 2.0 tag\n2 Q0 d 1 5.0 tag\n2 Q0 a 2 4.0 tag\n"
@@ -44,7 +45,8 @@ def invalid(command: str, option: str, value: str, kind: str) -> str:
     """click's refusal of a value outside smarteval's grammar of numbers (nan, inf, 1_0)."""
     arguments = {"repro": "QRELS ORIG_RUN REPRO_RUN"}.get(command, "QRELS RUNS...")
     return (f"Usage: main {command} [OPTIONS] {arguments}\nTry 'main {command} --help' for "
-            f"help.\n\nError: Invalid value for {option}: {value!r} is not a valid {kind}.\n")
+            f"help.\n\nError: Invalid value for {option}: {value!r} is not "
+            f"{WHOLE_NUMBER if kind == 'integer' else NUMBER}.\n")
 
 
 #: (name, arguments, exit status, exact standard error)
@@ -282,14 +284,14 @@ STRICT = [
       for bound in ("0_1", "\u0663", "inf", "nan", "1e999")],
     ("--levels, an item with a space inside", ["curve", "--levels", "0.1,1 0", "q", "r"],
      "Usage: main curve [OPTIONS] QRELS RUNS...\nTry 'main curve --help' for help.\n\n"
-     "Error: Invalid value for '--levels': '0.1,1 0': '1 0' is not a valid number.\n"),
+     f"Error: Invalid value for '--levels': '0.1,1 0': '1 0' is not {NUMBER}.\n"),
     ("--levels, a superscript count", ["curve", "--levels", "\u00b2", "q", "r"],
      "Usage: main curve [OPTIONS] QRELS RUNS...\nTry 'main curve --help' for help.\n\n"
-     "Error: Invalid value for '--levels': '\u00b2' is not a valid number.\n"),
+     f"Error: Invalid value for '--levels': '\u00b2' is not {NUMBER}.\n"),
     ("topics --systems 1_0", ["topics", "--diff", "0.1", "--variance", "0.1", "-d", "anova",
                               "--systems", "2,1_0"],
      "Usage: main topics [OPTIONS] [QRELS] [RUNS]...\nTry 'main topics --help' for help.\n\n"
-     "Error: Invalid value for '--systems': '2,1_0': '1_0' is not a valid integer.\n"),
+     f"Error: Invalid value for '--systems': '2,1_0': '1_0' is not {WHOLE_NUMBER}.\n"),
     # one wording for too many levels, before any work and in the library
     ("--levels past the limit", ["curve", "--levels", "20000", "q", "r"],
      "Error: --levels 20000: at most 10000 levels\n"),

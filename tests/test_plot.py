@@ -114,8 +114,8 @@ def test_svg_and_pdf(suffix, magic, tmp_path):
     (["-k", "pr-queries", "--method", "pseudo", "-o", "x.png"],
      "use --method semi, quasi or cluster"),
     (["-k", "first-rel", "--ranges", "5,3", "-o", "x.png"], "--ranges takes increasing"),
-    (["--size", "big", "-o", "x.png"], "Invalid value for '--size': 'big' is not a valid "
-                                       "number."),
+    (["--size", "big", "-o", "x.png"], "Invalid value for '--size': 'big' is not a finite "
+                                       "number"),
     (["--size", "5,0", "-o", "x.png"], "--size takes WIDTH,HEIGHT in inches"),
     (["--method", "semi", "--left", "zero", "-o", "x.png"],
      "--left extrapolates the quasi and cluster curves"),

@@ -12,6 +12,7 @@ from fixtures import invoke
 
 import smarteval
 from smarteval.errors import UsageError
+from smarteval.numerals import NUMBER, WHOLE_NUMBER
 from smarteval.read import read_qrels, read_run
 
 QRELS = ("1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 a 0\n2 0 d 1\n3 0 e 1\n3 0 f 1\n3 0 g 0\n"
@@ -46,7 +47,8 @@ LEVELS = "Error: --levels 1000000000: at most 10000 levels\n"
 
 def not_a_number(option: str, value: str, kind: str = "float range") -> str:
     """click's refusal of a number outside smarteval's grammar (nan, inf among them)."""
-    return f"Invalid value for '{option}': {value!r} is not a valid {kind}."
+    return (f"Invalid value for '{option}': {value!r} is not "
+            f"{WHOLE_NUMBER if kind == 'integer' else NUMBER}.")
 
 #: (name, arguments, exact standard error); each exits 2 and prints nothing
 REFUSED = [

@@ -149,7 +149,8 @@ def test_command_estimates_the_variance(cli, sample):
     (["--diff", "0.1"], "Error: give --variance, or QRELS and two or more RUNS"),
     (["--diff", "x", "--variance", "0.1"], "Usage: smarteval topics [OPTIONS] [QRELS] "
      "[RUNS]...\nTry 'smarteval topics --help' for help.\n\nError: Invalid value for "
-     "'--diff': 'x' is not a valid number.\n"),
+     "'--diff': 'x' is not a finite number (ASCII digits; an optional sign, "
+     "fraction and exponent).\n"),
     (["--diff", ",", "--variance", "0.1"], "Error: --diff: give at least one number\n"),
     (["--diff", "0.1", "--variance", "0.1", "sample_data/qrels.txt", "sample_data/bm25.run",
       "sample_data/dense.run"], "Error: --variance is given"),

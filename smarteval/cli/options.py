@@ -24,7 +24,7 @@ from smarteval.errors import (
     UsageError,
     printable,
 )
-from smarteval.numerals import decimal, is_whole, pieces, whole
+from smarteval.numerals import NUMBER, WHOLE_NUMBER, decimal, is_whole, pieces, whole
 from smarteval.settings import (
     AVERAGES,
     ORDERS,
@@ -65,6 +65,7 @@ class _Bounded:
     click's plain type (``INTEGER``, ``FLOAT``, no range in the help) without bounds."""
 
     plain = ""
+    grammar = ""                    # what a number is, in messages
     min: Any
     max: Any
 
@@ -77,6 +78,15 @@ class _Bounded:
         bounded = self.min is not None or self.max is not None
         return super()._describe_range() if bounded else ""  # type: ignore[misc]
 
+    def convert(self, value, param, ctx):
+        """The number, or the option refused with what a number is here (click's own
+        words, "not a valid integer range", say nothing of it)."""
+        try:
+            self._number_class(value)
+        except ValueError:
+            self.fail(f"{value!r} is not {self.grammar}.", param, ctx)
+        return super().convert(value, param, ctx)
+
 
 class StrictInt(_Bounded, click.IntRange):
     """click's ``IntRange`` (its bounds, messages and help), the number written as
@@ -84,6 +94,7 @@ class StrictInt(_Bounded, click.IntRange):
     valid integers (exit 2)."""
 
     plain = "integer"
+    grammar = WHOLE_NUMBER
     _number_class = staticmethod(_strict(whole, int))  # type: ignore[assignment]
 
 
@@ -92,6 +103,7 @@ class StrictFloat(_Bounded, click.FloatRange):
     written in ASCII (no ``inf``, ``nan``, ``1_0.5``, surrounding spaces)."""
 
     plain = "float"
+    grammar = NUMBER
     _number_class = staticmethod(_strict(decimal, float))  # type: ignore[assignment]
 
 
@@ -113,16 +125,16 @@ class Numbers(click.ParamType):
         if not isinstance(value, str):
             return value
         parse = whole if self.integers else decimal
-        kind = "integer" if self.integers else "number"
+        kind = WHOLE_NUMBER if self.integers else NUMBER
         if value != value.strip():
-            self.fail(f"{value!r} is not a valid {kind} (a space at an end).", param, ctx)
+            self.fail(f"{value!r} is not {kind}: a space at an end.", param, ctx)
         for item in pieces(value, self.separators):
             try:
                 if item:
                     parse(item)
             except ValueError:
                 where = "" if item == value else f"{value!r}: "
-                self.fail(f"{where}{item!r} is not a valid {kind}.", param, ctx)
+                self.fail(f"{where}{item!r} is not {kind}.", param, ctx)
         return value
 
 

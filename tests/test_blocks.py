@@ -260,3 +260,19 @@ def test_other_curves_read_the_whole_run(tmp_path):
         seen = []
         smarteval.curve(qrels, run, block_rows=40, on_block=seen.append, **common)
         assert not seen, common
+
+
+def test_a_run_with_a_byte_order_mark_in_blocks_is_the_whole_run(tmp_path):
+    """A BOM shortens the first chunk by 3 bytes: the blocks still read every line (the
+    chunk was taken for the end of the file: 6 of 39 queries, and a wrong mean)."""
+    import smarteval
+    lines = "".join(f"{q} Q0 d{d} {d + 1} {100 - d} tag\n" for q in range(1, 40)
+                    for d in range(30))
+    (tmp_path / "q").write_text("".join(f"{q} 0 d{d} 1\n" for q in range(1, 40)
+                                        for d in range(0, 30, 3)))
+    (tmp_path / "r").write_bytes(b"\xef\xbb\xbf" + lines.encode())
+    blocked = smarteval.evaluate(str(tmp_path / "q"), str(tmp_path / "r"), ["map", "num_q"],
+                                 block_rows=100, keep_ranked=False)
+    whole = smarteval.evaluate(str(tmp_path / "q"), str(tmp_path / "r"), ["map", "num_q"])
+    assert blocked[0].summary == whole[0].summary
+    assert whole[0].summary["num_q"] == 39

@@ -108,6 +108,23 @@ def test_a_long_docno_anywhere_in_any_chunk(tmp_path, chunk, where, queries):
     assert cols.lines.tolist() == plain.lines.tolist()
 
 
+@pytest.mark.parametrize("chunk", [48, 64, 100, 4096])
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_byte_order_mark_in_a_file_of_many_chunks(tmp_path, chunk, workers):
+    """A UTF-8 BOM before the first line is left out, and the chunk it shortened is not
+    taken for the file's end: a run of many chunks is read whole (the first chunk's
+    end, 3 bytes short of the chunk once the BOM was dropped, read as the end of the
+    file, and the next chunk's first line came without its start)."""
+    lines = "".join(f"{1 + i // 20} Q0 D{i} {i} {1000 - i}.5 t\n" for i in range(300))
+    bom, plain = tmp_path / "bom.run", tmp_path / "plain.run"
+    bom.write_bytes(b"\xef\xbb\xbf" + lines.encode())
+    plain.write_bytes(lines.encode())
+    got = fastrun.read_run(str(bom), chunk_bytes=chunk, workers=workers)
+    want = fastrun.read_run(str(plain), chunk_bytes=chunk, workers=workers)
+    assert _columns(got) == _columns(want)
+    assert len(want.docnos) == 300
+
+
 def _columns(cols) -> tuple:
     return (list(cols.qids), cols.offsets.tolist(), cols.docnos.tolist(),
             cols.scores.view(np.int64).tolist(),

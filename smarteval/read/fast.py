@@ -119,12 +119,12 @@ def iter_chunks(f, chunk_bytes: int, get_buffer, guard: TextGuard | None = None)
         mv.release()
         if guard is not None:
             guard.check(ch.buf, PAD + nc, PAD + got)
+        eof = got < size                            # (before a BOM shortens the chunk)
         if first:
             first = False
             if ch.buf[PAD:PAD + 3] == b"\xef\xbb\xbf":   # UTF-8 BOM
                 ch.buf[PAD:PAD + got - 3] = ch.buf[PAD + 3:PAD + got]
                 got -= 3
-        eof = got < size
         if eof:
             if got == 0:
                 return

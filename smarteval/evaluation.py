@@ -355,8 +355,13 @@ class Ranker:
             ranked = replace(ranked, cwl=self._cwl_inputs(run))
         if self.settings.unjudged in ("relevant", "range"):
             self._check_unjudged()
-            if self.settings.unjudged == "relevant":
-                ranked = counted_relevant(ranked, self.unjudged_grade)
+        return self.counted(ranked)
+
+    def counted(self, ranked: Ranked) -> Ranked:
+        """``ranked`` with its unjudged documents counted relevant under ``--unjudged
+        relevant``; as it is otherwise."""
+        if self.settings.unjudged == "relevant":
+            return counted_relevant(ranked, self.unjudged_grade)
         return ranked
 
     @property
@@ -507,7 +512,6 @@ class Job:
                           zscores=None if self.zscores is None else self.zscores.path,
                           settings=self.ranker.settings)
 
-
     @property
     def blockable(self) -> bool:
         """Whether runs may be evaluated in blocks of whole queries: every value asked
@@ -585,6 +589,7 @@ class Job:
                 r = counted
             yield out, r, out.compute(r)
 
+
 class BlockRankings:
     """The rankings of a run file grouped by query, a block of whole queries at a time:
     iterating gives each block's ranking (``added`` False), then, under -c, the ranking
@@ -623,9 +628,7 @@ class BlockRankings:
                 raise NotBlockable(str(bad)) from None      # a bad line before it)
             del run
             qid_parts.append(ranked.qids)
-            if settings.unjudged == "relevant":
-                ranked = counted_relevant(ranked, ranker.unjudged_grade)
-            yield ranked, False
+            yield ranker.counted(ranked), False
             del ranked
             if self.on_block is not None:
                 self.on_block(block)
@@ -641,9 +644,7 @@ class BlockRankings:
             if added is not None:
                 qids = np.concatenate([qids, added.qids])
                 in_run = np.concatenate([in_run, np.zeros(len(added.qids), dtype=bool)])
-                if settings.unjudged == "relevant":
-                    added = counted_relevant(added, ranker.unjudged_grade)
-                yield added, True
+                yield ranker.counted(added), True
         order = _byte_order(qids)
         qids, in_run = qids[order], in_run[order]
         again = np.flatnonzero(qids[1:] == qids[:-1])

@@ -82,10 +82,10 @@ class _Bounded:
         """The number, or the option refused with what a number is here (click's own
         words, "not a valid integer range", say nothing of it)."""
         try:
-            self._number_class(value)
+            number = self._number_class(value)
         except ValueError:
             self.fail(f"{value!r} is not {self.grammar}.", param, ctx)
-        return super().convert(value, param, ctx)
+        return super().convert(number, param, ctx)     # its bounds: the number, not read again
 
 
 class StrictInt(_Bounded, click.IntRange):

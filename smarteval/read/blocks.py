@@ -31,10 +31,9 @@ from smarteval.read import fast
 from smarteval.read.keys import docno_hash
 from smarteval.read.plain import (
     RUN_EXPECTED,
-    _may_have_duplicates,
     _narrow,
     _read_run_data,
-    repeated_rows,
+    repeated_docnos,
 )
 from smarteval.read.source import TextGuard, corrupt, display, open_binary
 from smarteval.threads import spare_cpus
@@ -261,9 +260,7 @@ def _run(name: str, cols: fast.RunCols) -> Run:
     time for it while the reading thread reads on)."""
     docnos = _narrow(cols.docnos)
     hashes = docno_hash(docnos)         # kept for the ranking's lookup of the grades
-    if _may_have_duplicates(hashes.copy(), cols.offsets):
-        codes = np.repeat(np.arange(len(cols.qids), dtype=np.int64), np.diff(cols.offsets))
-        if len(repeated_rows(codes, docnos)):
-            raise NotBlockable("a docno comes twice in one of its queries")
+    if len(repeated_docnos(docnos, cols.offsets, hashes=hashes)):
+        raise NotBlockable("a docno comes twice in one of its queries")
     return Run(path=name, qids=cols.qids, offsets=cols.offsets, docnos=docnos,
                scores=cols.scores, lines=None, tag=cols.tag, docno_hash=hashes)

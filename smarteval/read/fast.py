@@ -552,8 +552,6 @@ def _words_mantissa(w0, w1, length, k, scratch):
     return mantissa, neg, ~(ok & (shift >= 0))
 
 
-
-
 def _dot_places(win, scratch):
     """The number k of bytes after the last '.' among the last 9 bytes of each field
     (``win``: their last 16 bytes), 9 without one."""

@@ -35,15 +35,13 @@ from smarteval.read.keys import (
     IS_SEPARATOR,
     SEPARATORS,
     compact_ids,
-    docno_hash,
     encode_ids,
     is_varlen,
 )
 from smarteval.read.plain import (
     ID_ERRORS,
-    _may_have_duplicates,
     qrels_columns,
-    repeated_rows,
+    repeated_docnos,
 )
 from smarteval.read.source import display, is_in_memory, read_bytes, table_format
 
@@ -827,11 +825,9 @@ def _run(name: str, qid: _Column, docno: _Column, score: _Column, tag: str) -> R
     offsets = np.zeros(len(qids) + 1, dtype=np.int64)
     np.cumsum(np.bincount(codes, minlength=len(qids)), out=offsets[1:])
     lines = None
-    repeated = np.zeros((0, 2), dtype=np.int64)
-    if _may_have_duplicates(docno_hash(docnos), offsets):
-        repeated = repeated_rows(codes, docnos)
-        if len(repeated):
-            lines = (rows if rows is not None else np.arange(len(codes))) + 1
+    repeated = repeated_docnos(docnos, offsets, codes)
+    if len(repeated):
+        lines = (rows if rows is not None else np.arange(len(codes))) + 1
     return Run(path=name, qids=qids, offsets=offsets, docnos=docnos, scores=scores,
                lines=lines, tag=tag, repeated=repeated)
 

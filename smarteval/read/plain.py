@@ -453,11 +453,9 @@ def _read_run_data(data: bytes, name: str, element_types: bool = False,
         rank_no = None if rank_no is None else rank_no[order]
     offsets = np.zeros(len(uniq) + 1, dtype=np.int64)
     np.cumsum(np.bincount(codes, minlength=len(uniq)), out=offsets[1:])
-    # the exact search (every docno word at once) only where the hashes say it may find one
-    maybe = _may_have_duplicates(docno_hash(docnos), offsets)
     return Run(path=name, qids=qids, offsets=offsets, docnos=docnos,
                scores=scores, lines=line_no, tag=tag,
-               repeated=repeated_rows(codes, docnos) if maybe else np.zeros((0, 2), np.int64),
+               repeated=repeated_docnos(docnos, offsets, codes),
                element_types=types, ranks=rank_no)
 
 
@@ -488,19 +486,15 @@ def _read_run_fast(path: str, name: str, spool: Spool | None = None) -> Run | No
         return None
     docnos = _narrow(cols.docnos)
     del cols.docnos
-    lines, repeated = None, np.zeros((0, 2), dtype=np.int64)
-    if _may_have_duplicates(docno_hash(docnos), cols.offsets):
-        codes = np.repeat(np.arange(len(cols.qids), dtype=np.int64), np.diff(cols.offsets))
-        repeated = repeated_rows(codes, docnos)
-        del codes
-        if len(repeated):
-            # the same rows again, with their line numbers (a second reading of the
-            # file, or of the spooled input)
-            again = fastrun.read_run(path if spool is None else spool.path(),
-                                     chunk_bytes=4 << 20, keep_lines=True,
-                                     expected=RUN_EXPECTED)
-            lines = again.lines
-            del again
+    lines = None
+    repeated = repeated_docnos(docnos, cols.offsets)
+    if len(repeated):
+        # the same rows again, with their line numbers (a second reading of the file, or
+        # of the spooled input)
+        again = fastrun.read_run(path if spool is None else spool.path(),
+                                 chunk_bytes=4 << 20, keep_lines=True, expected=RUN_EXPECTED)
+        lines = again.lines
+        del again
     return Run(path=name, qids=cols.qids, offsets=cols.offsets, docnos=docnos,
                scores=cols.scores, lines=lines, tag=cols.tag, repeated=repeated)
 
@@ -523,6 +517,21 @@ _HASH_TABLE_ROWS = 1 << 18
 #: Rows of one half of a run whose salted hashes are sorted in a thread of their own.
 _THREADED_SORT_ROWS = 1 << 20
 _SALT = np.uint64(0xD6E8FEB86659FD93)
+
+
+def repeated_docnos(docnos: np.ndarray, offsets: np.ndarray, codes: np.ndarray | None = None,
+                    hashes: np.ndarray | None = None) -> np.ndarray:
+    """(k, 2) row pairs where a docno comes again in its query (:func:`repeated_rows`),
+    the exact search made only where the docnos' hashes say it may find one
+    (:func:`_may_have_duplicates`). ``codes``: the rows' query codes, where the caller
+    has them; ``hashes``: the docnos' :func:`~smarteval.read.keys.docno_hash`, where it
+    has them (left as they are)."""
+    maybe = docno_hash(docnos) if hashes is None else hashes.copy()
+    if not _may_have_duplicates(maybe, offsets):
+        return np.zeros((0, 2), dtype=np.int64)
+    if codes is None:
+        codes = np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
+    return repeated_rows(codes, docnos)
 
 
 def _may_have_duplicates(hashes: np.ndarray, offsets: np.ndarray) -> bool:

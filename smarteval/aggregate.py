@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from smarteval import libm
 from smarteval.errors import UsageError
 from smarteval.measures.grammar import Output
 from smarteval.measures.registry import GMEAN_FLOOR
@@ -170,7 +171,7 @@ def summarize(out: Output, values: np.ndarray, ranked, *, zscores: bool = False)
         # as trec_eval patches its sum
         logs = np.asarray(values, dtype=np.float64)[acc]
         if not zscores:
-            logs = np.log(np.maximum(logs, GMEAN_FLOOR))
+            logs = libm.log(np.maximum(logs, GMEAN_FLOOR))
         total = sequential_sum(logs) + (n - int(acc.sum())) * math.log(GMEAN_FLOOR)
         return math.exp(total / n) if n else 0.0
     # mean
@@ -212,7 +213,7 @@ def standardized(out: Output, values: np.ndarray, ranked, zscores,
     raw = np.asarray(values, dtype=np.float64)
     kept = raw
     if m.average == "gmean":
-        raw = np.log(np.maximum(raw, GMEAN_FLOOR))
+        raw = libm.log(np.maximum(raw, GMEAN_FLOOR))
     if located is None:
         located = zscores.locate(ranked.qids)
     found, mean, stddev = zscores.lookup(located, out.name)

@@ -432,3 +432,73 @@ def test_every_module_first_line_says_its_job():
 def test_a_module_without_its_job_is_seen(source):
     assert job_line(ast.parse(source)) is not None
     assert job_line(ast.parse('"""Reads the run files into columns."""\n')) is None
+
+
+# --------------------------------------------------------------------------- C's math
+
+#: numpy's functions whose value follows the SIMD kernel or the BLAS/LAPACK kernel chosen
+#: for the CPU: their last bit, a NaN's sign (smarteval.libm has C's versions).
+KERNEL_DEPENDENT = {
+    "log", "log2", "log10", "log1p", "exp", "exp2", "expm1", "power", "float_power",
+    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "tanh",
+    "arcsinh", "arccosh", "arctanh", "hypot", "cbrt", "logaddexp", "logaddexp2",
+    "dot", "matmul", "inner", "outer", "tensordot", "vdot", "linalg", "polyfit",
+    "leggauss", "chebfit", "lstsq", "solve", "eigvals", "eig", "svd", "inv",
+}
+#: Exponents numpy computes by arithmetic (square, sqrt, reciprocal), the same everywhere.
+EXACT_EXPONENTS = {2, 0.5, -1, -1.0}
+#: ``**`` whose operands are Python numbers or whole numbers (computed by Python, or as
+#: integer powers), and why.
+SCALAR_POWERS = {
+    ("smarteval.stats.selection", "at_x ** r"): "a Python float to a Python int",
+    ("smarteval.stats.tukey", "f ** topics"): "whole numbers: an integer power",
+}
+
+
+def const(node: ast.AST) -> bool:
+    """A number written in the source (a sign allowed)."""
+    return isinstance(node, ast.Constant) or (isinstance(node, ast.UnaryOp)
+                                              and isinstance(node.operand, ast.Constant))
+
+
+def kernel_dependent(name: str, tree: ast.Module) -> list[str]:
+    """The calls of ``tree`` whose value may follow the CPU's kernel: numpy's
+    transcendental functions and BLAS, ``@``, and ``**`` of arrays to other exponents."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in KERNEL_DEPENDENT:
+            base = node.value
+            while isinstance(base, ast.Attribute):
+                base = base.value
+            if isinstance(base, ast.Name) and base.id in ("np", "numpy"):
+                out.append(f"line {node.lineno}: np...{node.attr}")
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+            out.append(f"line {node.lineno}: @")
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+            left, right = node.left, node.right
+            if (const(right) and ast.literal_eval(right) in EXACT_EXPONENTS) \
+                    or (const(left) and const(right)) \
+                    or (isinstance(left, ast.Constant) and type(left.value) is int) \
+                    or (name, ast.unparse(node)) in SCALAR_POWERS:
+                continue
+            out.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return out
+
+
+def test_no_value_follows_the_cpus_kernel():
+    found = [f"{name} {where}" for name, tree in sorted(parsed().items())
+             if name != "smarteval.libm" for where in kernel_dependent(name, tree)]
+    assert not found, "a value taken from a kernel chosen for the CPU (use smarteval.libm, " \
+        "or name a scalar power in SCALAR_POWERS with the reason):\n" + "\n".join(found)
+    trees = parsed()
+    for name, text in SCALAR_POWERS:
+        assert any(ast.unparse(n) == text for n in ast.walk(trees[name])
+                   if isinstance(n, ast.BinOp)), f"{name}: no {text} any more"
+
+
+@pytest.mark.parametrize("source", [
+    "x = np.log(a)\n", "x = np.polynomial.legendre.leggauss(3)\n", "x = a @ b\n",
+    "x = a ** 3.0\n", "x = 2.0 ** a\n", "x = np.linalg.solve(a, b)\n"])
+def test_a_kernel_dependent_value_is_seen(source):
+    assert kernel_dependent("m", ast.parse(source))
+    assert not kernel_dependent("m", ast.parse("x = a ** 2 + 2 ** n + 10.0 ** 3 + a ** 0.5\n"))

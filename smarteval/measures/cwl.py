@@ -47,6 +47,7 @@ import math
 
 import numpy as np
 
+from smarteval import libm
 from smarteval.columns import NONPOOL, Ranked
 from smarteval.errors import UsageError
 from smarteval.measures.registry import measure
@@ -239,10 +240,10 @@ def _weights_of(kind: str, xs: tuple[float, ...], g: np.ndarray, spent: np.ndarr
         c = np.ones_like(g)
         if kind != "IFT-C2":      # the goal: stop as the gain so far nears T
             t, b1, r1 = xs[:3]
-            c = c * (1.0 - 1.0 / (1.0 + b1 * np.exp((t - y) * r1)))
+            c = c * (1.0 - 1.0 / (1.0 + b1 * libm.exp((t - y) * r1)))
         if kind != "IFT-C1":      # the rate: stop as the gain per cost falls below A
             a, b2, r2 = xs[-3:]
-            c = c * (1.0 / (1.0 + b2 * np.exp((a - y / spent) * r2)))
+            c = c * (1.0 / (1.0 + b2 * libm.exp((a - y / spent) * r2)))
         return _from_c(c)
     if kind in ("NERR8", "NERR9"):
         c = 1.0 - g if kind == "NERR8" else (i / (i + 1.0)) * (1.0 - g)
@@ -256,7 +257,7 @@ def _weights_of(kind: str, xs: tuple[float, ...], g: np.ndarray, spent: np.ndarr
     if kind == "P":               # the user reads k documents
         return _from_c(np.broadcast_to((i < x).astype(np.float64), g.shape).copy())
     if kind == "NDCG":            # DCG's discount, as a chance of going on, to rank k
-        c = np.where(i < x, np.log2(i + 1.0) / np.log2(i + 2.0), 0.0)
+        c = np.where(i < x, libm.log2_at(i + 1) / libm.log2_at(i + 2), 0.0)
         return _from_c(np.broadcast_to(c, g.shape).copy())
     if kind == "RR":              # on until the first document with gain
         return _from_c(np.logical_and.accumulate(g <= 0, axis=1).astype(np.float64))
@@ -275,7 +276,7 @@ def _weights_of(kind: str, xs: tuple[float, ...], g: np.ndarray, spent: np.ndarr
     zero = np.zeros((len(g), 1))
     if kind == "TBG":             # the weight decays with the cost spent above the rank
         before = np.concatenate([zero, spent[:, :-1]], axis=1)
-        decay = x * (2.0 ** (-before / x)) / math.log(2.0)
+        decay = x * libm.power(2.0, -before / x) / math.log(2.0)
         w = decay / np.sum(decay, axis=1)[:, None]
     else:                         # U-measure: a linear decay, over every rank but the last
         start = np.concatenate([zero, spent[:, :-2]], axis=1)

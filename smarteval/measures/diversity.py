@@ -26,11 +26,13 @@ has no results for scores 0 on every measure; ``-M`` cuts the run as ndeval's do
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from smarteval import libm
 from smarteval.columns import Ranked
 from smarteval.errors import UsageError
 from smarteval.measures.registry import measure
@@ -203,7 +205,7 @@ def _ideal(r: Ranked, alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]
         n = j.group_rel
         q = np.repeat(np.arange(Q), n)
         step = _ranks_within(q)
-        score = np.power(1.0 - alpha, step.astype(np.float64)) if alpha < 1 else \
+        score = libm.power_at(1.0 - alpha, step) if alpha < 1 else \
             (step == 0).astype(np.float64)
         out = (q, step, score)
     else:
@@ -243,14 +245,14 @@ def _ideal(r: Ranked, alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 def _row_scores(r: Ranked, alpha: float) -> np.ndarray:
     """(n,) each retrieved document's score: sum over its subtopics of (1 - alpha)^seen."""
     j = _judgements(r)
-    gain = np.power(1.0 - alpha, j.seen.astype(np.float64)) if alpha < 1 else \
+    gain = libm.power_at(1.0 - alpha, j.seen) if alpha < 1 else \
         (j.seen == 0).astype(np.float64)
     return np.bincount(j.row, weights=gain, minlength=len(r.rel))
 
 
 def _discount(i: np.ndarray) -> np.ndarray:
-    """ndeval's discount of 0-based rank i: log 2 / log(i + 2)."""
-    return np.log(2.0) / np.log(i + 2.0)
+    """ndeval's discount of 0-based rank i (a whole number): log 2 / log(i + 2)."""
+    return math.log(2.0) / libm.log_at(np.asarray(i) + 2)
 
 
 def _cumulated(q: np.ndarray, step: np.ndarray, value: np.ndarray, k: int, Q: int):
@@ -322,10 +324,10 @@ def _nrbp(r: Ranked, c: Cut) -> tuple[np.ndarray, np.ndarray]:
     j = _judgements(r)
     S = j.S.astype(np.float64)
     Q = r.num_queries
-    decay = np.power(c.beta, (r.rank - 1).astype(np.float64))
+    decay = libm.power_at(c.beta, r.rank - 1)
     run = np.bincount(r.qindex, weights=_row_scores(r, c.alpha) * decay, minlength=Q)
     iq, istep, iscore = _ideal(r, c.alpha)
-    ideal = np.bincount(iq, weights=iscore * np.power(c.beta, istep.astype(np.float64)),
+    ideal = np.bincount(iq, weights=iscore * libm.power_at(c.beta, istep),
                         minlength=Q)
     factor = 1.0 - (1.0 - c.alpha) * c.beta
     with np.errstate(divide="ignore", invalid="ignore"):

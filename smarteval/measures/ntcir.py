@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from smarteval import libm
 from smarteval.columns import Ranked
 from smarteval.errors import UsageError
 from smarteval.measures.registry import measure
@@ -270,14 +271,14 @@ def _rank_biased_stop(lst: _List, gamma: float) -> np.ndarray:
     """(n,) the rank-biased stopping probability at a relevant document:
     gamma^(C(r) - 1) over the sum of gamma^i for i below R."""
     powers = _geometric_sums(gamma, lst.num_rel)
-    return safe_div(np.power(gamma, np.maximum(lst.so_far - 1, 0).astype(np.float64)),
+    return safe_div(libm.power_at(gamma, np.maximum(lst.so_far - 1, 0)),
                     powers[_row_query(lst.offsets)])
 
 
 def _geometric_sums(gamma: float, counts: np.ndarray) -> np.ndarray:
     """(Q,) sum(gamma^i for i < n), added term by term as Python's sum does."""
     top = int(counts.max(initial=0))
-    terms = np.power(gamma, np.arange(top, dtype=np.float64))
+    terms = libm.power_at(gamma, np.arange(top))
     cum = np.concatenate(([0.0], np.cumsum(terms)))
     return cum[counts]
 
@@ -327,7 +328,7 @@ def ntcir_rbp(r: Ranked, pairs: tuple) -> np.ndarray:
     o = _options("ntcir_RBP", pairs)
     lst = _list(r, o)
     scaled = safe_div(lst.gain, lst.max_gain[_row_query(lst.offsets)])
-    weight = (1 - o.p) * np.power(o.p, lst.rank - 1.0)
+    weight = (1 - o.p) * libm.power_at(o.p, lst.rank - 1)
     return seg_sum(np.where(_within(lst, o.k), scaled * weight, 0.0), lst.offsets)
 
 
@@ -368,7 +369,7 @@ def ntcir_ndcg(r: Ranked, pairs: tuple) -> np.ndarray:
 
     def dcg(gain, rank, offsets):
         disc = np.where((rank == 1) | (rank < base), 1.0,
-                        np.log(np.maximum(rank, 1)) / math.log(base))
+                        libm.log_at(np.maximum(rank, 1)) / math.log(base))
         return seg_sum(np.where(rank <= o.k, gain / disc, 0.0), offsets)
 
     ideal_rank = _ideal_rank(lst)
@@ -384,7 +385,7 @@ def ntcir_msndcg(r: Ranked, pairs: tuple) -> np.ndarray:
     lst = _list(r, o)
 
     def dcg(gain, rank, offsets):
-        return seg_sum(np.where(rank <= o.k, gain / np.log(rank + 1.0), 0.0), offsets)
+        return seg_sum(np.where(rank <= o.k, gain / libm.log_at(rank + 1), 0.0), offsets)
 
     return safe_div(dcg(lst.gain, lst.rank, lst.offsets),
                     dcg(lst.ideal_gain, _ideal_rank(lst), lst.ideal_offsets))

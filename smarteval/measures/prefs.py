@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from smarteval import libm
 from smarteval.columns import Ranked, run_starts
 from smarteval.errors import InputError
 from smarteval.measures.closure import BIT_BYTES, Closure
@@ -334,7 +335,7 @@ def _pa_counts(t: PrefRanking, docs: _PADocuments, num_rel: np.ndarray, ng: int)
     starts = run_starts(g)
     size = docs.size_of_row[starts]
     nodes = 2 * np.bincount(np.cumsum(starts) - 1) + size     # at most, of the closure
-    width_class = np.ceil(np.log2(np.maximum(size, 1))).astype(np.int64)
+    width_class = libm.ceil_log2(np.maximum(size, 1))
     by = np.argsort(width_class, kind="stable")
     weight = nodes[by] * (((1 << width_class[by]) + 7) // 8)
     cum = np.cumsum(weight)

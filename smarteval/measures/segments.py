@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from smarteval import libm
 from smarteval.columns import distinct, prefix, segment_sum  # noqa: F401  (defined once, with the columns)
 
 if TYPE_CHECKING:       # numpy.typing is for type checkers: its import costs every start
@@ -28,11 +29,7 @@ def _width_buckets(lengths: np.ndarray):
     nonempty = np.flatnonzero(lengths > 0)
     if len(nonempty) == 0:
         return []
-    widths = np.ones(len(nonempty), dtype=np.int64)
-    ln = lengths[nonempty]
-    bits = np.ceil(np.log2(np.maximum(ln, 1))).astype(np.int64)
-    widths = np.left_shift(1, bits)
-    widths = np.where(widths < ln, widths * 2, widths)   # guard against log2 rounding
+    widths = np.left_shift(1, libm.ceil_log2(lengths[nonempty]))
     out = []
     for w in distinct(widths):
         out.append((int(w), nonempty[widths == w]))

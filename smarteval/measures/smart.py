@@ -20,8 +20,11 @@ Shared rules, stated once here and in each docstring where they matter:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from smarteval import libm
 from smarteval.columns import Ranked, segment_sum
 from smarteval.errors import UsageError
 from smarteval.measures.collection import (
@@ -95,7 +98,7 @@ def _norm_prec(r: Ranked, o: Exact) -> np.ndarray:
     from scipy.special import gammaln
     n = num_docs(r, "norm_prec").astype(np.float64)
     R = r.num_rel.astype(np.float64)
-    s = _over_relevant(r, np.log(r.rel_rank.astype(np.float64)) if type(o) is Exact
+    s = _over_relevant(r, libm.log_at(r.rel_rank) if type(o) is Exact
                        else o.log_rank()[r.rel_rows]) + unranked_log_sum(r, "norm_prec")
     ideal = gammaln(R + 1)
     den = gammaln(n + 1) - gammaln(R + 1) - gammaln(n - R + 1)     # ln C(N, R)
@@ -126,7 +129,7 @@ def _rank_sums(r: Ranked, name: str):
 def _log_sums(r: Ranked, name: str):
     from scipy.special import gammaln
     R = r.num_rel.astype(np.float64)
-    s = _over_relevant(r, np.log(r.rel_rank.astype(np.float64))) + unranked_log_sum(r, name)
+    s = _over_relevant(r, libm.log_at(r.rel_rank)) + unranked_log_sum(r, name)
     return gammaln(R + 1), s
 
 
@@ -565,7 +568,7 @@ def _bd0(x: np.ndarray, m: np.ndarray) -> np.ndarray:
     out = np.empty(x.shape)
     far = ~close
     with np.errstate(divide="ignore", invalid="ignore"):
-        out[far] = x[far] * np.log(x[far] / m[far]) + m[far] - x[far]
+        out[far] = x[far] * libm.log(x[far] / m[far]) + m[far] - x[far]
     xc, mc = x[close], m[close]
     v = (xc - mc) / (xc + mc)
     s = (xc - mc) * v
@@ -592,11 +595,11 @@ def _log_binom(x, n, p, q, small) -> np.ndarray:
     xm, nm, pm, qm = x[mid], n[mid], p[mid], q[mid]
     lc = (_stirlerr(nm, small) - _stirlerr(xm, small) - _stirlerr(nm - xm, small)
           - _bd0(xm, nm * pm) - _bd0(nm - xm, nm * qm))
-    out[mid] = lc - 0.5 * (np.log(2 * np.pi) + np.log(xm) + np.log1p(-xm / nm))
+    out[mid] = lc - 0.5 * (math.log(2 * math.pi) + libm.log(xm) + libm.log1p(-xm / nm))
     for edge, a, b in ((zero, p, q), (full & ~zero, q, p)):
         # all n trials fail (x = 0), or all succeed: n ln b, through bd0 when a is small
         ne, ae, be = n[edge], a[edge], b[edge]
-        res = ne * np.log(be)
+        res = ne * libm.log(be)
         tiny = (ae < 0.1) & (ne > 0)
         res[tiny] = -_bd0(ne[tiny], ne[tiny] * be[tiny]) - ne[tiny] * ae[tiny]
         out[edge] = np.where(ne == 0, 0.0, res)
@@ -657,8 +660,8 @@ def hypergeom_below(a: np.ndarray, N: np.ndarray, R: np.ndarray, k: np.ndarray) 
     Rc, kc, bc = R[cell], k[cell], (N - R)[cell]
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = (Rc - y) * (kc - y) / ((y + 1) * (bc - kc + y + 1))
-    log_ratio = np.where(step > 0, np.log(np.where(step > 0, ratio, 1.0)), 0.0)
-    terms = np.exp(log_first[cell] + seg_cumsum(log_ratio, off))
+    log_ratio = np.where(step > 0, libm.log(np.where(step > 0, ratio, 1.0)), 0.0)
+    terms = libm.exp(log_first[cell] + seg_cumsum(log_ratio, off))
     tail = np.bincount(cell, weights=terms, minlength=len(a))
     out = np.where(lower, tail, 1.0 - tail)
     return np.clip(out, 0.0, 1.0).reshape(shape)

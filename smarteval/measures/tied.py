@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from smarteval import libm
 from smarteval.columns import Ranked, segment_sum, tie_starts
 from smarteval.measures.gains import gains_of, sparse_dcg_terms
 from smarteval.measures.segments import first_true_rank, prefix, safe_div, seg_sum
@@ -75,7 +76,7 @@ class Exact:
 
     def log_rank(self) -> np.ndarray:
         """(n,) natural log of the rank of every row."""
-        return np.log(self.r.rank.astype(np.float64))
+        return libm.log_at(self.r.rank)
 
     def rel_rank(self, j: np.ndarray) -> np.ndarray:
         """(Q,) rank of the j[q]-th relevant retrieved document; NaN when fewer were retrieved."""
@@ -196,7 +197,7 @@ class Expected(Exact):
         woff = np.concatenate(([0], np.cumsum(width)))
         x = np.arange(int(woff[-1])) - np.repeat(woff[:-1], width) + 1
         S_, G, H = np.repeat(s, width), np.repeat(size, width), np.repeat(h, width)
-        prob = np.exp(_ln_comb(G - x, H - 1) - _ln_comb(G, H))
+        prob = libm.exp(_ln_comb(G - x, H - 1) - _ln_comb(G, H))
         return np.bincount(q, weights=prob / (S_ + x), minlength=r.num_queries)
 
     def hit(self, k: int) -> np.ndarray:
@@ -210,7 +211,7 @@ class Expected(Exact):
         d = np.clip(k - s, 0, size)
         straddle = (s < k) & (s + size > k) & (h > 0)
         none = np.where(straddle & (size - h >= d),
-                        np.exp(_ln_comb(size - h, np.minimum(d, size - h)) - _ln_comb(size, d)),
+                        libm.exp(_ln_comb(size - h, np.minimum(d, size - h)) - _ln_comb(size, d)),
                         0.0)
         p_hit = np.zeros(r.num_queries)
         p_hit[q[straddle]] = 1.0 - none[straddle]
@@ -227,7 +228,7 @@ class Expected(Exact):
         r, g = self.r, self.g
         top = int(r.rank.max(initial=0)) + 1
         disc = np.zeros(top + 1)
-        disc[1:] = np.cumsum(1.0 / np.log2(np.arange(1, top + 1) + 1.0))
+        disc[1:] = np.cumsum(1.0 / libm.log2_at(np.arange(2, top + 2)))
         lo = g.before
         hi = g.before + g.size
         if k is not None:

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from smarteval import libm
 from smarteval.columns import NONPOOL, UNJUDGED, Ranked, marked_before
+from smarteval.libm import C_NAN
 from smarteval.measures.gains import dcg_terms, gains_of, log2_table, sparse_dcg_terms
 from smarteval.measures.registry import measure
 from smarteval.measures.segments import (
@@ -37,8 +39,6 @@ TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 RPREC_MULTS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 INFAP_EPSILON = 0.00001
-#: The NaN x86-64 makes of 0.0 / 0.0 (sign bit set: glibc prints it "-nan").
-C_NAN = -float("nan")
 
 
 # --------------------------------------------------------------------------- shared pieces
@@ -477,7 +477,7 @@ def g_measure(r: Ranked, pairs: tuple) -> np.ndarray:
         sum_cost = sum_cost + past
     sum_results = seg_cumsum(gain, offsets)
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = gain / np.log2(2.0 + sum_cost - sum_results)
+        terms = gain / libm.log2(2.0 + sum_cost - sum_results)
     total_ideal = seg_sum(g.ideal, g.ideal_offsets)
     return safe_div(seg_sum(terms, offsets), total_ideal)
 
@@ -599,8 +599,7 @@ def r_ndcg(r: Ranked, pairs: tuple) -> np.ndarray:
     add = np.where(final, _last(dcg_run, offsets) / np.where(final, final_idcg, 1.0), 0.0)
     s = s + add
     count = count + final
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = s / count
+    out = libm.divide(s, count)
     return np.where((r.num_rel > 0) & evaluated(r), out, 0.0)
 
 
@@ -696,12 +695,11 @@ def num_nonrel_judged_ret(r: Ranked) -> np.ndarray:
 def yaap(r: Ranked) -> np.ndarray:
     """Yet another AP (Robertson 2012): log((1 + s) / (1 + num_rel - s)), s the AP sum.
 
-    Under ``-l -1`` or below s can exceed num_rel: the log of a negative number is NaN,
-    of 1/0 inf, as in trec_eval.
+    Under ``-l -1`` or below s can exceed num_rel: the log of a negative number is C's
+    NaN (``-nan``, whatever the CPU), of 1/0 inf, as in trec_eval.
     """
     s = sum_at_rel(r, ap_terms(r))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.log((1.0 + s) / (1.0 + r.num_rel - s))
+    return libm.log(libm.divide(1.0 + s, 1.0 + r.num_rel - s))
 
 
 def _powers(p: float, n: int) -> np.ndarray:

@@ -22,6 +22,7 @@ import math
 
 import numpy as np
 
+from smarteval import libm
 from smarteval.columns import NONPOOL, Ranked
 from smarteval.errors import UsageError
 from smarteval.measures.gains import log2_table
@@ -85,7 +86,7 @@ def _ideal_grades(r: Ranked, k: int, level: int):
 
 def _exp_gain(grades: np.ndarray) -> np.ndarray:
     """2^g - 1 (exact for the grades a qrels file holds)."""
-    return np.exp2(grades.astype(np.float64)) - 1.0
+    return libm.power_at(2.0, grades) - 1.0
 
 
 def _discounted(gain: np.ndarray, rank: np.ndarray, offsets: np.ndarray, log) -> np.ndarray:

@@ -12,6 +12,7 @@ global backend is switched and nothing is shown on a screen.
 from __future__ import annotations
 
 import io
+import math
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -205,7 +206,7 @@ def _fallout_axis(ax) -> None:
     low = float(ys.min()) if len(ys) else 1e-3
     high = float(ys.max()) if len(ys) else 1.0
     ax.set_yscale("log")
-    ax.set_ylim(10 ** np.floor(np.log10(low) - 0.05), min(1.0, high) * 1.3)
+    ax.set_ylim(10 ** math.floor(math.log10(low) - 0.05), min(1.0, high) * 1.3)
     ax.yaxis.set_major_locator(LogLocator(base=10))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
 
@@ -423,7 +424,7 @@ def place_labels(fig, ax, labels, fontsize: float = 6.5) -> int:
             continue
         px = to_px.transform(xy)
         for a, b in zip(px[:-1], px[1:], strict=True):
-            k = max(2, int(np.hypot(*(b - a)) / 2))
+            k = max(2, int(math.hypot(*(b - a)) / 2))
             samples.append(a + (b - a) * np.linspace(0, 1, k)[:, None])
         samples.append(px)
     obstacles = np.concatenate(samples) if samples else np.zeros((0, 2))

@@ -403,7 +403,7 @@ def _vocab_table(vocab: np.ndarray, like: np.dtype):
     # a judged docno longer than any retrieved one can never match: b""
     vocab_w = fitted(vocab, like)
     vh = docno_hash(vocab_w, like.itemsize)
-    bits = min(24, max(12, int(np.ceil(np.log2(max(len(vocab), 1)))) + 4))
+    bits = min(24, max(12, (max(len(vocab), 1) - 1).bit_length() + 4))
     mask = np.uint64((1 << bits) - 1)
     slot = (vh & mask).view(np.int64)
     uniq, counts = np.unique(slot, return_counts=True)

@@ -232,7 +232,7 @@ def _gather_wide(buf, start, length, wmax):
     return out.view(f"S{8 * words}").ravel()
 
 
-_POW10 = 10.0 ** np.arange(23)
+_POW10 = np.array([float(10 ** i) for i in range(23)])      # each exact: 10^22 = 5^22 2^22
 _POW10_U64 = 10 ** np.arange(9, dtype=np.uint64)
 #: the high i bytes of a word set (i = 0..8)
 _HIGH_BYTES = np.ascontiguousarray(~_U64_MASK[::-1])

@@ -7,9 +7,11 @@ an undefined value its own way:
 
 - ``trec`` prints what glibc's ``printf("%6.4f")`` prints: ``  -nan`` for a NaN with the
   sign bit set, which is the NaN an x86-64 CPU gives for 0.0/0.0 (in C and in numpy
-  alike), and ``   nan`` for one with the sign bit clear (``np.nan``, ``float("nan")``).
-  A measure that means trec_eval's 0/0 must so return the division's own NaN (or
-  ``-np.nan``), not ``np.nan``. A summary over a NaN is NaN (the sum carries it), as in
+  alike), and ``   nan`` for one with the sign bit clear (``np.nan``, ``float("nan")``,
+  or a NaN parameter such as ``set_F.nan``, which trec_eval's C carries as it is). A
+  measure that means trec_eval's 0/0 or the log of a negative number returns
+  :data:`smarteval.libm.C_NAN`, made deliberately (``libm.divide``, ``libm.log``), never
+  a NaN whose sign a numpy kernel or the CPU chose. A summary over a NaN is NaN (the sum carries it), as in
   trec_eval; infinities print ``   inf`` and ``  -inf``, as glibc does.
 - ``json`` writes null (for an infinity too: JSON has neither); ``tsv`` and ``csv``
   write ``nan`` (``inf``, ``-inf``); the tables leave the cell empty

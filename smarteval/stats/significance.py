@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from smarteval import libm
 from smarteval.errors import UsageError
 from smarteval.stats.merit import differences
 
@@ -385,7 +386,7 @@ def _counts(d: np.ndarray, kind: str, samples: int, seed: int | None, upper: np.
         step = max(1, _BLOCK // weights.shape[1])
         for start in range(0, k, step):
             rows = slice(start, start + step)
-            null = d[rows] @ weights
+            null = libm.matmul(d[rows], weights)
             below[rows] += np.count_nonzero(null <= upper[rows, None], axis=1)
             above[rows] += np.count_nonzero(null >= lower[rows, None], axis=1)
         if on_samples is not None:
@@ -412,7 +413,8 @@ def critical_differences(test: str, d: np.ndarray, level: float, *, samples: int
     step = max(1, _BLOCK // total)
     for start in range(0, k, step):             # the same assignments for every block
         rows = slice(start, start + step)
-        null = np.abs(np.hstack([d[rows] @ w for w in sample_weights(kind, n, total, seed)]))
+        null = np.abs(np.hstack([libm.matmul(d[rows], w)
+                                 for w in sample_weights(kind, n, total, seed)]))
         out[rows] = np.quantile(null, 1 - level, axis=1, method="higher")
     return out
 
@@ -442,8 +444,8 @@ def intervals(values: np.ndarray, method: str, confidence: float = 0.95, *,
         tail = (1 - confidence) / 2 * 100
         for start in range(0, k, step):             # the same resamples for every block
             rows = slice(start, start + step)
-            means = np.hstack([v[rows] @ w for w in sample_weights("resamples", n, samples,
-                                                                   seed)])
+            means = np.hstack([libm.matmul(v[rows], w)
+                               for w in sample_weights("resamples", n, samples, seed)])
             lo[rows], hi[rows] = np.percentile(means, [tail, 100 - tail], axis=1)
         return lo, hi
     raise UsageError(f"unknown interval {method!r}: expected t or bootstrap")

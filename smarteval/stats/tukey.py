@@ -10,6 +10,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from smarteval import libm
 from smarteval.errors import UsageError
 from smarteval.stats.anova import ROUNDING, Anova, rounded, scores_matrix, two_way
 
@@ -22,9 +23,30 @@ _INFINITE_DF = 100_000
 _WIDEST = 16.0
 
 
+def _gauss_legendre(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Legendre nodes and weights on [-1, 1] by Newton's method on P_n, with
+    arithmetic and C's cos alone (numpy's ``leggauss`` takes its nodes from LAPACK's
+    eigenvalues, whose last bits follow the CPU's BLAS kernel)."""
+    x = libm.cos(math.pi * (np.arange(1, n + 1) - 0.25) / (n + 0.5))
+    for _ in range(100):
+        p0, p1 = np.ones(n), x.copy()
+        for j in range(2, n + 1):                          # P_j by the three-term recurrence
+            p0, p1 = p1, ((2 * j - 1) * x * p1 - (j - 1) * p0) / j
+        dp = n * (x * p1 - p0) / (x * x - 1)
+        step = p1 / dp
+        x = x - step
+        if np.max(np.abs(step)) < 1e-16:
+            break
+    p0, p1 = np.ones(n), x.copy()
+    for j in range(2, n + 1):
+        p0, p1 = p1, ((2 * j - 1) * x * p1 - (j - 1) * p0) / j
+    dp = n * (x * p1 - p0) / (x * x - 1)
+    return x[::-1].copy(), (2 / ((1 - x * x) * dp * dp))[::-1].copy()
+
+
 def _legendre(a: float, b: float, nodes: int, panels: int) -> tuple[np.ndarray, np.ndarray]:
     """Composite Gauss-Legendre nodes and weights over [a, b]."""
-    x, w = np.polynomial.legendre.leggauss(nodes)
+    x, w = _gauss_legendre(nodes)
     edges = np.linspace(a, b, panels + 1)
     half = np.diff(edges)[:, None] / 2
     mid = (edges[:-1] + edges[1:])[:, None] / 2
@@ -38,11 +60,10 @@ def _range_sf(w: np.ndarray, k: int) -> np.ndarray:
     from scipy import special
     z, zw = _legendre(-9.0, 14.0, 20, 24)        # up to w/2 + 6 for the far tail
     log_phi = special.log_ndtr(z)
-    ratio = np.exp(special.log_ndtr(z - w[:, None]) - log_phi)          # Phi(z-w) / Phi(z)
-    with np.errstate(divide="ignore"):                                   # ratio 1: w = 0
-        bracket = -np.expm1((k - 1) * np.log1p(-np.minimum(ratio, 1.0)))
-    weight = k * zw * np.exp(-z * z / 2 + (k - 1) * log_phi) / math.sqrt(2 * math.pi)
-    return bracket @ weight
+    ratio = libm.exp(special.log_ndtr(z - w[:, None]) - log_phi)        # Phi(z-w) / Phi(z)
+    bracket = -libm.expm1((k - 1) * libm.log1p(-np.minimum(ratio, 1.0)))   # ratio 1: w = 0
+    weight = k * zw * libm.exp(-z * z / 2 + (k - 1) * log_phi) / math.sqrt(2 * math.pi)
+    return libm.matmul(bracket, weight)
 
 
 #: The pieces of [0, _WIDEST] on each of which the log of the range's tail is a Chebyshev
@@ -53,13 +74,18 @@ _PIECES, _DEGREE = 8, 30
 def _range_sf_chebyshev(k: int) -> np.ndarray:
     """Chebyshev coefficients (degree, pieces) of the log of :func:`_range_sf` for k, piece
     by piece over [0, _WIDEST]: relative precision down to the far tail."""
-    from numpy.polynomial import chebyshev
-    x = np.cos(np.pi * (np.arange(_DEGREE + 1) + 0.5) / (_DEGREE + 1))
+    n = _DEGREE + 1
+    angle = math.pi * (np.arange(n) + 0.5) / n
+    x = libm.cos(angle)                                    # the Chebyshev nodes
     width = _WIDEST / _PIECES
     w = (np.arange(_PIECES)[:, None] + (x[None, :] + 1) / 2) * width
-    with np.errstate(divide="ignore"):
-        logs = np.log(_range_sf(w.ravel(), k)).reshape(w.shape)
-    return np.column_stack([chebyshev.chebfit(x, piece, _DEGREE) for piece in logs])
+    logs = libm.log(_range_sf(w.ravel(), k)).reshape(w.shape)
+    # the interpolant through the n nodes (numpy's chebfit solves the same system by
+    # LAPACK's least squares): c_j = 2/n sum_i f(x_i) T_j(x_i), c_0 halved
+    t = libm.cos(np.arange(n)[:, None] * angle[None, :])  # T_j(x_i) = cos(j angle_i)
+    coef = libm.matmul(t, logs.T) * (2 / n)
+    coef[0] /= 2
+    return coef
 
 
 def _range_tail(w: np.ndarray, k: int) -> np.ndarray:
@@ -71,7 +97,7 @@ def _range_tail(w: np.ndarray, k: int) -> np.ndarray:
     piece = np.minimum((clipped / width).astype(np.int64), _PIECES - 1)
     x = 2 * (clipped / width - piece) - 1
     inside = chebyshev.chebval(x, coef[:, piece], tensor=False)
-    return np.where(w >= _WIDEST, 0.0, np.exp(np.minimum(inside, 0.0)))
+    return np.where(w >= _WIDEST, 0.0, libm.exp(np.minimum(inside, 0.0)))
 
 
 def studentized_range_sf(q, k: int, df: float) -> np.ndarray:
@@ -93,8 +119,8 @@ def studentized_range_sf(q, k: int, df: float) -> np.ndarray:
         chi = stats.chi(df, scale=1 / math.sqrt(df))
         s, sw = _legendre(float(chi.ppf(1e-15)), float(chi.isf(1e-15)), 20, 8)
         log_density = (math.log(2) + (df / 2) * math.log(df / 2) - special.gammaln(df / 2)
-                       + (df - 1) * np.log(s) - df * s * s / 2)
-        out = tail(flat[:, None] * s[None, :]) @ (np.exp(log_density) * sw)
+                       + (df - 1) * libm.log(s) - df * s * s / 2)
+        out = libm.matmul(tail(flat[:, None] * s[None, :]), libm.exp(log_density) * sw)
     return np.clip(out, 0.0, 1.0).reshape(q.shape)
 
 

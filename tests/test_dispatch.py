@@ -1,0 +1,98 @@
+"""The same numbers whatever SIMD kernels numpy dispatches to: every measure, on the sample
+data, and the golden cases that print NaN or an infinity, evaluated again in a process whose
+numpy has every optional CPU feature switched off (``NPY_DISABLE_CPU_FEATURES``), as on a CPU
+without AVX-512 or AVX2, must give the same bits as here.
+
+CI also runs the whole golden corpus and trec_eval's own suite so (``.ci/run``). Run as a
+script, this module prints what :func:`every_measure` gives, as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "sample_data"
+#: the settings each measure is evaluated under: N for the SMART measures, and -l -1 (under
+#: trec_eval 10.0), which makes NaN and infinities of several of trec_eval's measures
+SETTINGS = (("-N", "4000"), ("-N", "4000", "-l", "-1", "--trec-version", "10"))
+
+
+def optional_features() -> list[str]:
+    """numpy's dispatch targets this CPU has (its baseline cannot be switched off)."""
+    try:
+        from numpy._core import _multiarray_umath as umath
+    except ImportError:                             # numpy 1.x
+        from numpy.core import _multiarray_umath as umath
+    return [f for f in umath.__cpu_dispatch__ if umath.__cpu_features__.get(f)]
+
+
+def every_measure() -> dict[str, str]:
+    """``evaluate -q -f json`` of the sample runs under each of SETTINGS, for every measure
+    ``smarteval measures`` lists that the sample qrels can give (the others' errors are
+    kept too): the text, to the last digit."""
+    from click.testing import CliRunner
+
+    from smarteval.cli import main
+    runner = CliRunner()
+    names = runner.invoke(main, ["measures", "-f", "tsv"]).stdout.splitlines()[1:]
+    runs = sorted(str(p) for p in SAMPLE.glob("*.run"))
+    out = {}
+    for setting in SETTINGS:
+        for name in (line.split("\t")[0] for line in names):
+            res = runner.invoke(main, ["evaluate", "-q", "-f", "json", *setting, "-m", name,
+                                       str(SAMPLE / "qrels.txt"), *runs])
+            out[f"{' '.join(setting)} -m {name}"] = f"{res.exit_code}\n{res.output}"
+    return out
+
+
+def reduced(args: list[str]) -> subprocess.CompletedProcess:
+    """``python ARGS`` with every optional CPU feature of numpy's switched off."""
+    env = {**os.environ, "NPY_DISABLE_CPU_FEATURES": " ".join(optional_features())}
+    return subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=900)
+
+
+needs_features = pytest.mark.skipif(not optional_features(),
+                                    reason="numpy dispatches to no optional CPU feature here")
+
+
+@needs_features
+def test_the_features_are_switched_off_in_the_child():
+    res = reduced(["-c", "import json, tests.test_dispatch as t; "
+                         "print(json.dumps(t.optional_features()))"])
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout) == []
+
+
+@needs_features
+def test_every_measure_gives_the_same_bits_under_every_dispatch():
+    res = reduced([__file__])
+    assert res.returncode == 0, res.stderr[-2000:]
+    theirs, ours = json.loads(res.stdout), every_measure()
+    assert theirs.keys() == ours.keys()
+    differ = [k for k in ours if ours[k] != theirs[k]]
+    assert not differ, f"{len(differ)} of {len(ours)} differ, the first: {differ[0]}"
+    assert sum(v.startswith("0\n") for v in ours.values()) > 200   # most were evaluated
+
+
+@needs_features
+def test_the_golden_cases_with_nan_or_infinity_under_every_dispatch():
+    from test_golden import CASES
+    ids = [case["id"] for _, case in CASES if any(
+        w in case.get("stdout", "") for w in ("nan", "inf"))]
+    assert len(ids) > 10
+    res = reduced(["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_golden.py",
+                   "-k", " or ".join(ids)])
+    assert res.returncode == 0 and " passed" in res.stdout, res.stdout[-3000:]
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    print(json.dumps(every_measure()))

@@ -418,8 +418,7 @@ def nnrbp(r: Ranked, params: tuple) -> np.ndarray:
     """
     c = _floats(params, "nNRBP", 2)
     run, ideal = _nrbp(r, c)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return _only_run(r, run / ideal)
+    return _only_run(r, libm.divide(run, ideal))
 
 
 @measure("MAP-IA", params="floats", default=(), family="ndeval")

@@ -415,8 +415,7 @@ def _per_query(r: Ranked, c: _Counts, values) -> np.ndarray:
 
 
 def _ratio(ful, poss) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.divide(ful, poss, dtype=np.float64)
+    return libm.divide(ful, poss)
 
 
 def _share(ful, poss) -> np.ndarray:

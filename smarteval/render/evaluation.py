@@ -11,8 +11,8 @@ an undefined value its own way:
   or a NaN parameter such as ``set_F.nan``, which trec_eval's C carries as it is). A
   measure that means trec_eval's 0/0 or the log of a negative number returns
   :data:`smarteval.libm.C_NAN`, made deliberately (``libm.divide``, ``libm.log``), never
-  a NaN whose sign a numpy kernel or the CPU chose. A summary over a NaN is NaN (the sum carries it), as in
-  trec_eval; infinities print ``   inf`` and ``  -inf``, as glibc does.
+  a NaN whose sign a numpy kernel or the CPU chose. A summary over a NaN is NaN (the
+  sum carries it), as in trec_eval; infinities print ``   inf`` and ``  -inf``, as glibc does.
 - ``json`` writes null (for an infinity too: JSON has neither); ``tsv`` and ``csv``
   write ``nan`` (``inf``, ``-inf``); the tables leave the cell empty
   (:func:`smarteval.render.formats.fixed`'s undefined marker).

@@ -3,6 +3,7 @@ tau) and scipy agreement."""
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import math
 
@@ -128,8 +129,10 @@ def test_sign_matches_scipy():
 
 def test_bootstrap_matches_scipy():
     r = C.paired_test("bootstrap", BASE, RUN, samples=2000, seed=3, confidence=0.9)
+    # scipy 1.15 renamed random_state to rng
+    key = "rng" if "rng" in inspect.signature(stats.bootstrap).parameters else "random_state"
     direct = stats.bootstrap((RUN - BASE,), np.mean, n_resamples=2000, confidence_level=0.9,
-                             method="percentile", rng=np.random.default_rng(3))
+                             method="percentile", **{key: np.random.default_rng(3)})
     assert (r.ci_low, r.ci_high) == pytest.approx(
         (direct.confidence_interval.low, direct.confidence_interval.high), rel=1e-12)
     # the interval excludes 0 exactly when the bootstrap p-value is below 1 - confidence

@@ -21,6 +21,7 @@ from fixtures import files_in, linux
 
 from smarteval.cli import main
 from smarteval.errors import InputError, UsageError
+from smarteval.numerals import NUMBER
 from smarteval.read import read_qrels, read_run, source
 
 QRELS = b"1 0 a 1\n1 0 b 0\n2 0 a 0\n2 0 d 1\n"
@@ -609,12 +610,31 @@ STORED_BASELINES = [
      f"Error: b.tsv:3: value 'inf' of map {NOT_FINITE}\n" + STORED),
     ("past a float's range", PER_QUERY.replace("1.0", "1e400"),
      f"Error: b.tsv:3: value '1e400' of map {NOT_FINITE}\n" + STORED),
-    ("text where numbers are", PER_QUERY.replace("1.0", "abc"),
-     "Error: b.tsv:3: value 'abc' of map (run tag, query 2) is not a number, as its other "
+    *[(f"{what} in tsv", PER_QUERY.replace("1.0", value),
+       f"Error: b.tsv:3: value {value!r} of map is not a number: a value is {NUMBER}, or nan "
+       "where it is undefined\n" + STORED)
+      for what, value in [("text where numbers are", "abc"), ("Python's underscores", "1_0"),
+                          ("a hexadecimal float", "0x1p-3"), ("spaces around", "  0.5  "),
+                          ("Arabic-Indic digits", "\u0661"), ("bytes not UTF-8", "\udcff\udcfe")]],
+    ("a hexadecimal float its only value", "run\tquery\tmeasure\tvalue\ntag\t1\tmap\t0x1p-3\n",
+     f"Error: b.tsv:2: value '0x1p-3' of map is not a number: a value is {NUMBER}, or nan "
+     "where it is undefined\n" + STORED),
+    ("a value no measure takes", PER_QUERY.replace("1.0", "1e308"),
+     "Error: b.tsv:3: value 1e+308 of map is out of range: no measure's value is larger than "
+     "1e+150 in size (the statistics square each value)\n" + STORED),
+    ("a JSON value no measure takes", PER_QUERY_JSON % "1e308",
+     "Error: b.tsv: value 1e+308 of map is out of range: no measure's value is larger than "
+     "1e+150 in size (the statistics square each value)\n" + STORED),
+    ("a JSON string where numbers are", PER_QUERY_JSON % '"0.5"',
+     "Error: b.tsv: value '0.5' of map (run tag, query 2) is not a number, as its other "
      "values are\n" + STORED),
-    ("Python's underscores", PER_QUERY.replace("1.0", "1_0"),
-     "Error: b.tsv:3: value '1_0' of map (run tag, query 2) is not a number, as its other "
-     "values are\n" + STORED),
+    ("a JSON boolean", PER_QUERY_JSON % "true",
+     "Error: b.tsv: value True of map is not a number\n" + STORED),
+    ("the same run twice in JSON",
+     f"[{PER_QUERY_JSON[1:-1] % '1.0'}, {PER_QUERY_JSON[1:-1] % '0.99'}]", "Error: b.tsv: run tag's map of query 1 is given twice\n" + STORED),
+    ("the same run twice in tsv", PER_QUERY + "tag\t1\tmap\t0.99\n",
+     "Error: b.tsv:5: run tag's map of query 1 is given twice\n    tag\t1\tmap\t0.99\n"
+     + STORED),
     ("JSON Infinity", PER_QUERY_JSON % "Infinity",
      f"Error: b.tsv: value inf of map {NOT_FINITE}\n" + STORED),
     ("a JSON whole number past a float's range", PER_QUERY_JSON % ("1" + "0" * 400),
@@ -627,7 +647,7 @@ STORED_BASELINES = [
 @pytest.mark.parametrize("name,text,stderr", STORED_BASELINES,
                          ids=[c[0] for c in STORED_BASELINES])
 def test_a_stored_baseline_holds_numbers(files, name, text, stderr):
-    (files / "b.tsv").write_text(text)
+    (files / "b.tsv").write_bytes(text.encode("utf-8", "surrogateescape"))
     for command in ("compare", "report"):
         res = invoke([command, "-m", "map", "--baseline-results", "b.tsv", "q", "r"])
         assert (res.exit_code, res.stderr, res.stdout) == (1, stderr, ""), command

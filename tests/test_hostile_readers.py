@@ -631,7 +631,8 @@ STORED_BASELINES = [
     ("a JSON boolean", PER_QUERY_JSON % "true",
      "Error: b.tsv: value True of map is not a number\n" + STORED),
     ("the same run twice in JSON",
-     f"[{PER_QUERY_JSON[1:-1] % '1.0'}, {PER_QUERY_JSON[1:-1] % '0.99'}]", "Error: b.tsv: run tag's map of query 1 is given twice\n" + STORED),
+     f"[{PER_QUERY_JSON[1:-1] % '1.0'}, {PER_QUERY_JSON[1:-1] % '0.99'}]",
+     "Error: b.tsv: run tag's map of query 1 is given twice\n" + STORED),
     ("the same run twice in tsv", PER_QUERY + "tag\t1\tmap\t0.99\n",
      "Error: b.tsv:5: run tag's map of query 1 is given twice\n    tag\t1\tmap\t0.99\n"
      + STORED),

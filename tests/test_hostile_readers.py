@@ -568,6 +568,38 @@ def test_json_lines_nested_too_deeply_are_refused_before_pyarrow(tmp_path, depth
                               "run or qrels row")
 
 
+def _jsonl_rows(n: int) -> str:
+    return "".join(f'{{"qid": "1", "docno": "d{i}", "score": {i}.0}}\n' for i in range(n))
+
+
+#: (name, the line after 700 good rows, exact message): the line is the file's, counted
+#: from 1 with its blank lines (pyarrow's rows count from 0 and pass over them), and a
+#: line cut short is said to be so (pyarrow: "Invalid encoding in string")
+JSON_LINES = [
+    ("a column changing type", '{"qid": "1", "docno": {"x": 1}, "score": 1.0}',
+     "{path}:701: cannot read as JSON Lines: Column(/docno) changed from string to object\n"
+     '    {{"qid": "1", "docno": {{"x": 1}}, "score": 1.0}}'),
+    ("after blank lines", '\n\n{"qid": "1", "docno": 5, "score": 1.0}',
+     "{path}:703: cannot read as JSON Lines: Column(/docno) changed from string to number\n"
+     '    {{"qid": "1", "docno": 5, "score": 1.0}}'),
+    ("a line cut short", '{"qid": "1", "docno": "x", "sc',
+     "{path}:701: not a JSON object (Unterminated string starting at, column 28)\n"
+     '    {{"qid": "1", "docno": "x", "sc'),
+    ("an array", "[1, 2]",
+     "{path}:701: not a JSON object: a JSON Lines row is one\n    [1, 2]"),
+]
+
+
+@pytest.mark.parametrize("name,line,message", JSON_LINES, ids=[c[0] for c in JSON_LINES])
+def test_json_lines_refused_at_their_line(tmp_path, name, line, message):
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "run.jsonl"
+    path.write_text(_jsonl_rows(700) + line + "\n" + _jsonl_rows(2).replace('"d', '"e'))
+    with pytest.raises(InputError) as err:
+        read_run(path)
+    assert str(err.value) == message.format(path=path)
+
+
 # =========================================================================== results read back
 
 def test_correlate_leaves_out_a_measure_that_is_nan(files):
@@ -652,6 +684,25 @@ def test_a_stored_baseline_holds_numbers(files, name, text, stderr):
     for command in ("compare", "report"):
         res = invoke([command, "-m", "map", "--baseline-results", "b.tsv", "q", "r"])
         assert (res.exit_code, res.stderr, res.stdout) == (1, stderr, ""), command
+
+
+@pytest.mark.parametrize("reader,args", [
+    ("_per_query_json", ["compare", "-m", "map", "--baseline-results", "b.json", "q", "r"]),
+    ("_per_query_json", ["report", "-m", "map", "--baseline-results", "b.json", "q", "r"]),
+    ("_results_json", ["correlate", "b.json", "b.json"])])
+def test_out_of_memory_names_the_results_file(files, monkeypatch, reader, args):
+    """A stored baseline or results too large for the memory free (a 1 GB JSON under a
+    2 GB limit said "out of memory" alone)."""
+    (files / "b.json").write_text(PER_QUERY_JSON % "1.0")
+
+    def exhausted(*args):
+        raise MemoryError
+    monkeypatch.setattr(f"smarteval.read.results.{reader}", exhausted)
+    res = invoke(args)
+    size = (files / "b.json").stat().st_size / (1 << 20)
+    assert (res.exit_code, res.stderr, res.stdout) == (
+        1, f"Error: b.json: out of memory while reading it ({size:,.0f} MiB of text): give "
+           "smarteval more memory, or evaluate the file in parts\n", "")
 
 
 def test_a_stored_baseline_keeps_nan_and_null_as_undefined(files):

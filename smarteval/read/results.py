@@ -21,13 +21,14 @@ import numpy as np
 from smarteval.errors import InputError
 from smarteval.numerals import NUMBER, is_decimal
 from smarteval.read import read_bytes
-from smarteval.read.plain import ID_ERRORS
+from smarteval.read.plain import ID_ERRORS, naming_the_file_out_of_memory
 
 #: What a results file should hold, for error messages.
 RESULTS_EXPECTED = ("evaluation results: trec_eval output (MEASURE QUERY VALUE) or "
                     "smarteval evaluate -f tsv, csv or json")
 
 
+@naming_the_file_out_of_memory
 def read_results(path: str) -> list[tuple[str, dict[str, float]]]:
     """Summary values from an evaluation's output: [(run, {measure: value})].
 
@@ -149,6 +150,7 @@ class StoredRun:
         return self.name
 
 
+@naming_the_file_out_of_memory
 def read_per_query(path: str) -> list[StoredRun]:
     """Each run's per-query values in a file ``smarteval evaluate -q`` wrote (``-f json``,
     ``tsv`` or ``csv``), every digit as written: the float a value was printed from is the

@@ -27,8 +27,8 @@ from smarteval.read.plain import (
     _decode_ids,
     _group_queries,
     _Lines,
-    _naming_the_file_out_of_memory,
     _parse_ints,
+    naming_the_file_out_of_memory,
     qrels_columns,
 )
 from smarteval.read.source import display, read_bytes
@@ -90,7 +90,7 @@ class SampleQrels:
                      grades=grades, lines=self.lines)
 
 
-@_naming_the_file_out_of_memory
+@naming_the_file_out_of_memory
 def read_sample_qrels(path: str | os.PathLike, *, data: bytes | None = None) -> SampleQrels:
     """Read sample_eval's qrels: ``QID ITER DOCNO STRATUM REL`` per line."""
     name = display(str(path))

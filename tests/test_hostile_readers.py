@@ -23,6 +23,7 @@ from smarteval.cli import main
 from smarteval.errors import InputError, UsageError
 from smarteval.numerals import NUMBER
 from smarteval.read import read_qrels, read_run, source
+from smarteval.read.sample import SAMPLE_EXPECTED
 
 QRELS = b"1 0 a 1\n1 0 b 0\n2 0 a 0\n2 0 d 1\n"
 RUN = b"1 Q0 a 1 3.0 tag\n1 Q0 b 2 2.0 tag\n2 Q0 d 1 5.0 tag\n2 Q0 a 2 4.0 tag\n"
@@ -294,14 +295,73 @@ def test_zstd_frames_of_every_kind_are_read_whole(files):
                 source.read_bytes("z")
 
 
-def test_zstd_without_its_package_is_named(files, monkeypatch):
+#: A skippable frame, as pzstd opens its files with one (they were read as plain text,
+#: "binary file (NUL byte)")
+SKIPPABLE = b"\x50\x2a\x4d\x18" + (4).to_bytes(4, "little") + b"\x45\x00\x00\x00"
+
+
+@pytest.mark.parametrize("head", [b"", SKIPPABLE], ids=["a frame", "a skippable frame"])
+@pytest.mark.parametrize("args", [["evaluate", "q", "r.zst"], ["evaluate", "r.zst", "r"],
+                                  ["compare", "-m", "map", "q", "r", "r.zst"],
+                                  ["evaluate", "-R", "sample_qrels", "r.zst", "r"]])
+def test_zstd_without_its_package_is_named(files, monkeypatch, head, args):
     monkeypatch.setitem(sys.modules, "zstandard", None)      # import fails
-    (files / "r.zst").write_bytes(b"\x28\xb5\x2f\xfd" + b"\x00" * 16)
-    res = invoke(["evaluate", "q", "r.zst"])
+    (files / "r.zst").write_bytes(head + b"\x28\xb5\x2f\xfd" + b"\x00" * 16)
+    res = invoke(args)
     assert res.exit_code == 1
     assert res.stderr == ("Error: r.zst: zstd-compressed: reading it needs the zstandard "
                           "package (pip install 'smarteval[zstd]'), or decompress it first "
                           "(zstd -d)\n")
+
+
+def test_a_file_opening_with_a_skippable_frame_is_zstd(files):
+    zstandard = pytest.importorskip("zstandard")
+    (files / "r.zst").write_bytes(SKIPPABLE + zstandard.ZstdCompressor().compress(RUN))
+    assert invoke(["evaluate", "-f", "tsv", "q", "r.zst"]).stdout == \
+        invoke(["evaluate", "-f", "tsv", "q", "r"]).stdout
+
+
+def _blank_gzip(lead: bytes, unit: bytes, size: int) -> bytes:
+    """A gzip file of ``lead``, then ``size`` bytes of ``unit`` again and again."""
+    import zlib
+    z = zlib.compressobj(1, zlib.DEFLATED, 31)
+    chunk = unit * ((1 << 22) // len(unit))
+    parts = [z.compress(lead)] + [z.compress(chunk) for _ in range(size // len(chunk))]
+    return b"".join(parts) + z.flush()
+
+
+#: (name, what the gzip file holds before its blank space, that space's unit, the lines
+#: of the file it is, the file's name in the refusal): a blank stretch longer than a line
+#: may be is refused at the line it starts on (a tail longer than 4 KiB was placed
+#: inside itself: line 1044469 for line 2) and only as much of it is read
+BLANK = [
+    ("newlines", RUN[:17], b"\n", ["evaluate", "q", "b.gz"], 2, "a run file", RUN_EXPECTED),
+    ("spaces and newlines", RUN, b" \n", ["evaluate", "q", "b.gz"], 5, "a run file",
+     RUN_EXPECTED),
+    ("CRLF", RUN, b"\r\n", ["evaluate", "q", "b.gz"], 5, "a run file", RUN_EXPECTED),
+    ("in the qrels", QRELS, b"\n\n \t", ["evaluate", "b.gz", "r"], 5, "a qrels file",
+     QRELS_EXPECTED),
+    ("in sample qrels", b"1 0 a 1 1\n", b"\n", ["evaluate", "-R", "sample_qrels", "b.gz", "r"],
+     2, "a sample qrels file", "  expected: " + SAMPLE_EXPECTED + "\n"),
+]
+
+
+@pytest.mark.parametrize("name,lead,unit,args,line,what,expected", BLANK,
+                         ids=[c[0] for c in BLANK])
+def test_blank_space_in_a_gzip_is_refused_where_it_starts(files, name, lead, unit, args,
+                                                          line, what, expected):
+    import tracemalloc
+    (files / "b.gz").write_bytes(_blank_gzip(lead, unit, 100 << 20))
+    tracemalloc.start()
+    try:
+        res = invoke(args)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (res.exit_code, res.stderr) == (
+        1, f"Error: b.gz:{line}: more than 32 MiB of blank lines and spaces from this line "
+           f"on: not {what}\n{expected}")
+    assert peak < 80 << 20
 
 
 # =========================================================================== read once

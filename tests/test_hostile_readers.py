@@ -789,6 +789,12 @@ CORRELATED = [
      "result (found P_10)\n"),
     ("a JSON key twice", '[{"run": "x", "summary": {"map": 0.1, "map": 0.2, "P_10": 0.1}}]',
      1, "Error: a: key 'map' is given twice in one object\n" + RESULTS),
+    ("a run twice in JSON", '[{"run": "x", "summary": {"map": 0.1, "P_10": 0.1}}, '
+     '{"run": "x", "summary": {"map": 0.9, "P_10": 0.1}}]', 1,
+     "Error: a: run x is given twice\n" + RESULTS),
+    ("a run's value twice in tsv", "run\tquery\tmeasure\tvalue\nx\tall\tmap\t0.1\n"
+     "x\tall\tP_10\t0.1\nx\tall\tmap\t0.9\n", 1,
+     "Error: a:4: run x's map of query all is given twice\n    x\tall\tmap\t0.9\n" + RESULTS),
     ("a JSON whole number past a float's range",
      '[{"run": "x", "summary": {"map": 1%s, "P_10": 0.1}}]' % ("0" * 400),
      2, "Error: correlate needs two or more measures shared by every result (found "

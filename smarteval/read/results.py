@@ -69,7 +69,11 @@ def _results_json(name: str, text: str) -> list[tuple[str, dict[str, float]]]:
             summary = {k: float(v) if isinstance(v, float) or abs(v) <= sys.float_info.max
                        else math.inf if v > 0 else -math.inf for k, v in item["summary"].items()
                        if isinstance(v, (int, float)) and not isinstance(v, bool)}
-            out.append((str(item["run"]), summary))
+            run = str(item["run"])
+            if any(run == seen for seen, _ in out):
+                raise InputError(name, None, f"run {run} is given twice",
+                                 expected=RESULTS_EXPECTED)
+            out.append((run, summary))
         return out
 
 
@@ -85,6 +89,9 @@ def _results_delimited(name: str, text: str, delim: str) -> list[tuple[str, dict
         run, qid, measure, value = row
         if qid != "all":
             continue
+        if measure in out.get(run, {}):
+            raise InputError(name, lineno, f"run {run}'s {measure} of query all is given "
+                             "twice", delim.join(row), RESULTS_EXPECTED)
         if _NUMBER.fullmatch(value):               # not runid or another text value
             out.setdefault(run, {})[measure] = float(value)
     return list(out.items())

@@ -184,6 +184,12 @@ def test_a_grade_of_a_c_longs_largest(files, spec):
     assert peak < 20 << 20
 
 
+def test_ir_measures_gains_past_the_grades_column(files):
+    """Gains up to a C long's largest (the grades' narrow column was an OverflowError)."""
+    big = value(f"nDCG(gains={{0:0,1:{LONG_MAX},2:{LONG_MAX},3:{LONG_MAX}}})@10")
+    assert big == pytest.approx(value("nDCG(gains={0:0,1:1,2:1,3:1})@10"))
+
+
 def test_a_cut_off_past_a_c_long_is_said_to_be_clamped(files):
     assert value(f"P.{BIG}", stderr=f"smarteval: -m P.{BIG}: cut-off {BIG} is past the "
                  f"largest trec_eval reads (a C long): taken as {LONG_MAX}, as its atol "

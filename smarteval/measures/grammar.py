@@ -142,8 +142,12 @@ def regraded(r: Ranked, gains: tuple) -> Ranked:
     them; a grade mapped below 0 becomes a negative judgement.
     """
     table = dict(gains)
-    rel = r.rel.copy()
-    grades = r.qrel_grades.copy()
+    top = max(table.values(), default=0)        # a narrow column widened to hold it
+
+    def widened(a: np.ndarray) -> np.ndarray:
+        return a.astype(np.int64 if top > np.iinfo(a.dtype).max else a.dtype)
+    rel = widened(r.rel)
+    grades = widened(r.qrel_grades)
     for level, gain in table.items():
         rel[r.rel == level] = gain
         grades[r.qrel_grades == level] = gain

@@ -63,7 +63,7 @@ def _json_output(name: str, expected: str) -> Iterator[None]:
 
 def _results_json(name: str, text: str) -> list[tuple[str, dict[str, float]]]:
     with _json_output(name, RESULTS_EXPECTED):
-        out = []
+        out: list[tuple[str, dict[str, float]]] = []
         for item in json.loads(text, object_pairs_hook=_unique(name, RESULTS_EXPECTED)):
             # a whole number past a float's range is an infinity, left out as NaN is
             summary = {k: float(v) if isinstance(v, float) or abs(v) <= sys.float_info.max

@@ -94,8 +94,8 @@ class SampleQrels:
 def read_sample_qrels(path: str | os.PathLike, *, data: bytes | None = None) -> SampleQrels:
     """Read sample_eval's qrels: ``QID ITER DOCNO STRATUM REL`` per line."""
     name = display(str(path))
-    what = dict(what="a sample qrels file", expected=SAMPLE_EXPECTED)
-    data = read_bytes(path, **what) if data is None else read_bytes(name, data=data, **what)
+    data = read_bytes(path if data is None else name, data=data, what="a sample qrels file",
+                      expected=SAMPLE_EXPECTED)
     lines = _Lines(data, name, 5, SAMPLE_EXPECTED, "sample qrels", exact=True)
     rel = _parse_ints(lines.field(4), lines, SAMPLE_EXPECTED)
     docnos = lines.ids(2)

@@ -49,7 +49,7 @@ def _tables(designs: Sequence[Design]) -> list[Rows]:
 
 def _sakai(designs: Sequence[Design], fmt: str) -> str:
     """Sakai's tables: one per number of systems, a variance a row, a difference a column."""
-    out = []
+    out: list[str] = []
     for m in dict.fromkeys(d.systems for d in designs):
         group = [d for d in designs if d.systems == m]
         labels = list(dict.fromkeys(d.label for d in group))

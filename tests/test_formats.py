@@ -158,9 +158,10 @@ def test_the_tables_refuse_per_query_values(cli, sample):
 
 # =========================================================================== hostile names
 
-#: A run's tag, a query id and a docno full of every format's markup (each holds a word
-#: found nowhere else: ``zqrun``, ``zqquery``, ``zqdoc``); the other runs' tags end so.
-HOSTILE = {"run": r"<b>zqrun</b>&\input{x}%$#_{}~^|*`[l](u)&amp;",
+#: A run's tag, a query id and a docno full of every format's markup and control
+#: characters a terminal obeys (each holds a word found nowhere else: ``zqrun``,
+#: ``zqquery``, ``zqdoc``); the other runs' tags end so.
+HOSTILE = {"run": r"<b>zqrun</b>&\input{x}%$#_{}~^|*`[l](u)&amp;" + "\x1b[2J\x07",
            "query": r"q&_$%#{}\^~|*<i>zqquery",
            "docno": "<script>zqdoc</script>&lt;_x_"}
 
@@ -196,7 +197,7 @@ def test_every_name_is_escaped_in_every_format_for_people(hostile):
     """Every command in every format for people it offers writes a hostile run tag, query id
     and docno through its format's one escaping (:func:`escaped`): once each is replaced,
     nothing of them is left (a raw one, or one escaped by other rules, would leave its
-    word), and each command that prints names printed one."""
+    word), nor any control character, and each command that prints names printed one."""
     named, evals = hostile
     shown = set()
     for name in PRINTING:
@@ -210,6 +211,7 @@ def test_every_name_is_escaped_in_every_format_for_people(hostile):
                 text = text.replace(escaped(fmt, raw), what)
             assert not {"zqrun", "zqquery", "zqdoc"} & set(re.findall(r"zq[a-z]+", text)), \
                 (name, fmt, text)
+            assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", text), (name, fmt)
     assert shown == {(n, f) for n in PRINTING if n not in NAMELESS
                      for f in offered(n) if is_table(f)}
 

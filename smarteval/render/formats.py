@@ -126,16 +126,19 @@ def _html(text: str) -> str:
 
 
 #: The one escaping of each format for people that has markup (``smart`` has none): every
-#: renderer writes text (a run's name, a query id, a docno, a caption) through it.
+#: renderer writes text (a run's name, a query id, a docno, a caption) through it, by
+#: :func:`escaped`.
 ESCAPES: dict[str, Callable[[str], str]] = {"latex": _latex, "markdown": _markdown,
                                              "html": _html}
 
 
 def escaped(fmt: str, text: str) -> str:
-    """``text`` as ``fmt`` writes it to mean itself: its markup characters escaped (as is
-    in a format without markup)."""
+    """``text`` as ``fmt`` writes it to mean itself: a control character shown, never
+    obeyed by the terminal (as a message shows it, :func:`smarteval.errors.printable`),
+    then the format's markup characters escaped."""
+    from smarteval.errors import printable
     escape = ESCAPES.get(fmt)
-    return escape(text) if escape else text
+    return escape(printable(text)) if escape else printable(text)
 
 
 class Markup(str):

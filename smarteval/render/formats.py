@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from smarteval.errors import printable
 from smarteval.records import record
 
 
@@ -136,7 +137,6 @@ def escaped(fmt: str, text: str) -> str:
     """``text`` as ``fmt`` writes it to mean itself: a control character shown, never
     obeyed by the terminal (as a message shows it, :func:`smarteval.errors.printable`),
     then the format's markup characters escaped."""
-    from smarteval.errors import printable
     escape = ESCAPES.get(fmt)
     return escape(printable(text)) if escape else printable(text)
 

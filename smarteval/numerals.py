@@ -33,10 +33,16 @@ def whole(text: str) -> int:
     return int(text)
 
 
+def is_decimal(text: str) -> bool:
+    """Whether ``text`` is a decimal number of the grammar (``-0.5``, ``.5``, ``1e-3``; it
+    may still be too large for a double)."""
+    return _DECIMAL.fullmatch(text) is not None
+
+
 def decimal(text: str) -> float:
     """``text`` as a finite number of the grammar; ValueError if it is not one (or is too
     large for a double)."""
-    if not isinstance(text, str) or _DECIMAL.fullmatch(text) is None:
+    if not isinstance(text, str) or not is_decimal(text):
         raise ValueError(f"not a number: {text!r}")
     value = float(text)
     if not math.isfinite(value):

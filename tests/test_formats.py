@@ -15,18 +15,19 @@ import csv
 import importlib
 import io
 import json
+import re
 from dataclasses import dataclass, fields
 
 import click
 import pytest
-from fixtures import invoke
+from fixtures import Sample, invoke
 
 import smarteval.api
 import smarteval.plot.build
 from smarteval.cli import LazyGroup, main
 from smarteval.cli import options as cli_options
 from smarteval.render import table as report_table
-from smarteval.render.formats import FORMATS, Format, is_table
+from smarteval.render.formats import FORMATS, Format, escaped, is_table
 from smarteval.settings import Settings
 
 #: The renderers, then the commands: rebuilt, in this order, after the test changed what
@@ -48,18 +49,22 @@ def offered(name: str) -> list[str]:
     return list(fmt[0].type.choices) if fmt else []
 
 
-@pytest.fixture(scope="module")
-def results(tmp_path_factory, sample):
-    """Evaluation results of the sample runs (trec_eval's text), for correlate."""
-    d = tmp_path_factory.mktemp("results")
+def evaluated(sample: Sample, d, *more) -> list:
+    """Evaluation results of ``sample``'s runs (trec_eval's text) in ``d``, for correlate
+    (``more``: more measures)."""
     paths = []
     for run in sample.runs:
         res = invoke("evaluate", "-f", "trec", "-m", "map", "-m", "P.10", "-m", "recip_rank",
-                     sample.qrels, run)
+                     *more, sample.qrels, run)
         assert res.exit_code == 0, res.output
         paths.append(d / f"{run.stem}.eval")
         paths[-1].write_text(res.stdout)
     return paths
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory, sample):
+    return evaluated(sample, tmp_path_factory.mktemp("results"))
 
 
 def arguments(name: str, sample, results) -> list:
@@ -149,6 +154,66 @@ def test_the_tables_refuse_per_query_values(cli, sample):
     assert res.stderr == ("Error: -q/--per-query and -n/--no-summary: the latex table prints "
                           "the averages only; per-query values are printed by -f trec, tsv, "
                           "csv and json\n")
+
+
+# =========================================================================== hostile names
+
+#: A run's tag, a query id and a docno full of every format's markup and control
+#: characters a terminal obeys (each holds a word found nowhere else: ``zqrun``,
+#: ``zqquery``, ``zqdoc``); the other runs' tags end so.
+HOSTILE = {"run": r"<b>zqrun</b>&\input{x}%$#_{}~^|*`[l](u)&amp;" + "\x1b[2J\x07",
+           "query": r"q&_$%#{}\^~|*<i>zqquery",
+           "docno": "<script>zqdoc</script>&lt;_x_"}
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory, sample):
+    """The sample with a hostile run tag in each run, its first query and one document
+    renamed so (the qrels too), and its evaluation results for correlate (naming the
+    runs by their tags)."""
+    d = tmp_path_factory.mktemp("hostile")
+
+    def renamed(path, tag: str = ""):
+        text = path.read_text().replace("FT938-00311", HOSTILE["docno"])
+        lines = [line.split() for line in text.splitlines()]
+        for words in lines:
+            words[0] = HOSTILE["query"] if words[0] == "401" else words[0]
+            words[-1] = tag or words[-1]
+        (d / path.name).write_text("".join(" ".join(w) + "\n" for w in lines))
+        return d / path.name
+    runs = tuple(renamed(run, prefix + HOSTILE["run"])
+                 for run, prefix in zip(sample.runs, ("", "2", "3"), strict=True))
+    named = Sample(renamed(sample.qrels), runs)
+    return named, evaluated(named, d, "-m", "runid")
+
+
+#: The commands that print no run, query or document of their input.
+NAMELESS = {"measures", "topics"}
+#: What a command needs besides :func:`arguments` to print the names (discpower's pairs).
+NAMING = {"discpower": ["--pairs"]}
+
+
+def test_every_name_is_escaped_in_every_format_for_people(hostile):
+    """Every command in every format for people it offers writes a hostile run tag, query id
+    and docno through its format's one escaping (:func:`escaped`): once each is replaced,
+    nothing of them is left (a raw one, or one escaped by other rules, would leave its
+    word), nor any control character, and each command that prints names printed one."""
+    named, evals = hostile
+    shown = set()
+    for name in PRINTING:
+        for fmt in (f for f in offered(name) if is_table(f)):
+            res = invoke(name, "-f", fmt, NAMING.get(name, []), arguments(name, named, evals))
+            check_written(name, fmt, res)
+            text = res.stdout
+            for what, raw in HOSTILE.items():
+                if escaped(fmt, raw) in text:
+                    shown.add((name, fmt))
+                text = text.replace(escaped(fmt, raw), what)
+            assert not {"zqrun", "zqquery", "zqdoc"} & set(re.findall(r"zq[a-z]+", text)), \
+                (name, fmt, text)
+            assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", text), (name, fmt)
+    assert shown == {(n, f) for n in PRINTING if n not in NAMELESS
+                     for f in offered(n) if is_table(f)}
 
 
 # =========================================================================== a new format

@@ -153,6 +153,13 @@ CASES = [
     (["evaluate", "--require", "map>=0.15", "--require", "AP>0.1", "-m", "AP", "-m", "map"],
      ["bm25"],
      SUCCESS, ""),
+    # every name the evaluation prints is one --require takes (map_if_relevant was an
+    # unknown measure); a name neither a measure's nor printed is refused as unknown
+    (["evaluate", "--unjudged", "range", "-m", "map", "--require", "map_if_relevant>=0.7",
+      "--require", "map_judged>0.5"], ["bm25"], REGRESSED,
+     _lines("bm25 fails --require 'map_judged>0.5': its map_judged is 0.3000")),
+    (["evaluate", "-m", "map", "--require", "map_if_relevant>=0.7"], ["bm25"], BAD_USAGE,
+     "Error: unknown measure:\n  map_if_relevant\n  'smarteval measures' lists them all\n"),
     # usage: nothing evaluated, nothing printed
     (["evaluate", "--require", "map=0.2"], ["bm25"], BAD_USAGE,
      "Error: --require 'map=0.2': expected MEASURE>=NUMBER (or >, <=, <), such as "

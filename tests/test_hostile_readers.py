@@ -21,7 +21,9 @@ from fixtures import files_in, linux
 
 from smarteval.cli import main
 from smarteval.errors import InputError, UsageError
+from smarteval.numerals import NUMBER
 from smarteval.read import read_qrels, read_run, source
+from smarteval.read.sample import SAMPLE_EXPECTED
 
 QRELS = b"1 0 a 1\n1 0 b 0\n2 0 a 0\n2 0 d 1\n"
 RUN = b"1 Q0 a 1 3.0 tag\n1 Q0 b 2 2.0 tag\n2 Q0 d 1 5.0 tag\n2 Q0 a 2 4.0 tag\n"
@@ -293,14 +295,73 @@ def test_zstd_frames_of_every_kind_are_read_whole(files):
                 source.read_bytes("z")
 
 
-def test_zstd_without_its_package_is_named(files, monkeypatch):
+#: A skippable frame, as pzstd opens its files with one (they were read as plain text,
+#: "binary file (NUL byte)")
+SKIPPABLE = b"\x50\x2a\x4d\x18" + (4).to_bytes(4, "little") + b"\x45\x00\x00\x00"
+
+
+@pytest.mark.parametrize("head", [b"", SKIPPABLE], ids=["a frame", "a skippable frame"])
+@pytest.mark.parametrize("args", [["evaluate", "q", "r.zst"], ["evaluate", "r.zst", "r"],
+                                  ["compare", "-m", "map", "q", "r", "r.zst"],
+                                  ["evaluate", "-R", "sample_qrels", "r.zst", "r"]])
+def test_zstd_without_its_package_is_named(files, monkeypatch, head, args):
     monkeypatch.setitem(sys.modules, "zstandard", None)      # import fails
-    (files / "r.zst").write_bytes(b"\x28\xb5\x2f\xfd" + b"\x00" * 16)
-    res = invoke(["evaluate", "q", "r.zst"])
+    (files / "r.zst").write_bytes(head + b"\x28\xb5\x2f\xfd" + b"\x00" * 16)
+    res = invoke(args)
     assert res.exit_code == 1
     assert res.stderr == ("Error: r.zst: zstd-compressed: reading it needs the zstandard "
                           "package (pip install 'smarteval[zstd]'), or decompress it first "
                           "(zstd -d)\n")
+
+
+def test_a_file_opening_with_a_skippable_frame_is_zstd(files):
+    zstandard = pytest.importorskip("zstandard")
+    (files / "r.zst").write_bytes(SKIPPABLE + zstandard.ZstdCompressor().compress(RUN))
+    assert invoke(["evaluate", "-f", "tsv", "q", "r.zst"]).stdout == \
+        invoke(["evaluate", "-f", "tsv", "q", "r"]).stdout
+
+
+def _blank_gzip(lead: bytes, unit: bytes, size: int) -> bytes:
+    """A gzip file of ``lead``, then ``size`` bytes of ``unit`` again and again."""
+    import zlib
+    z = zlib.compressobj(1, zlib.DEFLATED, 31)
+    chunk = unit * ((1 << 22) // len(unit))
+    parts = [z.compress(lead)] + [z.compress(chunk) for _ in range(size // len(chunk))]
+    return b"".join(parts) + z.flush()
+
+
+#: (name, what the gzip file holds before its blank space, that space's unit, the lines
+#: of the file it is, the file's name in the refusal): a blank stretch longer than a line
+#: may be is refused at the line it starts on (a tail longer than 4 KiB was placed
+#: inside itself: line 1044469 for line 2) and only as much of it is read
+BLANK = [
+    ("newlines", RUN[:17], b"\n", ["evaluate", "q", "b.gz"], 2, "a run file", RUN_EXPECTED),
+    ("spaces and newlines", RUN, b" \n", ["evaluate", "q", "b.gz"], 5, "a run file",
+     RUN_EXPECTED),
+    ("CRLF", RUN, b"\r\n", ["evaluate", "q", "b.gz"], 5, "a run file", RUN_EXPECTED),
+    ("in the qrels", QRELS, b"\n\n \t", ["evaluate", "b.gz", "r"], 5, "a qrels file",
+     QRELS_EXPECTED),
+    ("in sample qrels", b"1 0 a 1 1\n", b"\n", ["evaluate", "-R", "sample_qrels", "b.gz", "r"],
+     2, "a sample qrels file", "  expected: " + SAMPLE_EXPECTED + "\n"),
+]
+
+
+@pytest.mark.parametrize("name,lead,unit,args,line,what,expected", BLANK,
+                         ids=[c[0] for c in BLANK])
+def test_blank_space_in_a_gzip_is_refused_where_it_starts(files, name, lead, unit, args,
+                                                          line, what, expected):
+    import tracemalloc
+    (files / "b.gz").write_bytes(_blank_gzip(lead, unit, 100 << 20))
+    tracemalloc.start()
+    try:
+        res = invoke(args)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (res.exit_code, res.stderr) == (
+        1, f"Error: b.gz:{line}: more than 32 MiB of blank lines and spaces from this line "
+           f"on: not {what}\n{expected}")
+    assert peak < 80 << 20
 
 
 # =========================================================================== read once
@@ -567,6 +628,38 @@ def test_json_lines_nested_too_deeply_are_refused_before_pyarrow(tmp_path, depth
                               "run or qrels row")
 
 
+def _jsonl_rows(n: int) -> str:
+    return "".join(f'{{"qid": "1", "docno": "d{i}", "score": {i}.0}}\n' for i in range(n))
+
+
+#: (name, the line after 700 good rows, exact message): the line is the file's, counted
+#: from 1 with its blank lines (pyarrow's rows count from 0 and pass over them), and a
+#: line cut short is said to be so (pyarrow: "Invalid encoding in string")
+JSON_LINES = [
+    ("a column changing type", '{"qid": "1", "docno": {"x": 1}, "score": 1.0}',
+     "{path}:701: cannot read as JSON Lines: Column(/docno) changed from string to object\n"
+     '    {{"qid": "1", "docno": {{"x": 1}}, "score": 1.0}}'),
+    ("after blank lines", '\n\n{"qid": "1", "docno": 5, "score": 1.0}',
+     "{path}:703: cannot read as JSON Lines: Column(/docno) changed from string to number\n"
+     '    {{"qid": "1", "docno": 5, "score": 1.0}}'),
+    ("a line cut short", '{"qid": "1", "docno": "x", "sc',
+     "{path}:701: not a JSON object (Unterminated string starting at, column 28)\n"
+     '    {{"qid": "1", "docno": "x", "sc'),
+    ("an array", "[1, 2]",
+     "{path}:701: not a JSON object: a JSON Lines row is one\n    [1, 2]"),
+]
+
+
+@pytest.mark.parametrize("name,line,message", JSON_LINES, ids=[c[0] for c in JSON_LINES])
+def test_json_lines_refused_at_their_line(tmp_path, name, line, message):
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "run.jsonl"
+    path.write_text(_jsonl_rows(700) + line + "\n" + _jsonl_rows(2).replace('"d', '"e'))
+    with pytest.raises(InputError) as err:
+        read_run(path)
+    assert str(err.value) == message.format(path=path)
+
+
 # =========================================================================== results read back
 
 def test_correlate_leaves_out_a_measure_that_is_nan(files):
@@ -609,12 +702,32 @@ STORED_BASELINES = [
      f"Error: b.tsv:3: value 'inf' of map {NOT_FINITE}\n" + STORED),
     ("past a float's range", PER_QUERY.replace("1.0", "1e400"),
      f"Error: b.tsv:3: value '1e400' of map {NOT_FINITE}\n" + STORED),
-    ("text where numbers are", PER_QUERY.replace("1.0", "abc"),
-     "Error: b.tsv:3: value 'abc' of map (run tag, query 2) is not a number, as its other "
+    *[(f"{what} in tsv", PER_QUERY.replace("1.0", value),
+       f"Error: b.tsv:3: value {value!r} of map is not a number: a value is {NUMBER}, or nan "
+       "where it is undefined\n" + STORED)
+      for what, value in [("text where numbers are", "abc"), ("Python's underscores", "1_0"),
+                          ("a hexadecimal float", "0x1p-3"), ("spaces around", "  0.5  "),
+                          ("Arabic-Indic digits", "\u0661"), ("bytes not UTF-8", "\udcff\udcfe")]],
+    ("a hexadecimal float its only value", "run\tquery\tmeasure\tvalue\ntag\t1\tmap\t0x1p-3\n",
+     f"Error: b.tsv:2: value '0x1p-3' of map is not a number: a value is {NUMBER}, or nan "
+     "where it is undefined\n" + STORED),
+    ("a value no measure takes", PER_QUERY.replace("1.0", "1e308"),
+     "Error: b.tsv:3: value 1e+308 of map is out of range: no measure's value is larger than "
+     "1e+150 in size (the statistics square each value)\n" + STORED),
+    ("a JSON value no measure takes", PER_QUERY_JSON % "1e308",
+     "Error: b.tsv: value 1e+308 of map is out of range: no measure's value is larger than "
+     "1e+150 in size (the statistics square each value)\n" + STORED),
+    ("a JSON string where numbers are", PER_QUERY_JSON % '"0.5"',
+     "Error: b.tsv: value '0.5' of map (run tag, query 2) is not a number, as its other "
      "values are\n" + STORED),
-    ("Python's underscores", PER_QUERY.replace("1.0", "1_0"),
-     "Error: b.tsv:3: value '1_0' of map (run tag, query 2) is not a number, as its other "
-     "values are\n" + STORED),
+    ("a JSON boolean", PER_QUERY_JSON % "true",
+     "Error: b.tsv: value True of map is not a number\n" + STORED),
+    ("the same run twice in JSON",
+     f"[{PER_QUERY_JSON[1:-1] % '1.0'}, {PER_QUERY_JSON[1:-1] % '0.99'}]",
+     "Error: b.tsv: run tag's map of query 1 is given twice\n" + STORED),
+    ("the same run twice in tsv", PER_QUERY + "tag\t1\tmap\t0.99\n",
+     "Error: b.tsv:5: run tag's map of query 1 is given twice\n    tag\t1\tmap\t0.99\n"
+     + STORED),
     ("JSON Infinity", PER_QUERY_JSON % "Infinity",
      f"Error: b.tsv: value inf of map {NOT_FINITE}\n" + STORED),
     ("a JSON whole number past a float's range", PER_QUERY_JSON % ("1" + "0" * 400),
@@ -627,10 +740,29 @@ STORED_BASELINES = [
 @pytest.mark.parametrize("name,text,stderr", STORED_BASELINES,
                          ids=[c[0] for c in STORED_BASELINES])
 def test_a_stored_baseline_holds_numbers(files, name, text, stderr):
-    (files / "b.tsv").write_text(text)
+    (files / "b.tsv").write_bytes(text.encode("utf-8", "surrogateescape"))
     for command in ("compare", "report"):
         res = invoke([command, "-m", "map", "--baseline-results", "b.tsv", "q", "r"])
         assert (res.exit_code, res.stderr, res.stdout) == (1, stderr, ""), command
+
+
+@pytest.mark.parametrize("reader,args", [
+    ("_per_query_json", ["compare", "-m", "map", "--baseline-results", "b.json", "q", "r"]),
+    ("_per_query_json", ["report", "-m", "map", "--baseline-results", "b.json", "q", "r"]),
+    ("_results_json", ["correlate", "b.json", "b.json"])])
+def test_out_of_memory_names_the_results_file(files, monkeypatch, reader, args):
+    """A stored baseline or results too large for the memory free (a 1 GB JSON under a
+    2 GB limit said "out of memory" alone)."""
+    (files / "b.json").write_text(PER_QUERY_JSON % "1.0")
+
+    def exhausted(*args):
+        raise MemoryError
+    monkeypatch.setattr(f"smarteval.read.results.{reader}", exhausted)
+    res = invoke(args)
+    size = (files / "b.json").stat().st_size / (1 << 20)
+    assert (res.exit_code, res.stderr, res.stdout) == (
+        1, f"Error: b.json: out of memory while reading it ({size:,.0f} MiB of text): give "
+           "smarteval more memory, or evaluate the file in parts\n", "")
 
 
 def test_a_stored_baseline_keeps_nan_and_null_as_undefined(files):
@@ -657,6 +789,12 @@ CORRELATED = [
      "result (found P_10)\n"),
     ("a JSON key twice", '[{"run": "x", "summary": {"map": 0.1, "map": 0.2, "P_10": 0.1}}]',
      1, "Error: a: key 'map' is given twice in one object\n" + RESULTS),
+    ("a run twice in JSON", '[{"run": "x", "summary": {"map": 0.1, "P_10": 0.1}}, '
+     '{"run": "x", "summary": {"map": 0.9, "P_10": 0.1}}]', 1,
+     "Error: a: run x is given twice\n" + RESULTS),
+    ("a run's value twice in tsv", "run\tquery\tmeasure\tvalue\nx\tall\tmap\t0.1\n"
+     "x\tall\tP_10\t0.1\nx\tall\tmap\t0.9\n", 1,
+     "Error: a:4: run x's map of query all is given twice\n    x\tall\tmap\t0.9\n" + RESULTS),
     ("a JSON whole number past a float's range",
      '[{"run": "x", "summary": {"map": 1%s, "P_10": 0.1}}]' % ("0" * 400),
      2, "Error: correlate needs two or more measures shared by every result (found "

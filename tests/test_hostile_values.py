@@ -4,6 +4,8 @@ OverflowError, a ValueError or an IndexError), by one check that every command s
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from click.testing import CliRunner
 from fixtures import files_in
@@ -26,8 +28,8 @@ def files(tmp_path, monkeypatch):
                     zneg="1 map 0.1 0.2\n2 map 0.1 -0.2\n")
 
 
-def invoke(args):
-    result = CliRunner().invoke(main, [str(a) for a in args])
+def invoke(args, input=None):
+    result = CliRunner().invoke(main, [str(a) for a in args], input=input)
     assert "Traceback" not in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit), \
         repr(result.exception)
@@ -117,16 +119,81 @@ CASES = [
     *[(f"--risk-alpha {a}", ["evaluate", "-m", "map", "--risk-baseline", "base",
                              "--risk-alpha", a, "q", "r"], 2,
        invalid("evaluate", "'--risk-alpha'", a, "float range")) for a in ("nan", "inf")],
+    # NTCIREVAL's parameters: a gain or a key of NaN or an infinity was printed as nan, a
+    # key given twice kept the last, a level past a C long was an IndexError
+    *[(f"-m {spec}", ["evaluate", "-m", spec, "q", "r"], 2,
+       f"Error: bad parameters in measure {spec!r}: expected rel=gain pairs, e.g. "
+       "ndcg.1=3,2=9\n")
+      for spec in ("ntcir_Q.L1=nan", "ntcir_Q.L1=inf", "ntcir_Q.beta=inf", "ntcir_Q.L1=1_0",
+                   "ntcir_nDCG.logb=-inf")],
+    *[(f"-m {spec}", ["evaluate", "-m", spec, "q", "r"], 2,
+       f"Error: bad parameters in measure {spec!r}: {what} given twice (a level or a key "
+       "takes one value)\n")
+      for spec, what in (("ntcir_Q.beta=1,beta=2", "beta"), ("ntcir_Q.L1=1,1=2", "1"))],
+    (f"-m ntcir_Q.{BIG}=1", ["evaluate", "-m", f"ntcir_Q.{BIG}=1", "q", "r"], 2,
+     f"Error: bad parameters in measure 'ntcir_Q.{BIG}=1': level {BIG} is past the "
+     f"largest, {LONG_MAX}\n"),
+    *[(f"-m {spec}", ["evaluate", "-m", spec, "q", "r"], 2,
+       f"Error: bad parameters in measure {spec!r}: expected numbers{more}\n")
+      for spec, more in (("U.nan", " separated by commas"), ("ERR-IA.inf", " separated by "
+                                                                      "commas"))],
 ]
 
 
-@pytest.mark.parametrize("name,args,status,stderr", CASES, ids=[c[0] for c in CASES])
-def test_refused(files, name, args, status, stderr):
-    if "plot" in args:
-        pytest.importorskip("matplotlib")
-    res = invoke(args)
-    assert (res.exit_code, res.stderr, res.stdout) == (status, stderr, "")
-    assert not (files / "x.png").exists()
+GRADED = "1 0 a 1\n1 0 b 2\n1 0 c 0\n2 0 a 0\n2 0 d 3\n"
+
+
+def value(spec: str, qrels: str = GRADED, stderr: str = "") -> float:
+    """The summary value of ``-m spec`` (one measure) on ``qrels`` and the run ``r``, and
+    that its standard error is ``stderr``."""
+    res = invoke(["evaluate", "-f", "json", "-m", spec, "-", "r"], input=qrels)
+    assert (res.exit_code, res.stderr) == (0, stderr), res.output
+    (v,) = json.loads(res.stdout)[0]["summary"].values()
+    return v
+
+
+#: (name, -m, the -m it is the same as): what was a traceback (an OverflowError, an
+#: IndexError in a table of every level up to the largest)
+THE_SAME = [
+    ("a cut-off past every rank", "ntcir_Q.k=1e300", "ntcir_Q"),
+    ("an AP cut-off past every rank", "ntcir_AP.k=1e300", "ntcir_AP"),
+    ("a level of a C long's largest, judged nowhere", f"ntcir_Q.{LONG_MAX}=1", "ntcir_Q"),
+    ("a level given its own number", "ntcir_nDCG.L2=2", "ntcir_nDCG"),
+]
+
+
+@pytest.mark.parametrize("name,spec,same", THE_SAME, ids=[c[0] for c in THE_SAME])
+def test_the_same_value(files, name, spec, same):
+    assert value(spec) == value(same)
+
+
+@pytest.mark.parametrize("spec", ["ntcir_Q", "ntcir_nDCG", "ntcir_ERR", "ntcir_NCUguBR",
+                                  "ntcir_RBP", "ntcir_Pplus"])
+def test_a_grade_of_a_c_longs_largest(files, spec):
+    """The highest level is a grade of the qrels, however large (a table of every level up
+    to it was an IndexError, and held a gain per level: 814 MB for a grade of 10**8)."""
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        big = value(spec, GRADED.replace("0 d 3", f"0 d {LONG_MAX}"))
+        value(spec, GRADED.replace("0 d 3", "0 d 100000000"))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert 0 <= big <= 1
+    assert peak < 20 << 20
+
+
+def test_ir_measures_gains_past_the_grades_column(files):
+    """Gains up to a C long's largest (the grades' narrow column was an OverflowError)."""
+    big = value(f"nDCG(gains={{0:0,1:{LONG_MAX},2:{LONG_MAX},3:{LONG_MAX}}})@10")
+    assert big == pytest.approx(value("nDCG(gains={0:0,1:1,2:1,3:1})@10"))
+
+
+def test_a_cut_off_past_a_c_long_is_said_to_be_clamped(files):
+    assert value(f"P.{BIG}", stderr=f"smarteval: -m P.{BIG}: cut-off {BIG} is past the "
+                 f"largest trec_eval reads (a C long): taken as {LONG_MAX}, as its atol "
+                 "takes it\n") == value(f"P.{LONG_MAX}")
 
 
 #: (name, measures given to smarteval.evaluate, exact message)

@@ -89,6 +89,25 @@ def test_pseudo_curves_with_best_and_examined(tmp_path):
 
 
 @needs_mpl
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_a_run_named_as_a_formula_is_drawn_as_text(kind, tmp_path):
+    """A run tag of matplotlib's mathtext (``$\\frac{$``) is its name, in every kind: it
+    was parsed as a formula, a traceback."""
+    tag = "$\\frac{$_<b>&"
+    runs = []
+    for path in RUNS:
+        renamed = tmp_path / Path(path).name
+        renamed.write_text("".join(line.rsplit(" ", 1)[0] + f" {tag}{Path(path).stem}\n"
+                                   for line in Path(path).read_text().splitlines()))
+        runs.append(str(renamed))
+    args = [runs[RUNS.index(a)] if a in RUNS else a for a in KINDS[kind]]
+    out = tmp_path / "p.svg"
+    res = plot(QRELS, *args, "-k", kind, "-o", str(out))
+    assert res.exit_code == 0, res.output
+    assert (b"frac" in out.read_bytes()) == (kind != "asl")     # asl names the measures
+
+
+@needs_mpl
 @pytest.mark.parametrize("suffix, magic", [("svg", b"<?xml"), ("pdf", b"%PDF")])
 def test_svg_and_pdf(suffix, magic, tmp_path):
     out = tmp_path / f"pr.{suffix}"

@@ -218,9 +218,9 @@ SAID = [
      ["plot", "--no-examined", "q", "r", "-o", "p.png"],
      "smarteval: --no-examined has no effect: only the cut-off methods (pseudo, points, "
      "adjusted, cnr) write numbers beside their points (--method semi)\n", ""),
-    ("numpy's own warnings stay quiet", ["evaluate", "-f", "trec", "-m", "Rprec_mult.nan",
+    ("numpy's own warnings stay quiet", ["evaluate", "-f", "trec", "-m", "Rprec_mult.1e300",
                                          "q", "r"],
-     "", "Rprec_mult_nan        \tall\t0.0000\n"),
+     "", f"Rprec_mult_{1e300:.2f}\tall\t0.0000\n"),
 ]
 
 
@@ -254,8 +254,6 @@ TREC_EVAL_PRINTS = [
     (["-m", "iprec_at_recall.nan"], "iprec_at_recall_nan   \tall\t0.7917\n"),
     (["-m", "11pt_avg.nan"], "11pt_avg_nan          \tall\t0.7917\n"),
     (["-m", "ndcg.1=inf"], "ndcg_1=inf            \tall\t  -nan\n"),
-    (["-m", "P.99999999999999999999"], "P_9223372036854775807 \tall\t0.0000\n"),
-    (["-m", "success.99999999999999999999"], "success_9223372036854775807\tall\t1.0000\n"),
     (["-m", "map", "-M", "99999999999999999999"], "map                   \tall\t0.5833\n"),
     (["-m", "num_nonrel_judged_ret", "-N", "99999999999999999999"],
      "num_nonrel_judged_ret \tall\t3\n"),
@@ -270,6 +268,19 @@ def test_what_trec_eval_prints(files, version, args, expected):
     assert res.exit_code == 0
     assert res.stdout == expected
     assert res.stderr == ""
+
+
+@pytest.mark.parametrize("version", ["9", "10"])
+@pytest.mark.parametrize("spec,expected", [
+    ("P.99999999999999999999", "P_9223372036854775807 \tall\t0.0000\n"),
+    ("success.99999999999999999999", "success_9223372036854775807\tall\t1.0000\n")])
+def test_a_cut_off_past_a_c_long_is_clamped_as_trec_eval_clamps_it(files, version, spec,
+                                                                   expected):
+    res = invoke(["evaluate", "-f", "trec", "--trec-version", version, "-m", spec, "q", "r"])
+    assert (res.exit_code, res.stdout) == (0, expected)
+    assert res.stderr == (f"smarteval: -m {spec}: cut-off 99999999999999999999 is past the "
+                          "largest trec_eval reads (a C long): taken as 9223372036854775807, "
+                          "as its atol takes it\n")
 
 
 # =========================================================================== the Python API

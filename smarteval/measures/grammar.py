@@ -76,6 +76,7 @@ from smarteval.measures.registry import (
     load_installed_plugins,
     quantity_entry,
 )
+from smarteval.numerals import decimal
 from smarteval.ranking.programs import ordered_as
 from smarteval.records import record
 from smarteval.settings import LONG_MAX
@@ -141,8 +142,12 @@ def regraded(r: Ranked, gains: tuple) -> Ranked:
     them; a grade mapped below 0 becomes a negative judgement.
     """
     table = dict(gains)
-    rel = r.rel.copy()
-    grades = r.qrel_grades.copy()
+    top = max(table.values(), default=0)        # a narrow column widened to hold it
+
+    def widened(a: np.ndarray) -> np.ndarray:
+        return a.astype(np.int64 if top > np.iinfo(a.dtype).max else a.dtype)
+    rel = widened(r.rel)
+    grades = widened(r.qrel_grades)
     for level, gain in table.items():
         rel[r.rel == level] = gain
         grades[r.qrel_grades == level] = gain
@@ -682,19 +687,29 @@ def _parse_params(m: Measure, raw: str, spec: str) -> tuple:
     try:
         return _read(m, raw)
     except _Duplicate as dup:
+        why = dup.args[1] if len(dup.args) > 1 else "trec_eval refuses duplicate cut-offs"
         raise UsageError(f"bad parameters in measure {spec!r}: {dup.args[0]} given twice "
-                         "(trec_eval refuses duplicate cut-offs)") from None
+                         f"({why})") from None
+    except _OutOfRange as out:
+        raise UsageError(f"bad parameters in measure {spec!r}: {out.args[0]}") from None
     except ValueError:
         pass
     raise UsageError(f"bad parameters in measure {spec!r}: expected {_HINTS[m.params]}")
 
 
 class _Duplicate(Exception):
-    pass
+    """A parameter given twice: its text, and (optionally) why that is refused."""
+
+
+class _OutOfRange(Exception):
+    """A parameter of the grammar past what can be honoured: what is wrong."""
 
 
 def _read(m: Measure, raw: str) -> tuple:
     shape = m.params
+    # trec_eval reads its numbers with atof (NaN and infinities are what it makes of them);
+    # the other programs' parameters are numbers of smarteval.numerals' grammar, finite
+    number = float if m.family == "trec" else decimal
     if shape == "cutoffs":
         items = raw.split(",")
         if not all(re.match(_CUTOFF, x) for x in items):
@@ -705,9 +720,9 @@ def _read(m: Measure, raw: str) -> tuple:
             raise ValueError
         return _distinct(cuts)
     if shape == "levels":
-        return _distinct([float(x) for x in raw.split(",")])
+        return _distinct([number(x) for x in raw.split(",")])
     if shape == "floats":
-        return tuple(float(x) for x in raw.split(","))   # in the order given
+        return tuple(number(x) for x in raw.split(","))   # in the order given
     if shape == "gains":
         pairs: list[tuple[object, float]] = []
         for item in raw.split(","):
@@ -715,11 +730,17 @@ def _read(m: Measure, raw: str) -> tuple:
             if "L" in m.keys and name[:1] == "L" and re.match(_INTEGER, name[1:]):
                 name = name[1:]                 # NTCIREVAL's level L2: grade 2
             if re.match(_INTEGER, name):
-                pairs.append((int(name), float(value)))
+                if abs(int(name)) > LONG_MAX:
+                    raise _OutOfRange(f"level {name} is past the largest, {LONG_MAX}")
+                pairs.append((int(name), number(value)))
             elif name in m.keys and name != "L":
-                pairs.append((name, float(value)))
+                pairs.append((name, number(value)))
             else:
                 raise ValueError
+        names = [name for name, _ in pairs]
+        twice = next((n for n in names if names.count(n) > 1), None)
+        if twice is not None and m.family != "trec":
+            raise _Duplicate(str(twice), "a level or a key takes one value")
         return tuple(pairs)
     if shape == "int":
         # trec_eval's atof, then a C long: past a long's range (and NaN) x86-64 gives the
@@ -763,7 +784,10 @@ def _trec_request(m: Measure, asked: list[_Asked]) -> tuple[Request, list[tuple[
         raise UsageError(f"measure {m.name!r} takes no parameters (got {first.spec!r})")
     params = _parse_params(m, raw, first.spec)
     request = Request(m, params, raw)
-    notes = []
+    notes = [(first.index, f"-m {first.spec}: cut-off {x} is past the largest trec_eval "
+                           f"reads (a C long): taken as {LONG_MAX}, as its atol takes it")
+             for x in raw.split(",") if m.params == "cutoffs"
+             and int(x.split(".")[0]) > LONG_MAX]
     for a in asked:
         if a is first or a.nickname is not None or a.spec == first.spec:
             continue
@@ -797,7 +821,7 @@ def _ignored(m: Measure, a: _Asked, first: _Asked, params: tuple) -> str | None:
     """The note for request ``a``, ignored in favour of ``first``; None if it loses nothing."""
     try:
         wanted = m.default if a.raw is None else _read(m, a.raw)
-    except (ValueError, _Duplicate):
+    except (ValueError, _Duplicate, _OutOfRange):
         wanted = None
     if wanted is not None and m.params in ("cutoffs", "levels"):
         missing = sorted(set(wanted) - set(params))

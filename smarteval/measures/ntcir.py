@@ -43,6 +43,7 @@ from smarteval.measures.segments import (
     seg_exclusive_cumprod,
     seg_sum,
 )
+from smarteval.settings import LONG_MAX
 
 #: NTCIREVAL's default cut-off (its ``-cutoffs``) for the measures it gives at cut-offs only
 CUTOFF = 1000
@@ -75,9 +76,12 @@ def _options(name: str, pairs: tuple, k: int | None = None) -> _Options:
               "k": (1, math.inf), "j": (0, 1)}
     for key, v in keys.items():
         lo, hi = checks[key]
-        if not lo <= v <= hi or (key in ("k", "j") and not float(v).is_integer()):
+        if not lo <= v <= hi or not math.isfinite(v) or \
+                (key in ("k", "j") and not float(v).is_integer()):
             raise UsageError(f"{name}: {key}={v:g} is out of range")
     cut = keys.get("k", k)
+    if cut is not None:
+        cut = min(cut, LONG_MAX)            # past every rank: the same as no larger one
     return _Options(gains, keys.get("beta", 1.0), keys.get("gamma", 0.95),
                     keys.get("logb", 2.0), keys.get("p", 0.95),
                     None if cut is None else int(cut), bool(keys.get("j", 0)))
@@ -107,11 +111,7 @@ def _list(r: Ranked, o: _Options) -> _List:
         return r.memo[key]
     view = r.subset(r.rel >= 0) if o.condensed else r
     given = max((g for g, _ in o.gains), default=0)
-    top = max(int(r.qrel_grades.max(initial=0)), given)
-    table = np.arange(top + 1, dtype=np.float64)      # a level's gain: its number ...
-    for g, v in o.gains:
-        table[g] = v                                  # ... unless given
-    table[0] = 0.0
+    gain = _gain_of(o.gains)
     level = np.maximum(view.rel, 0)
     relevant = level > 0
     offsets = view.offsets
@@ -121,19 +121,39 @@ def _list(r: Ranked, o: _Options) -> _List:
     grades = r.qrel_grades
     q = r.qrel_qindex
     rel = grades > 0
-    order = np.lexsort((-table[grades[rel]], q[rel]))
-    by_gain = table[grades[rel]][order]
+    order = np.lexsort((-gain(grades[rel]), q[rel]))
+    by_gain = gain(grades[rel])[order]
     counts = np.bincount(q[rel], minlength=r.num_queries)
     # the highest level: the highest given a gain, or the topic's highest judged one
     highest = np.full(r.num_queries, given, dtype=np.int64)
     np.maximum.at(highest, q, grades)
-    out = _List(offsets=offsets, rank=positions(offsets), level=level, gain=table[level],
+    out = _List(offsets=offsets, rank=positions(offsets), level=level, gain=gain(level),
                 relevant=relevant, so_far=so_far, num_rel=counts.astype(np.int64),
-                max_gain=table[highest], ideal_offsets=r.qrel_offsets,
-                ideal_gain=table[grades], by_gain=by_gain,
+                max_gain=gain(highest), ideal_offsets=r.qrel_offsets,
+                ideal_gain=gain(grades), by_gain=by_gain,
                 by_gain_offsets=np.concatenate(([0], np.cumsum(counts))).astype(np.int64))
     r.memo[key] = out
     return out
+
+
+def _gain_of(gains: tuple):
+    """Each level's gain, looked up among the levels given: a level's number unless given,
+    0 for level 0 and below. Memory grows with the levels given, never with a level's
+    value (a table indexed by level would hold 10**8 gains for one grade of 10**8)."""
+    table = dict(gains)
+    levels = np.array(sorted(table), dtype=np.int64)
+    values = np.array([table[g] for g in levels.tolist()], dtype=np.float64)
+
+    def gain(level: np.ndarray) -> np.ndarray:
+        level = np.asarray(level, dtype=np.int64)
+        out = np.maximum(level, 0).astype(np.float64)
+        if len(levels):
+            at = np.minimum(np.searchsorted(levels, level), len(levels) - 1)
+            hit = levels[at] == level
+            out[hit] = values[at[hit]]
+        out[level <= 0] = 0.0
+        return out
+    return gain
 
 
 def _row_query(offsets: np.ndarray) -> np.ndarray:

@@ -32,6 +32,7 @@ DASHES = ("-", "--", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (8, 2)), (0, (3, 1, 1, 1
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 STYLE: dict[str, Any] = {
+    "text.parse_math": False,       # a run's name is text: "$" opens no formula
     "font.size": 9,
     "axes.titlesize": 9.5,
     "axes.labelsize": 9,

@@ -22,9 +22,9 @@ from smarteval.read.plain import (
     QRELS_EXPECTED,
     _decode_ids,
     _group_queries,
-    _naming_the_file_out_of_memory,
     _parse_ints,
     _parse_scores,
+    naming_the_file_out_of_memory,
     qrels_columns,
     read_lines,
 )
@@ -52,7 +52,7 @@ class GainQrels:
 COSTS_EXPECTED = "ELEMENT_TYPE COST"
 
 
-@_naming_the_file_out_of_memory
+@naming_the_file_out_of_memory
 def read_gain_qrels(path: str | os.PathLike, *, data: bytes | None = None,
                     refuse: str | None = None) -> Qrels | GainQrels:
     """Read qrels whose fourth field is a whole grade or a gain (cwl_eval's gain file).
@@ -93,6 +93,7 @@ def _lines_of(repeated: np.ndarray, line_no: np.ndarray) -> np.ndarray:
     return out
 
 
+@naming_the_file_out_of_memory
 def read_costs(path: str | os.PathLike) -> dict[bytes, float]:
     """cwl_eval's cost file: ``ELEMENT_TYPE COST`` a line, COST a number above 0.
 

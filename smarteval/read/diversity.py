@@ -21,9 +21,9 @@ from smarteval.errors import InputError
 from smarteval.read.plain import (
     _decode_ids,
     _group_queries,
-    _naming_the_file_out_of_memory,
     _parse_ints,
     highest_grades,
+    naming_the_file_out_of_memory,
     query_docno_order,
     read_lines,
 )
@@ -79,7 +79,7 @@ def _subtopic_order(uniq: np.ndarray) -> np.ndarray:
     return rank
 
 
-@_naming_the_file_out_of_memory
+@naming_the_file_out_of_memory
 def read_qrels_diversity(path: str | os.PathLike, *,
                          data: bytes | None = None) -> DiversityQrels:
     """Read ndeval's diversity qrels: ``QID SUBTOPIC DOCNO REL`` per line, REL an integer.

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable
 
 from smarteval.errors import InputError, UsageError
+from smarteval.read.plain import naming_the_file_out_of_memory
 from smarteval.read.source import (
     TextGuard,
     corrupt,
@@ -37,6 +38,7 @@ def is_dataset_id(source: str) -> bool:
     return not os.path.exists(source) and _DATASET_ID.fullmatch(source) is not None
 
 
+@naming_the_file_out_of_memory
 def read_texts(source: str, wanted: Iterable[str]) -> dict[str, str]:
     """The texts of the ``wanted`` docnos that ``source`` has (a file's path, or an
     ir_datasets id): ``{docno: text}``; a docno it lacks is left out."""

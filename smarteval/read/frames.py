@@ -40,6 +40,7 @@ from smarteval.read.keys import (
 )
 from smarteval.read.plain import (
     ID_ERRORS,
+    naming_the_file_out_of_memory,
     qrels_columns,
     repeated_docnos,
 )
@@ -72,6 +73,7 @@ def _pyarrow(what: str):
 
 # --------------------------------------------------------------------------- what a source is
 
+@naming_the_file_out_of_memory
 def read_table(path: str | os.PathLike, kind: str, wanted: Iterable[str] | None = None):
     """A Parquet or JSON Lines file as a pyarrow Table; errors name the file.
 
@@ -108,7 +110,34 @@ def read_table(path: str | os.PathLike, kind: str, wanted: Iterable[str] | None 
     try:
         return pj.read_json(io.BytesIO(data))
     except (OSError, pa.ArrowException) as exc:
-        raise InputError(name, None, f"cannot read as JSON Lines: {exc}") from None
+        raise _jsonl_problem(data, name, exc) from None
+
+
+def _jsonl_problem(data: bytes, name: str, exc: Exception) -> InputError:
+    """pyarrow's refusal of a JSON Lines file as one message naming the line: the first
+    line that is no JSON object as Python's json reads it (with its reason), else the line
+    of the row pyarrow names (its rows count from 0 and pass over blank lines)."""
+    import json
+    rows = [(number, line) for number, line in enumerate(data.split(b"\n"), start=1)
+            if line.strip()]
+    for number, line in rows:
+        try:
+            row = json.loads(line)
+        except ValueError as bad:
+            why = f"{bad.msg}, column {bad.colno}" if isinstance(bad, json.JSONDecodeError) \
+                else "not UTF-8"
+            return InputError(name, number, f"not a JSON object ({why})",
+                              line.decode("utf-8", ID_ERRORS))
+        if not isinstance(row, dict):
+            return InputError(name, number, "not a JSON object: a JSON Lines row is one",
+                              line.decode("utf-8", ID_ERRORS))
+    found = re.search(r" in row ([0-9]+)$", str(exc))
+    if found and int(found.group(1)) < len(rows):
+        number, line = rows[int(found.group(1))]
+        what = str(exc)[:found.start()].removeprefix("JSON parse error: ")
+        return InputError(name, number, f"cannot read as JSON Lines: {what}",
+                          line.decode("utf-8", ID_ERRORS))
+    return InputError(name, None, f"cannot read as JSON Lines: {exc}")
 
 
 #: The deepest nesting of arrays and objects a JSON Lines line may have (pyarrow's parser

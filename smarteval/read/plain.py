@@ -352,12 +352,13 @@ def _decode_ids(uniq: np.ndarray, codes: np.ndarray, grouped: bool):
 
 # --------------------------------------------------------------------------- runs
 
-def _naming_the_file_out_of_memory(read):
-    """``read`` with running out of memory reported as a problem of the file it reads."""
+def naming_the_file_out_of_memory(read):
+    """``read`` with running out of memory reported as a problem of the file it reads (its
+    first argument): every reader of a file is wrapped so."""
     @functools.wraps(read)
-    def reading(path, *, data: bytes | None = None, **options):
+    def reading(path, *args, **options):
         try:
-            return read(path, data=data, **options)
+            return read(path, *args, **options)
         except MemoryError:
             raise InputError(display(str(path)), None, out_of_memory(path)) from None
     return reading
@@ -371,7 +372,7 @@ def out_of_memory(path) -> str:
             "evaluate the file in parts")
 
 
-@_naming_the_file_out_of_memory
+@naming_the_file_out_of_memory
 def read_run(path: str | os.PathLike, *, data: bytes | None = None,
              element_types: bool = False, ranks: bool = False) -> Run:
     """Read a TREC run: ``QID Q0 DOCNO RANK SCORE TAG`` per line.
@@ -724,7 +725,7 @@ def repeated_rows(codes, docnos, sorted_by=None) -> np.ndarray:
 
 # --------------------------------------------------------------------------- qrels
 
-@_naming_the_file_out_of_memory
+@naming_the_file_out_of_memory
 def read_qrels(path: str | os.PathLike, *, data: bytes | None = None) -> Qrels:
     """Read TREC qrels: ``QID ITER DOCNO REL`` per line, REL an integer.
 

@@ -34,9 +34,9 @@ from smarteval.read.plain import (
     _decode_ids,
     _group_queries,
     _Lines,
-    _naming_the_file_out_of_memory,
     _parse_ints,
     highest_grades,
+    naming_the_file_out_of_memory,
     parse_numbers,
     qrels_columns,
     query_docno_order,
@@ -128,13 +128,13 @@ def _levels(level_bytes: np.ndarray, lines: _Lines, expected: str) -> np.ndarray
     return parse_numbers(level_bytes, lines, "relevance level", expected)
 
 
-@_naming_the_file_out_of_memory
+@naming_the_file_out_of_memory
 def read_prefs(path: str | os.PathLike, *, data: bytes | None = None) -> Preferences:
     """Read trec_eval's preference file: ``QID JG JSG DOCNO REL_LEVEL`` per line."""
     return _read_preferences(path, data, "prefs")
 
 
-@_naming_the_file_out_of_memory
+@naming_the_file_out_of_memory
 def read_qrels_prefs(path: str | os.PathLike, *, data: bytes | None = None) -> Preferences:
     """Read a qrels file as preferences (``-R qrels_prefs``): the second field is the
     judgement group, every line in sub-group ``0``, the grade the level."""
@@ -168,7 +168,7 @@ def _read_preferences(path, data: bytes | None, fmt: str) -> Preferences:
                        doc=doc.astype(np.int64))
 
 
-@_naming_the_file_out_of_memory
+@naming_the_file_out_of_memory
 def read_qrels_jg(path: str | os.PathLike, *, data: bytes | None = None) -> JudgementGroups:
     """Read qrels with judgement groups (``-R qrels_jg``): ``QID JG DOCNO REL`` per line."""
     name = display(str(path))

@@ -19,14 +19,16 @@ from typing import Any
 import numpy as np
 
 from smarteval.errors import InputError
+from smarteval.numerals import NUMBER, is_decimal
 from smarteval.read import read_bytes
-from smarteval.read.plain import ID_ERRORS
+from smarteval.read.plain import ID_ERRORS, naming_the_file_out_of_memory
 
 #: What a results file should hold, for error messages.
 RESULTS_EXPECTED = ("evaluation results: trec_eval output (MEASURE QUERY VALUE) or "
                     "smarteval evaluate -f tsv, csv or json")
 
 
+@naming_the_file_out_of_memory
 def read_results(path: str) -> list[tuple[str, dict[str, float]]]:
     """Summary values from an evaluation's output: [(run, {measure: value})].
 
@@ -61,13 +63,17 @@ def _json_output(name: str, expected: str) -> Iterator[None]:
 
 def _results_json(name: str, text: str) -> list[tuple[str, dict[str, float]]]:
     with _json_output(name, RESULTS_EXPECTED):
-        out = []
+        out: list[tuple[str, dict[str, float]]] = []
         for item in json.loads(text, object_pairs_hook=_unique(name, RESULTS_EXPECTED)):
             # a whole number past a float's range is an infinity, left out as NaN is
             summary = {k: float(v) if isinstance(v, float) or abs(v) <= sys.float_info.max
                        else math.inf if v > 0 else -math.inf for k, v in item["summary"].items()
                        if isinstance(v, (int, float)) and not isinstance(v, bool)}
-            out.append((str(item["run"]), summary))
+            run = str(item["run"])
+            if any(run == seen for seen, _ in out):
+                raise InputError(name, None, f"run {run} is given twice",
+                                 expected=RESULTS_EXPECTED)
+            out.append((run, summary))
         return out
 
 
@@ -83,6 +89,9 @@ def _results_delimited(name: str, text: str, delim: str) -> list[tuple[str, dict
         run, qid, measure, value = row
         if qid != "all":
             continue
+        if measure in out.get(run, {}):
+            raise InputError(name, lineno, f"run {run}'s {measure} of query all is given "
+                             "twice", delim.join(row), RESULTS_EXPECTED)
         if _NUMBER.fullmatch(value):               # not runid or another text value
             out.setdefault(run, {})[measure] = float(value)
     return list(out.items())
@@ -148,6 +157,7 @@ class StoredRun:
         return self.name
 
 
+@naming_the_file_out_of_memory
 def read_per_query(path: str) -> list[StoredRun]:
     """Each run's per-query values in a file ``smarteval evaluate -q`` wrote (``-f json``,
     ``tsv`` or ``csv``), every digit as written: the float a value was printed from is the
@@ -218,34 +228,54 @@ def read_baseline(path: str) -> StoredRun:
     return runs[0]
 
 
-def _value(name: str, line: int | None, measure: str, value) -> float | None:
-    """A written value as a float (None: a text value, such as relstring's); null and
-    ``nan`` are NaN, as the writers print an undefined value. An infinity is refused (a
-    value of a measure compared is finite or undefined), and so is a boolean; text that
-    Python alone reads as a number (``1_0``, `` 1``) is text."""
+def _value(name: str, line: int | None, measure: str, value, text: bool) -> float | None:
+    """A written value as a float (None: a text value, such as relstring's, which only a
+    JSON string is); null and ``nan`` are NaN, as the writers print an undefined value.
+    A number is one of :mod:`smarteval.numerals`' grammar (in TSV and CSV) or a JSON
+    number, finite and at most :data:`LARGEST` in size; a boolean, an infinity and text
+    that Python alone reads as a number (``1_0``, `` 1``, ``0x1p-3``, ``١``) are refused."""
     if value is None:
         return math.nan
-    if isinstance(value, bool):
+    if isinstance(value, str):
+        if text:
+            return None
+        if value == "nan":
+            return math.nan
+        if not is_decimal(value) and value.lower().lstrip("+-") not in ("inf", "infinity"):
+            raise InputError(name, line, f"value {value!r} of {measure} is not a number: a "
+                             f"value is {NUMBER}, or nan where it is undefined",
+                             expected=PER_QUERY_EXPECTED)
+        if math.isinf(float(value)):
+            raise _not_finite(name, line, measure, value)
+        value = float(value)
+    elif isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InputError(name, line, f"value {value!r} of {measure} is not a number",
                          expected=PER_QUERY_EXPECTED)
-    written = value
-    if isinstance(value, str):
-        if not _NUMBER.fullmatch(value):
-            return None
-        value = float(value)
-    elif not isinstance(value, (int, float)):
-        return None
-    if isinstance(value, int) and abs(value) > sys.float_info.max or \
-            math.isinf(value):
-        raise InputError(name, line, f"value {written!r} of {measure} is not a finite "
-                         "number (a value is a finite number, or nan where it is undefined)",
-                         expected=PER_QUERY_EXPECTED)
+    elif isinstance(value, int) and abs(value) > sys.float_info.max or math.isinf(value):
+        raise _not_finite(name, line, measure, value)
+    if math.isnan(value):
+        return math.nan
+    if abs(value) > LARGEST:
+        raise InputError(name, line, f"value {value!r} of {measure} is out of range: no "
+                         f"measure's value is larger than {LARGEST:g} in size (the "
+                         "statistics square each value)", expected=PER_QUERY_EXPECTED)
     return float(value)
 
 
+#: The largest size of a stored value: its square, which the variances and tests sum over
+#: the queries, stays finite (no measure comes near: counts are below 2**63).
+LARGEST = 1e150
+
+
+def _not_finite(name: str, line: int | None, measure: str, value) -> InputError:
+    return InputError(name, line, f"value {value!r} of {measure} is not a finite number (a "
+                      "value is a finite number, or nan where it is undefined)",
+                      expected=PER_QUERY_EXPECTED)
+
+
 #: A value as the writers print one: a decimal number, or nan or an infinity in any case
-_NUMBER = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf|infinity)",
-                     re.IGNORECASE)
+_NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|nan|inf|"
+                     r"infinity)", re.IGNORECASE)
 
 
 def _unique(name: str, expected: str) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
@@ -271,25 +301,23 @@ _Row = tuple[str, str | None, str, float | None, int | None, str]
 
 def _per_query_json(name: str, text: str) -> list[_Row]:
     with _json_output(name, PER_QUERY_EXPECTED):
-        rows: list[_Row] = []
+        stored: list[tuple[str, str | None, str, Any, int | None]] = []
         for item in json.loads(text, object_pairs_hook=_unique(name, PER_QUERY_EXPECTED)):
             run = str(item["run"])
             for qid, values in (item.get("queries") or {}).items():
-                for measure, value in values.items():
-                    rows.append((run, str(qid), measure, _value(name, None, measure, value),
-                                 None, repr(value)))
-            for measure, value in (item.get("summary") or {}).items():
-                rows.append((run, None, measure, _value(name, None, measure, value), None,
-                             repr(value)))
-        return rows
+                stored += [(run, str(qid), measure, value, None)
+                           for measure, value in values.items()]
+            stored += [(run, None, measure, value, None)
+                       for measure, value in (item.get("summary") or {}).items()]
+    return _checked(name, stored, text=True)
 
 
 def _per_query_delimited(name: str, text: str, delim: str) -> list[_Row]:
-    rows: list[_Row] = []
-    seen: set[tuple[str, str, str]] = set()
+    stored: list[tuple[str, str | None, str, Any, int | None]] = []
     # tsv quotes nothing: a quote is part of an id there
     reader = csv.reader(io.StringIO(text), delimiter=delim,
                         quoting=csv.QUOTE_NONE if delim == "\t" else csv.QUOTE_MINIMAL)
+    lines: dict[int, str] = {}
     for lineno, row in enumerate(reader, start=1):
         if not row or (lineno > 1 and row == ["run", "query", "measure", "value"]):
             continue
@@ -299,12 +327,27 @@ def _per_query_delimited(name: str, text: str, delim: str) -> list[_Row]:
             raise InputError(name, lineno, f"results line has {len(row)} fields, not 4",
                              delim.join(row), "run, query, measure, value")
         run, qid, measure, value = row
+        lines[lineno] = delim.join(row)
+        stored.append((run, None if qid == "all" else qid, measure, value, lineno))
+    return _checked(name, stored, text=False, lines=lines)
+
+
+def _checked(name: str, stored, *, text: bool, lines: dict[int, str] | None = None
+             ) -> list[_Row]:
+    """The stored values of every format (run, query id or None for the summary, measure,
+    value as read, line or None), each checked once: a value given twice for a run's
+    measure and query is refused, naming the run, and each value is read by
+    :func:`_value` (``text``: a string is a text value, as JSON writes one)."""
+    rows: list[_Row] = []
+    seen: set[tuple[str, str | None, str]] = set()
+    for run, qid, measure, value, line in stored:
+        shown = None if lines is None else lines[line]
         if (run, qid, measure) in seen:
             why = " (a query named all cannot be told from the summary in tsv or csv: store " \
-                  "the baseline with -f json)" if qid == "all" else ""
-            raise InputError(name, lineno, f"run {run}'s {measure} of query {qid} is given "
-                             f"twice{why}", delim.join(row), PER_QUERY_EXPECTED)
+                  "the baseline with -f json)" if qid is None and not text else ""
+            raise InputError(name, line, f"run {run}'s {measure} of query {qid or 'all'} is "
+                             f"given twice{why}", shown, PER_QUERY_EXPECTED)
         seen.add((run, qid, measure))
-        rows.append((run, None if qid == "all" else qid, measure,
-                     _value(name, lineno, measure, value), lineno, repr(value)))
+        rows.append((run, qid, measure, _value(name, line, measure, value, text), line,
+                     repr(value)))
     return rows

@@ -27,8 +27,8 @@ from smarteval.read.plain import (
     _decode_ids,
     _group_queries,
     _Lines,
-    _naming_the_file_out_of_memory,
     _parse_ints,
+    naming_the_file_out_of_memory,
     qrels_columns,
 )
 from smarteval.read.source import display, read_bytes
@@ -90,11 +90,12 @@ class SampleQrels:
                      grades=grades, lines=self.lines)
 
 
-@_naming_the_file_out_of_memory
+@naming_the_file_out_of_memory
 def read_sample_qrels(path: str | os.PathLike, *, data: bytes | None = None) -> SampleQrels:
     """Read sample_eval's qrels: ``QID ITER DOCNO STRATUM REL`` per line."""
     name = display(str(path))
-    data = read_bytes(path) if data is None else read_bytes(name, data=data)
+    data = read_bytes(path if data is None else name, data=data, what="a sample qrels file",
+                      expected=SAMPLE_EXPECTED)
     lines = _Lines(data, name, 5, SAMPLE_EXPECTED, "sample qrels", exact=True)
     rel = _parse_ints(lines.field(4), lines, SAMPLE_EXPECTED)
     docnos = lines.ids(2)

@@ -183,11 +183,10 @@ class TextGuard:
         if lead == end - start:                 # all blank
             self.blank += lead
         else:
-            window = bytes(buf[max(start, end - 4096):end])
-            tail = len(window) - len(window.rstrip(_SEPARATORS))
+            tail = _trailing_blank(buf, start, end)
             self.blank = tail
             b0 = end - tail                     # the line after the one it ends
-            self.blank_line = self.lines + newlines - window.count(b"\n", len(window) - tail) \
+            self.blank_line = self.lines + newlines - buf.count(b"\n", b0, end) \
                 + (1 if b0 > start and buf[b0 - 1] == 10 else 2)
         self.lines += newlines
         self.since = self.since + end - start if first < 0 \
@@ -220,6 +219,20 @@ class TextGuard:
 
 _SEPARATORS = b" \t\n\x0b\x0c\r"
 
+
+def _trailing_blank(buf: bytes | bytearray, start: int, end: int) -> int:
+    """How many blank bytes end ``buf[start:end]``, read backwards in windows that double:
+    a block's blank tail may be longer than any one window, and where it starts is the
+    line a refusal of blank space names."""
+    size = 4096
+    while True:
+        low = max(start, end - size)
+        window = bytes(buf[low:end])
+        tail = len(window) - len(window.rstrip(_SEPARATORS))
+        if tail < len(window) or low == start:
+            return tail
+        size *= 2
+
 #: Compressions not read, by their magic bytes: the refusal names them.
 _UNREAD = ((b"PK\x03\x04", "a zip archive"), (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
            (b"Rar!\x1a\x07", "a RAR archive"), (b"\x04\x22\x4d\x18", "lz4-compressed"),
@@ -238,6 +251,11 @@ TRUNCATED = "Compressed file ended before the end-of-stream marker was reached"
 #: segment flag (RFC 8878, 3.1.1.1)
 _ZSTD_DICT = (0, 1, 2, 4)
 _ZSTD_SIZE = ((0, 1), (2, 2), (4, 4), (8, 8))
+
+
+def _skippable(magic: bytes) -> bool:
+    """Whether ``magic`` (4 bytes) opens a zstd skippable frame (0x184D2A50 to 5F)."""
+    return magic[1:] == b"\x2a\x4d\x18" and magic[0] & 0xF0 == 0x50
 
 
 class _ZstdFrames:
@@ -281,7 +299,7 @@ class _ZstdFrames:
     def _magic(self, head: bytes) -> None:
         if head == _ZSTD:
             self._next(1, self._descriptor)
-        elif head[1:] == b"\x2a\x4d\x18" and head[0] & 0xF0 == 0x50:
+        elif _skippable(head):
             self._next(4, self._skippable)          # a skippable frame: its size follows
         else:
             self._walking = False
@@ -361,7 +379,7 @@ def decompressing(f: IO[bytes], name: str = "-") -> IO[bytes]:
     if head[:6] == b"\xfd7zXZ\x00":
         import lzma
         return cast(IO[bytes], lzma.LZMAFile(buffered, "rb"))
-    if head[:4] == _ZSTD:
+    if head[:4] == _ZSTD or _skippable(head[:4]):     # pzstd's files open with a skippable
         return _zstd(buffered, display(name))
     for magic, what in _UNREAD:
         if head.startswith(magic):

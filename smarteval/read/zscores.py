@@ -29,7 +29,7 @@ import numpy as np
 
 from smarteval.read.plain import (
     ID_ERRORS,
-    _naming_the_file_out_of_memory,
+    naming_the_file_out_of_memory,
     parse_numbers,
     read_lines,
 )
@@ -106,7 +106,7 @@ class ZScores:
         return rows[starts[k]:starts[k + 1]]
 
 
-@_naming_the_file_out_of_memory
+@naming_the_file_out_of_memory
 def read_zscores(path: str | os.PathLike, *, data: bytes | None = None) -> ZScores:
     """Read a z-score file: ``QID MEASURE MEAN STDDEV`` per line (see the module's notes).
 

@@ -34,7 +34,7 @@ def render_report(rep: Report, fmt: str, *, show_magnitudes: bool = False,
     """The report in one of compare's formats (:data:`FORMATS`)."""
     return written(fmt, header=header, json=lambda: _json(rep),
                    tables=lambda: _tables(rep, fmt, show_magnitudes),
-                   table=lambda f: readable(f, _render_table(rep, f, show_magnitudes)))
+                   table=lambda f: _render_table(rep, f, show_magnitudes))
 
 
 def _render_table(rep: Report, fmt: str, show_magnitudes: bool) -> str:
@@ -118,7 +118,7 @@ def _render_table(rep: Report, fmt: str, show_magnitudes: bool) -> str:
     if rep.notes:
         out.append("")
         out.extend(f"Note: {n}" for n in rep.notes)
-    return "\n".join(out) + "\n"
+    return readable(fmt, out)
 
 
 def p_text(v) -> str:

@@ -26,7 +26,7 @@ def render_leaderboards(board: Leaderboards, fmt: str, *, header: bool = True) -
                                   for i, r in enumerate(runs)},
                       "correlations": [dict(zip(COLUMNS, row, strict=True)) for row in rows]},
         tables=lambda: [(COLUMNS, ([full(v) for v in row] for row in rows))],
-        table=lambda f: readable(f, _tables(board, f)))
+        table=lambda f: _tables(board, f))
 
 
 def _tables(board: Leaderboards, fmt: str) -> str:
@@ -45,4 +45,4 @@ def _tables(board: Leaderboards, fmt: str) -> str:
     out.append(tabulate_table(body, ["measure A", "measure B", "runs", "Kendall tau",
                                      "Spearman", "Pearson", "tau-AP", "swaps"], fmt,
                               ("left", "left") + ("right",) * 6))
-    return "\n".join(out) + "\n"
+    return readable(fmt, out)

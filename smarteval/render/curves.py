@@ -79,8 +79,7 @@ def render_curves(curves: Sequence, names: Sequence[str], nq: Sequence[int], fmt
     return written(fmt, header=header, json=runs,
                    tables=lambda: [(cols, (_row(name, c, k, cols) for name, c in shown
                                            for k in range(len(c.levels))))],
-                   table=lambda f: readable(f, _table(curves, names, nq, f, full_curve,
-                                                      full_name)))
+                   table=lambda f: _table(curves, names, nq, f, full_curve, full_name))
 
 
 def _row(name: str, c, k: int, cols) -> list[str]:
@@ -148,7 +147,7 @@ def _table(curves, names, nq, fmt: str, full_curve, full_name: str) -> str:
                   table(lambda c, k: _num(_examined(c)[k], 1))]
     parts += ["", "Queries averaged from real points + by extrapolation (- left out):", "",
               table(_counts)]
-    return "\n".join(parts) + "\n"
+    return readable(fmt, parts)
 
 
 def _num(v, digits: int = 4) -> str:
@@ -203,7 +202,7 @@ def render_points(points: Sequence, names: Sequence[str], other, other_name: str
         tables=lambda: [(POINT_COLUMNS, ([n, full(p.queries), full(p.examined),
                                           full(p.recall), full(p.precision)]
                                          for n, p in rows))],
-        table=lambda f: readable(f, _points_table(rows, other, other_name, f)))
+        table=lambda f: _points_table(rows, other, other_name, f))
 
 
 def _points_table(rows, other, other_name: str, fmt: str) -> str:
@@ -212,6 +211,6 @@ def _points_table(rows, other, other_name: str, fmt: str) -> str:
     head = ["run", "queries", "examined", "recall", "precision"]
     title = (f"Each run cut where {other_name} stopped: at the size of the set it retrieved "
              f"for each query (Keen part 7), {other.average} average")
-    return "\n".join([title, "", tabulate_table(body, head, fmt,
-                                                colalign=("left", "right", "right", "right",
-                                                          "right"))]) + "\n"
+    return readable(fmt, [title, "", tabulate_table(body, head, fmt,
+                                                    colalign=("left", "right", "right",
+                                                              "right", "right"))])

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-import html
 import math
 
-from smarteval.render.formats import Rows, fixed, full, tabulate_table, writable, written
+from smarteval.render.formats import (
+    Rows,
+    escaped,
+    fixed,
+    full,
+    readable,
+    tabulate_table,
+    writable,
+    written,
+)
 from smarteval.stats.diff import RunDiff, Side
 
 #: The formats of ``diff``: all but trec_eval's (it has no such output); html is the page.
@@ -78,7 +86,7 @@ def _text(d: RunDiff, rows: list[dict], fmt: str) -> str:
                               ("left",) + ("right",) * 10))
     if d.notes:
         out += [""] + [f"Note: {n}" for n in d.notes]
-    return "\n".join(out) + "\n"
+    return readable(fmt, out)
 
 
 def _signed(v: float) -> str:
@@ -123,7 +131,7 @@ section.q{content-visibility:auto;contain-intrinsic-size:auto 24em}
 
 
 def _e(text: str) -> str:
-    return html.escape(text, quote=True)
+    return escaped("html", text)
 
 
 def _class(grade: int, rel_level: int) -> str:

@@ -51,7 +51,7 @@ def render_discpower(results: Sequence[Discpower], fmt: str, *, pairs: bool = Fa
     the measures' (JSON always has both)."""
     return written(fmt, header=header, json=lambda: _json(results),
                    tables=lambda: _tables(results, pairs),
-                   table=lambda f: readable(f, _table(results, f, pairs, digits)))
+                   table=lambda f: _table(results, f, pairs, digits))
 
 
 def _json(results: Sequence[Discpower]) -> dict:
@@ -88,4 +88,4 @@ def _table(results: Sequence[Discpower], fmt: str, pairs: bool, digits: int) -> 
     notes = [n for r in results for n in r.notes]
     if notes:
         out += [""] + [f"Note: {n}" for n in notes]
-    return "\n".join(out) + "\n"
+    return readable(fmt, out)

@@ -298,14 +298,14 @@ def render_table(evaluations, fmt: str) -> str:
     cells = [[r[0], *[fixed(v) for v in r[1:]]] for r in rows]
     align = ("left", *["right"] * (len(header) - 1))          # numbers to the right
     if fmt in ("markdown", "latex"):
-        return tabulate_table(cells, header, fmt, align) + "\n"
+        return readable(fmt, [tabulate_table(cells, header, fmt, align)])
     if fmt == "html":
-        return readable(fmt, f"{title}\n\n{tabulate_table(cells, header, fmt, align)}\n")
+        return readable(fmt, [title, "", tabulate_table(cells, header, fmt, align)])
     # SMART's REC. heads the recall levels: over measures alone, the column is "measure"
     levels = any(o.measure.name == "iprec_at_recall" and float(o.param) > 0
                  for o in evaluations[0].outputs)
     hdr = [("REC." if levels else "measure") if h == "" else h for h in header]
-    return f"{title}\n\n{tabulate_table(cells, hdr, fmt, align, wrap=True)}\n"
+    return readable(fmt, [title, "", tabulate_table(cells, hdr, fmt, align, wrap=True)])
 
 
 def _queries(n: int) -> str:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import io
 import itertools
 import math
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
+from smarteval.errors import printable
 from smarteval.records import record
 
 
@@ -95,23 +97,74 @@ def written(fmt: str, *, json: Callable[[], Any], tables: Callable[[], Iterable[
     raise ValueError(f"-f {fmt}: no writer for this format here")
 
 
-def readable(fmt: str, text: str) -> str:
-    """The text of a format for people, as a renderer that writes paragraphs and tabulate's
-    tables (:func:`tabulate_table`) gives it: under ``html`` each paragraph (the lines
-    between blank lines) that is not a table becomes an escaped ``<p>`` (its lines kept
-    apart), so the page reads as the plain text does; other formats' text as it is."""
-    if fmt != "html":
-        return text
+#: What each format escapes in text: a character (or its context) and what stands for it.
+_LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+                  "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
+                  "|": r"\textbar{}"}
+_LATEX_SYMBOLS = {"\u2020": r"\textdagger{}", "\u2021": r"\textdaggerdbl{}", "\u00a7": r"\S{}",
+                  "\u00b6": r"\P{}", "\u2016": r"\textbardbl{}", "\u00b1": r"$\pm$",
+                  "\u2013": "--", "\u03b1": r"$\alpha$"}
+#: Markdown's characters that would make markup: backslash, code, emphasis, a table's
+#: cell rule, links, strikethrough, math; ``<`` opening a tag or an autolink, ``&`` an
+#: entity, ``>`` or ``#`` opening a line (a quote, a heading); ``_`` but inside a word
+#: (where it never emphasizes).
+_MARKDOWN = re.compile(r"[\\`*|\[\]~$]|<(?=[A-Za-z/!?])|&(?=[A-Za-z#])|^[>#]"
+                       r"|(?<![^\W_])_|_(?![^\W_])")
+
+
+def _latex(text: str) -> str:
+    return "".join(_LATEX_ESCAPES.get(c, _LATEX_SYMBOLS.get(c, c)) for c in text)
+
+
+def _markdown(text: str) -> str:
+    return _MARKDOWN.sub(lambda m: "\\" + m.group(), text)
+
+
+def _html(text: str) -> str:
     import html
-    out = []
-    for block in (b.strip("\n") for b in text.split("\n\n")):
-        if not block.strip():
-            continue
-        if block.lstrip().startswith("<table"):
-            out.append(block)
+    return html.escape(text, quote=True)
+
+
+#: The one escaping of each format for people that has markup (``smart`` has none): every
+#: renderer writes text (a run's name, a query id, a docno, a caption) through it, by
+#: :func:`escaped`.
+ESCAPES: dict[str, Callable[[str], str]] = {"latex": _latex, "markdown": _markdown,
+                                             "html": _html}
+
+
+def escaped(fmt: str, text: str) -> str:
+    """``text`` as ``fmt`` writes it to mean itself: a control character shown, never
+    obeyed by the terminal (as a message shows it, :func:`smarteval.errors.printable`),
+    then the format's markup characters escaped."""
+    escape = ESCAPES.get(fmt)
+    return escape(printable(text)) if escape else printable(text)
+
+
+class Markup(str):
+    """Text already in a format's markup (a table :func:`tabulate_table` wrote, a
+    renderer's own piece): :func:`readable` writes it as it is."""
+
+
+def readable(fmt: str, parts: Iterable[str]) -> str:
+    """The text of a format for people from a renderer's pieces, one line of text each
+    (escaped by :func:`escaped`), or :class:`Markup` (written as it is), an empty piece a
+    blank line. Under ``html`` each paragraph (the lines between blank lines) of text
+    becomes a ``<p>`` (its lines kept apart), so the page reads as the plain text does."""
+    if fmt != "html":
+        return "".join((p if isinstance(p, Markup) else "\n".join(
+            escaped(fmt, line) for line in p.split("\n"))) + "\n" for p in parts)
+    out: list[str] = []
+    paragraph: list[str] = []
+    for p in [*parts, ""]:
+        if isinstance(p, Markup) or not p.strip():
+            if paragraph:
+                out.append("<p>" + "<br>\n".join(paragraph) + "</p>")
+            paragraph = []
+            if isinstance(p, Markup) and p.strip():
+                out.append(p.strip("\n"))
         else:
-            out.append("<p>" + "<br>\n".join(html.escape(line, quote=False)
-                                             for line in block.split("\n")) + "</p>")
+            paragraph += [escaped(fmt, line) for line in p.split("\n")]
     return "\n".join(out) + "\n"
 
 
@@ -127,8 +180,10 @@ def table_width() -> int:
 
 def tabulate_table(rows: Sequence[Sequence[str]], headers: Sequence[str], fmt: str,
                    colalign: Sequence[str] | None = None, *, wrap: bool = False,
-                   keep: int = 1, width: int | None = None) -> str:
-    """Text cells as a table in a table format (smart, markdown, latex).
+                   keep: int = 1, width: int | None = None, markup: bool = False) -> Markup:
+    """Text cells as a table in a table format (smart, markdown, latex, html), each cell
+    and heading escaped by :func:`escaped` (``markup``: they are in the format's markup
+    already).
 
     With ``wrap`` (tables with a column per run or per measure, which grow with the
     input), a ``smart`` (plain text) table wider than ``width`` (default
@@ -137,10 +192,14 @@ def tabulate_table(rows: Sequence[Sequence[str]], headers: Sequence[str], fmt: s
     are never wrapped (their readers lay them out).
     """
     from tabulate import tabulate
+    if not markup:
+        rows = [[escaped(fmt, c) for c in row] for row in rows]
+        headers = [escaped(fmt, h) for h in headers]
+    tablefmt = _unescaping(FORMATS[fmt].tablefmt)
 
     def table(cols: Sequence[int]) -> str:
         return tabulate([[row[c] for c in cols] for row in rows],
-                        headers=[headers[c] for c in cols], tablefmt=FORMATS[fmt].tablefmt,
+                        headers=[headers[c] for c in cols], tablefmt=tablefmt,
                         disable_numparse=True,
                         colalign=None if colalign is None else [colalign[c] for c in cols])
 
@@ -150,14 +209,27 @@ def tabulate_table(rows: Sequence[Sequence[str]], headers: Sequence[str], fmt: s
     every = list(range(len(headers)))
     width = table_width() if width is None else width
     if not wrap or fmt != "smart" or len(every) <= keep + 1 or wide(every) <= width:
-        return table(every)
+        return Markup(table(every))
     labels = every[:keep]
     blocks: list[list[int]] = [[]]
     for c in every[keep:]:              # as many columns a block as fit (at least one)
         if blocks[-1] and wide(labels + blocks[-1] + [c]) > width:
             blocks.append([])
         blocks[-1].append(c)
-    return "\n\n".join(table(labels + block) for block in blocks)
+    return Markup("\n\n".join(table(labels + block) for block in blocks))
+
+
+def _unescaping(tablefmt: str):
+    """Tabulate's format ``tablefmt`` leaving its cells as given (they are escaped by
+    :func:`escaped`, not by tabulate's own rules): ``html``'s unescaped twin, and
+    booktabs' lines around the rows of ``latex_raw``."""
+    if tablefmt == "html":
+        return "unsafehtml"
+    if tablefmt.startswith("latex"):
+        from tabulate import _table_formats
+        raw = _table_formats["latex_raw"]
+        return _table_formats[tablefmt]._replace(headerrow=raw.headerrow, datarow=raw.datarow)
+    return tablefmt
 
 
 def delimited(columns: Sequence[str], rows: Iterable[Sequence[str]], fmt: str,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from smarteval.render.formats import tabulate_table, writable, written
+from smarteval.render.formats import readable, tabulate_table, writable, written
 
 #: The formats of ``smarteval measures``: not trec_eval's (it has no such output), not HTML.
 FORMATS = writable(but=("trec", "html"))
@@ -33,8 +33,8 @@ def render_measures(fmt: str, version: int | None = None) -> str:
 
 def _table(rows: list[tuple[str, str, str]], fmt: str) -> str:
     if fmt != "smart":
-        return tabulate_table(rows, ["measure", "default parameters", "definition"], fmt) \
-            + "\n"
+        return readable(fmt, [tabulate_table(rows, ["measure", "default parameters",
+                                                    "definition"], fmt)])
     out = []
     for name, params, help_ in rows:
         label = f"{name}.{params}" if params else name
@@ -42,7 +42,7 @@ def _table(rows: list[tuple[str, str, str]], fmt: str) -> str:
             out += [label, f"{'':28}  {help_}"]
         else:
             out.append(f"{label:<28}  {help_}")
-    return "\n".join(out) + "\n"
+    return readable(fmt, out)
 
 
 def render_nicknames(version: int) -> str:

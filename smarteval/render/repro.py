@@ -7,6 +7,7 @@ from smarteval.render.formats import (
     chosen_table,
     fixed,
     full,
+    readable,
     tabulate_table,
     writable,
     written,
@@ -114,4 +115,4 @@ def _text(rep: Reproduction, fmt: str) -> str:
                                   ("left",) + ("right",) * 6))
     if rep.notes:
         out += [""] + [f"Note: {n}" for n in rep.notes]
-    return "\n".join(out) + "\n"
+    return readable(fmt, out)

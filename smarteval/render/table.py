@@ -3,7 +3,6 @@ marks as data (TSV, CSV, JSON)."""
 
 from __future__ import annotations
 
-import html
 import re
 
 import numpy as np
@@ -13,6 +12,7 @@ from smarteval.render.compare import p_text
 from smarteval.render.formats import (
     Rows,
     chosen_table,
+    escaped,
     fixed,
     full,
     tabulate_table,
@@ -101,7 +101,8 @@ class Style:
     BOLD, UNDER, SUP, PM, NOTE = "*{}*", "_{}_", "^{}", " \u00b1 ", "Note: {}"
 
     def text(self, s: str) -> str:
-        return s
+        """``s`` as this format writes it to mean itself (:func:`escaped`)."""
+        return escaped(self.name, s)
 
     def bold(self, s: str) -> str:
         return self.BOLD.format(s)
@@ -122,13 +123,13 @@ class Style:
         return cell + mark
 
     def note(self, s: str) -> str:
-        return self.NOTE.format(s)
+        return self.NOTE.format(self.text(s))
 
     def table(self, t: Table, rows: tuple[list[str], list[list[str]], list[str]],
               caption_text: str) -> str:
         headers, body, align = rows
         return caption_text + "\n\n" + tabulate_table(body, headers, self.name, align,
-                                                      wrap=True)
+                                                      wrap=True, markup=True)
 
     def join(self, parts: list[str]) -> str:
         return "\n\n".join(p.rstrip("\n") for p in parts) + "\n"
@@ -147,26 +148,11 @@ class Markdown(Style):
     name = "markdown"
     BOLD, UNDER, SUP = "**{}**", "<ins>{}</ins>", "<sup>{}</sup>"
 
-    def text(self, s: str) -> str:
-        return re.sub(r"([\\`*<>|])", r"\\\1", s)
-
-
-_LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-                  "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
-                  "|": r"\textbar{}"}
-_LATEX_SYMBOLS = {"\u2020": r"\textdagger{}", "\u2021": r"\textdaggerdbl{}", "\u00a7": r"\S{}",
-                  "\u00b6": r"\P{}", "\u2016": r"\textbardbl{}", "\u00b1": r"$\pm$",
-                  "\u2013": "--", "\u03b1": r"$\alpha$"}
-
 
 class Latex(Style):
     name = "latex"
     BOLD, UNDER, SUP = r"\textbf{{{}}}", r"\underline{{{}}}", r"\textsuperscript{{{}}}"
     PM, NOTE = r"\,$\pm$\,", "% Note: {}"
-
-    def text(self, s: str) -> str:
-        return "".join(_LATEX_ESCAPES.get(c, _LATEX_SYMBOLS.get(c, c)) for c in s)
 
     def symbol(self, s: str) -> str:
         return self.text(s)
@@ -207,11 +193,8 @@ class Html(Style):
     BOLD, UNDER, SUP = "<b>{}</b>", "<u>{}</u>", "<sup>{}</sup>"
     _RULE = "border-bottom:1px solid"
 
-    def text(self, s: str) -> str:
-        return html.escape(s, quote=False)
-
     def note(self, s: str) -> str:
-        return f"<!-- Note: {html.escape(s).replace('--', '- -')} -->"
+        return f"<!-- Note: {self.text(s).replace('--', '- -')} -->"
 
     def table(self, t: Table, rows, caption_text: str) -> str:
         headers, body, align = _marks_apart(*rows)

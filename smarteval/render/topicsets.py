@@ -39,7 +39,7 @@ def render_topics(designs: Sequence[Design], fmt: str, *, header: bool = True) -
     """The designs in one of topics' formats (:data:`FORMATS`)."""
     return written(fmt, header=header, json=lambda: [d.row() for d in designs],
                    tables=lambda: _tables(designs),
-                   table=lambda f: readable(f, _sakai(designs, f)))
+                   table=lambda f: _sakai(designs, f))
 
 
 def _tables(designs: Sequence[Design]) -> list[Rows]:
@@ -49,7 +49,7 @@ def _tables(designs: Sequence[Design]) -> list[Rows]:
 
 def _sakai(designs: Sequence[Design], fmt: str) -> str:
     """Sakai's tables: one per number of systems, a variance a row, a difference a column."""
-    out = []
+    out: list[str] = []
     for m in dict.fromkeys(d.systems for d in designs):
         group = [d for d in designs if d.systems == m]
         labels = list(dict.fromkeys(d.label for d in group))
@@ -62,7 +62,7 @@ def _sakai(designs: Sequence[Design], fmt: str) -> str:
             variance = next(d.variance for d in group if d.label == label)
             rows.append(([label, f"{variance:.4g}"] if named else [f"{variance:.4g}"])
                         + [str(cell[(label, x)]) for x in diffs])
-        out.append(caption(group, m) + "\n\n" + tabulate_table(
+        out += [*([""] if out else []), caption(group, m), "", tabulate_table(
             rows, head + [f"{x:g}" for x in diffs], fmt,
-            ["left"] * len(head) + ["right"] * len(diffs)))
-    return "\n\n".join(out) + "\n"
+            ["left"] * len(head) + ["right"] * len(diffs))]
+    return readable(fmt, out)

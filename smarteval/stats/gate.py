@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from smarteval.errors import UsageError
+from smarteval.errors import RefusedMeasure, UsageError
 from smarteval.numerals import decimal
 
 #: What ``--fail-if`` takes, and what each fails on.
@@ -139,13 +139,17 @@ def table_failures(table, fail_if: str | None, tolerance: float = 0.0) -> list[s
 @dataclass(frozen=True)
 class Requirement:
     """A bound a summary value must keep (``--require "map>=0.25"``): ``measure`` as given,
-    ``name`` the output it names (``P.10`` names ``P_10``)."""
+    ``name`` the output it names (``P.10`` names ``P_10``). ``unknown`` is the grammar's
+    refusal of a name that is no measure's: it may still be a name the evaluation prints
+    (``map_if_relevant`` under ``--unjudged range``), looked up there, and the refusal is
+    said if it is not."""
 
     text: str
     measure: str
     name: str
     op: str
     bound: float
+    unknown: str | None = None
 
     def holds(self, value: float) -> bool:
         return not math.isnan(value) and bool(_OPERATORS[self.op](value, self.bound))
@@ -165,7 +169,12 @@ def parse_requirement(text: str, version: int = 9) -> Requirement:
         number = decimal(bound)
     except ValueError:
         raise UsageError(f"--require {text!r}: {bound!r} is not a finite number") from None
-    outputs = [o.name for rq in parse_measures([measure], version) for o in rq.outputs()]
+    try:
+        outputs = [o.name for rq in parse_measures([measure], version) for o in rq.outputs()]
+    except RefusedMeasure:
+        raise
+    except UsageError as exc:
+        return Requirement(text, measure, measure, op, number, unknown=str(exc))
     if len(outputs) != 1:
         raise UsageError(f"--require {text!r}: {measure} gives {len(outputs)} values ("
                          + ", ".join(outputs) + "): name one (P.10, not P)")
@@ -186,6 +195,8 @@ def requirement_failures(evaluations: Iterable, requirements: Sequence[Requireme
                 labels.setdefault(ev.label(o), o)
         for req in requirements:
             o = labels.get(req.name)
+            if o is None and req.unknown is not None:
+                raise UsageError(req.unknown)
             if o is None or ev.summary[o.name] is None:
                 raise UsageError(f"--require {req.text!r}: {req.name} is not among the "
                                  "measures evaluated: add -m " + req.measure)

@@ -169,7 +169,8 @@ def studentized(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return t, mean
 
 
-#: Values (pairs x resamples x queries) gathered at once by :func:`bootstrap_tests`.
+#: Values (pairs x resamples x queries) gathered at once by :func:`bootstrap_tests`: with
+#: the best ceil(level B) resamples of each pair, all it holds.
 _GATHERED = 1 << 21
 
 
@@ -184,7 +185,8 @@ def bootstrap_tests(d: np.ndarray, level: float, *, samples: int = 1000,
     same for every pair) gives w*b and t(w*b); ASL = #{b: |t(w*b)| >= |t(z)|} / B. The
     difference required is |mean(w*b)| of the resample whose |t(w*b)| is the
     ceil(level B)-th largest (the earliest of equal ones; :func:`studentized` for rows
-    without spread). Memory: the best ceil(level B) resamples of each pair and one block.
+    without spread). Memory: the best ceil(level B) resamples of each pair and one block
+    of pairs x resamples x queries (``_GATHERED`` values, or one pair's block).
     """
     d = np.asarray(d, dtype=np.float64)
     k, n = d.shape
@@ -193,26 +195,26 @@ def bootstrap_tests(d: np.ndarray, level: float, *, samples: int = 1000,
     w[np.all(d == d[:, :1], axis=1)] = 0.0
     keep = max(1, min(samples, math.ceil(level * samples - 1e-9)))
     count = np.zeros(k, np.int64)
-    best_t = np.full((k, 0), -math.inf)
-    best_mean = np.zeros((k, 0))
-    best_at = np.zeros((k, 0), np.int64)
+    # each pair's largest |t| so far (ties: the earlier resample first), their |mean|
+    best_t = np.full((k, keep), -math.inf)
+    best_mean = np.zeros((k, keep))
+    best_at = np.full((k, keep), samples, dtype=np.int64)
     done = 0
     for draws in resamples(n, samples, seed):
         b = len(draws)
         step = max(1, _GATHERED // (b * n))
-        t, mean = np.empty((k, b)), np.empty((k, b))
+        at = np.arange(done, done + b)
         for start in range(0, k, step):
             rows = slice(start, start + step)
-            t[rows], mean[rows] = studentized(w[rows][:, draws])
-        count += np.count_nonzero(t >= observed[:, None], axis=1)
-        at = np.broadcast_to(np.arange(done, done + b), (k, b))
-        best_t = np.hstack([best_t, t])
-        best_mean = np.hstack([best_mean, mean])
-        best_at = np.hstack([best_at, at])
-        order = np.lexsort((best_at, -best_t), axis=1)[:, :keep]
-        best_t = np.take_along_axis(best_t, order, axis=1)
-        best_mean = np.take_along_axis(best_mean, order, axis=1)
-        best_at = np.take_along_axis(best_at, order, axis=1)
+            t, mean = studentized(w[rows][:, draws])
+            count[rows] += np.count_nonzero(t >= observed[rows, None], axis=1)
+            all_t = np.hstack([best_t[rows], t])
+            all_at = np.hstack([best_at[rows], np.broadcast_to(at, t.shape)])
+            order = np.lexsort((all_at, -all_t), axis=1)[:, :keep]
+            best_t[rows] = np.take_along_axis(all_t, order, axis=1)
+            best_at[rows] = np.take_along_axis(all_at, order, axis=1)
+            best_mean[rows] = np.take_along_axis(np.hstack([best_mean[rows], mean]), order,
+                                                 axis=1)
         done += b
     return count / samples, best_mean[:, keep - 1]
 

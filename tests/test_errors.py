@@ -117,6 +117,8 @@ CASES = [
           ("iprec_at_recall@0.5", [], "iprec_at_recall.0.5, IPrec@0.5"),
           ("P_10", [], "P.10"),
           ("ndcg_cut_10", [], "ndcg_cut.10"),
+          ("map(rel=2)", [], "AP(rel=2)"),
+          ("map(rel=2)@5", [], "AP(rel=2)@5"),
       ]],
     ("a directory as the qrels", QRELS, RUN, ["."], 1,
      "Error: .: is a directory, not a file\n"),

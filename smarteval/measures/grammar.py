@@ -993,26 +993,27 @@ def _respelled(spec: str, available: dict[str, Measure]) -> list[str]:
     """What an unknown ``spec`` of a known measure may have meant, as trec_eval's
     ``NAME.k`` and ir_measures' ``Name@k``, only the spellings that parse: ``NAME@k``
     with NAME a trec_eval name (``ndcg@10``, ``ndcg_cut@10``, ``map@5``) or an
-    ir_measures name in other letter case (``p@10``, ``mrr@10``), and a name as trec_eval
-    prints it (``P_10``, ``ndcg_cut_10``)."""
+    ir_measures name in other letter case (``p@10``, ``mrr@10``), ``NAME(PARAMS)`` so
+    (``map(rel=2)``: ``AP(rel=2)``), and a name as trec_eval prints it (``P_10``,
+    ``ndcg_cut_10``)."""
     import re
     text = "".join(spec.split())
     printed = re.fullmatch(r"(\w+?)_(\d+(?:\.\d+)?)", text)
     if printed and printed[1] in available and available[printed[1]].params in _AT_PARAMS:
         return [f"{printed[1]}.{printed[2]}"]
-    head, _, k = text.partition("@")
+    head, at_sign, k = text.partition("@")
     name, paren, params = head.partition("(")
-    if not re.fullmatch(r"\d+(\.\d+)?", k) or not name:
+    if not name or (not re.fullmatch(r"\d+(\.\d+)?", k) if at_sign else not paren):
         return []
     lower = name.lower()
-    ir = [n for n, e in IR_NAMES.items()
-          if e.cut and (n.lower() == lower or lower in (e.plain, e.cut))]
+    ir = [n for n, e in IR_NAMES.items() if (e.cut if at_sign else e.plain)
+          and (n.lower() == lower or lower in (e.plain, e.cut))]
     trec = [] if paren else [name, *(IR_NAMES[n].cut for n in ir)]
     out = [c for c in dict.fromkeys(f"{t}.{k}" for t in trec)
            if c.partition(".")[0] in available
            and available[c.partition(".")[0]].params in _AT_PARAMS]
     for n in ir:
-        c = f"{IR_NAMES[n].measure}{paren}{params}@{k}"
+        c = f"{IR_NAMES[n].measure}{paren}{params}{at_sign}{k}"
         try:
             if c not in out and _ir_request(c, available) is not None:
                 out.append(c)

@@ -357,8 +357,8 @@ def sample_weights(kind: str, n: int, samples: int, seed: int | None = 0):
         for draws in resamples(n, samples, seed):
             b = len(draws)
             draws = draws + (np.arange(b) * n)[:, None]
-            w = np.bincount(draws.ravel(), minlength=b * n).reshape(b, n).astype(np.float64)
-            yield w.T / n
+            counts = np.bincount(draws.ravel(), minlength=b * n).reshape(b, n)
+            yield counts.T.astype(np.float64) / n
         return
     rng = np.random.default_rng(seed)
     at_once = _samples_at_once(n)

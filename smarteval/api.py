@@ -762,9 +762,11 @@ def discpower(qrels: Source, runs: Source, measures: str | Sequence[str] | None 
               **options: Any) -> DiscriminativePower:
     """The discriminative power of each measure over every pair of ``runs`` (Sakai, SIGIR
     2006), as ``smarteval discpower`` gives it: each pair's achieved significance level
-    under ``test`` (``randomized-tukey``, ``tukey``, ``randomization`` or ``t``, the
-    paired ones corrected by ``correction``), the share of pairs below ``alpha``, and the
-    estimated difference a pair needs. ``measures`` default to map, P.10 and ndcg_cut.10.
+    under ``test`` (``randomized-tukey``, the randomised Tukey HSD of Sakai's Discpower;
+    ``bootstrap``, Sakai 2006's studentized paired bootstrap tests; ``tukey``,
+    ``randomization`` or ``t``, the paired ones corrected by ``correction``), the share
+    of pairs below ``alpha``, and the estimated difference a pair needs. ``measures``
+    default to map, P.10 and ndcg_cut.10.
 
     >>> d = discpower("sample_data/qrels.txt", ["sample_data/bm25.run",
     ...               "sample_data/dense.run"], "map", test="tukey")

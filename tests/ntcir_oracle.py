@@ -38,7 +38,10 @@ DEFAULT_CUT = {"ntcir_nDCG", "ntcir_MSnDCG", "ntcir_nERR", "ntcir_Prec", "ntcir_
                "ntcir_Recall"}
 
 
-def query(codes: list, grades: list, name: str, pairs) -> float:
+def query(codes: list, grades: list, name: str, pairs, *, strict: bool = False) -> float:
+    """The value, 0 where pyNTCIREVAL gives none (an empty list, an ideal ranking worth
+    nothing) as smarteval's is; ``strict``: pyNTCIREVAL's own failure raised, its NaN
+    returned."""
     pairs = tuple(pairs or ())
     gains = {g: v for g, v in pairs if not isinstance(g, str)}
     keys = {g: v for g, v in pairs if isinstance(g, str)}
@@ -58,7 +61,7 @@ def query(codes: list, grades: list, name: str, pairs) -> float:
     labeler = Labeler(judged, is_condensed=bool(keys.get("j", 0)))
     ranked = labeler.label([f"r{i}" for i in range(len(codes))])
     xrelnum = labeler.compute_per_level_doc_num(top + 1)
-    if not ranked:
+    if not ranked and not strict:
         return 0.0                       # pyNTCIREVAL fails on an empty list (max of nothing)
     if name == "ntcir_Recall":
         return sum(1 for _, g in ranked[:k] if g) / sum(xrelnum[1:])
@@ -84,6 +87,9 @@ def query(codes: list, grades: list, name: str, pairs) -> float:
     if name in ("ntcir_RBP", "ntcir_ERR") and k is not None:
         ranked = ranked[:k]              # NTCIREVAL's RBP@k and ERR@k, which pyNTCIREVAL lacks
     try:
-        return float(metric.compute(ranked))
+        value = float(metric.compute(ranked))
     except ZeroDivisionError:            # an ideal ranking worth nothing (gains of 0)
+        if strict:
+            raise
         return 0.0
+    return 0.0 if math.isnan(value) and not strict else value

@@ -165,3 +165,148 @@ def test_command_needs_two_runs(cli, sample):
     res = cli("discpower", sample.qrels, sample.runs[0])
     assert res.exit_code == 2
     assert res.output == "Error: discriminative power needs two runs or more\n"
+
+
+# --------------------------------------------------------------------------- from the papers
+
+def sakai_bootstrap(x: np.ndarray, alpha: float, samples: int, seed: int):
+    """Sakai (SIGIR 2006) written out, one pair and one resample at a time: z = x - y,
+    t(z) = mean(z) / (s_z / sqrt(n)); w = z - mean(z); resample b draws n query indices
+    with replacement (the b-th row of default_rng(seed).integers(0, n, (B, n)), the same
+    rows for every pair); ASL = #{|t(w*b)| >= |t(z)|} / B; the difference required is
+    |mean(w*b)| of the ceil(alpha B)-th largest |t(w*b)|, the largest over the pairs."""
+    m, n = x.shape
+    rng = np.random.default_rng(seed)
+    draws = [rng.integers(0, n, size=n) for _ in range(samples)]
+
+    def t_of(v):
+        if all(e == v[0] for e in v):
+            return 0.0 if v[0] == 0 else math.inf
+        return abs(np.mean(v)) / (np.std(v, ddof=1) / math.sqrt(len(v)))
+
+    asl, diffs = [], []
+    for a in range(m):
+        for b in range(a + 1, m):
+            z = x[a] - x[b]
+            w = z - z.mean() if not all(e == z[0] for e in z) else np.zeros(n)
+            ts, means = [], []
+            for idx in draws:
+                wb = w[idx]
+                ts.append(t_of(wb))
+                means.append(abs(wb[0]) if all(e == wb[0] for e in wb) else abs(np.mean(wb)))
+            observed = t_of(z)
+            asl.append(sum(t >= observed for t in ts) / samples)
+            order = sorted(range(samples), key=lambda i: (-ts[i], i))
+            diffs.append(means[order[math.ceil(alpha * samples) - 1]])
+    return np.array(asl), max(diffs)
+
+
+def discpower_tukey(x: np.ndarray, alpha: float, samples: int, seed: int):
+    """Sakai's Discpower (randomised Tukey HSD; Carterette 2012, Sakai 2014) written out:
+    each of B trials permutes every topic's scores across the systems (one
+    Generator.shuffle of each topic's row, topic after topic, trial after trial) and
+    keeps the largest difference of system means; a pair's ASL is the share of trials
+    whose largest difference reaches its |difference|; the difference needed is the
+    ceil(alpha B)-th largest of them."""
+    m, n = x.shape
+    rng = np.random.default_rng(seed)
+    ranges = []
+    for _ in range(samples):
+        permuted = np.empty((n, m))
+        for t in range(n):
+            row = x[:, t].copy()
+            rng.shuffle(row)
+            permuted[t] = row
+        sums = permuted.sum(axis=0)
+        ranges.append((sums.max() - sums.min()) / n)
+    means = x.mean(axis=1)
+    asl = [sum(r >= abs(means[a] - means[b]) - 1e-12 for r in ranges) / samples
+           for a in range(m) for b in range(a + 1, m)]
+    return np.array(asl), sorted(ranges, reverse=True)[math.ceil(alpha * samples) - 1]
+
+
+@pytest.mark.parametrize("alpha,samples,seed", [(0.05, 1000, 0), (0.1, 333, 7)])
+def test_bootstrap_is_sakai_2006(scores, alpha, samples, seed):
+    x = scores[:4, :13]
+    d = discriminative_power(x, runs=RUNS[:4], measure="map", test="bootstrap",
+                             alpha=alpha, samples=samples, seed=seed)
+    asl, needed = sakai_bootstrap(x, alpha, samples, seed)
+    assert d.correction == "none" and d.exact is None
+    np.testing.assert_array_equal(d.asl, asl)
+    assert d.needed == pytest.approx(needed, rel=1e-12)
+
+
+def test_bootstrap_blocks_draw_the_same_resamples(scores, monkeypatch):
+    import importlib
+    module = importlib.import_module("smarteval.stats.discpower")
+    significance = importlib.import_module("smarteval.stats.significance")
+    whole = discriminative_power(scores, runs=RUNS, measure="map", test="bootstrap",
+                                 samples=700, seed=3)
+    monkeypatch.setattr(significance, "_BLOCK", 30 * 37)          # 37 resamples at once
+    monkeypatch.setattr(module, "_GATHERED", 30 * 37 * 2)         # two pairs at once
+    blocked = discriminative_power(scores, runs=RUNS, measure="map", test="bootstrap",
+                                   samples=700, seed=3)
+    np.testing.assert_array_equal(blocked.asl, whole.asl)
+    assert blocked.needed == whole.needed
+
+
+def test_bootstrap_degenerate_pairs():
+    x = np.array([[0.25, 0.5, 0.75, 0.125], [0.25, 0.5, 0.75, 0.125], [0.5, 0.75, 1, 0.375]])
+    d = discriminative_power(x, runs=RUNS[:3], measure="map", test="bootstrap", samples=200)
+    # equal runs: t = 0, every resample as extreme; a constant difference: t infinite,
+    # every resample of w = 0 has t = 0
+    np.testing.assert_array_equal(d.asl, [1.0, 0.0, 0.0])
+    asl, needed = sakai_bootstrap(x, 0.05, 200, 0)
+    np.testing.assert_array_equal(d.asl, asl)
+    assert d.needed == needed == 0.0
+
+
+def test_bootstrap_with_a_correction(scores):
+    d = discriminative_power(scores, runs=RUNS, measure="map", test="bootstrap",
+                             correction="holm", samples=500, seed=1)
+    raw = discriminative_power(scores, runs=RUNS, measure="map", test="bootstrap",
+                               samples=500, seed=1)
+    np.testing.assert_array_equal(d.asl, adjust(raw.asl, "holm"))
+    from smarteval.stats.discpower import bootstrap_tests
+    _, needs = bootstrap_tests(scores[d.pairs[:, 0]] - scores[d.pairs[:, 1]], 0.05 / 15,
+                               samples=500, seed=1)
+    assert d.needed == needs.max()
+
+
+@pytest.mark.parametrize("alpha,samples,seed", [(0.05, 400, 0), (0.1, 250, 4)])
+def test_randomized_tukey_is_discpower(scores, alpha, samples, seed):
+    x = scores[:4, :9]
+    d = discriminative_power(x, runs=RUNS[:4], measure="map", alpha=alpha, samples=samples,
+                             seed=seed)
+    asl, needed = discpower_tukey(x, alpha, samples, seed)
+    assert d.exact is False
+    np.testing.assert_array_equal(d.asl, asl)
+    assert d.needed == pytest.approx(needed, rel=1e-12)
+
+
+@pytest.mark.parametrize("test,reference", [
+    ("bootstrap", "studentized paired bootstrap test of each pair (Sakai, SIGIR 2006, "
+                  "\"Evaluating evaluation metrics based on the bootstrap\"), 1000 resamples"),
+    ("randomized-tukey", "randomised Tukey HSD over every pair at once (Sakai's Discpower; "
+                         "Carterette, TOIS 2012; Sakai, PROMISE 2014), 1000 permutations"),
+])
+def test_caption_names_the_method_that_ran(cli, test, reference):
+    res = cli("discpower", QRELS, RUN_FILES, "-m", "map", "-t", test, "--samples", "1000")
+    assert res.exit_code == 0, res.output
+    assert reference in res.stdout.replace("\n", " ")
+    other = "Sakai, SIGIR 2006" if test == "randomized-tukey" else "Discpower"
+    assert other not in res.stdout
+
+
+def test_api_and_plot_take_the_bootstrap(tmp_path, cli):
+    import smarteval
+    d = smarteval.discpower(QRELS, RUN_FILES, "map", test="bootstrap", samples=500, seed=2)
+    assert d.results[0].test == "bootstrap"
+    res = cli("discpower", QRELS, RUN_FILES, "-m", "map", "-t", "bootstrap", "--samples",
+              "500", "--seed", "2", "-f", "json")
+    import json
+    assert json.loads(res.stdout)["measures"][0]["pairs"] == d.results[0].rows()
+    from smarteval.plot.data import asl_data
+    a = asl_data(QRELS, RUN_FILES, ["map"], test="bootstrap", samples=500, seed=2)
+    np.testing.assert_array_equal(a.results[0].asl, d.results[0].asl)
+    assert "Sakai, SIGIR 2006" in a.title

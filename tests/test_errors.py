@@ -99,6 +99,27 @@ CASES = [
     ("a 10.0 measure under 9.0.8", QRELS, RUN, ["-m", "rbp"], 2,
      "Error: unknown measure:\n  rbp (a measure of trec_eval 10.0 only: give --trec-version "
      "10)\n  'smarteval measures' lists them all\n"),
+    ("a 10.0 measure under 9.0.8, with @", QRELS, RUN, ["-m", "unj@5"], 2,
+     "Error: unknown measure:\n  unj@5 (a measure of trec_eval 10.0 only: give "
+     "--trec-version 10)\n  'smarteval measures' lists them all\n"),
+    *[(f"{spec} {' '.join(more)}".strip(), QRELS, RUN, ["-m", spec, *more], 2,
+       f"Error: unknown measure:\n  {spec} (did you mean {meant}?)\n"
+       "  'smarteval measures' lists them all\n")
+      for spec, more, meant in [
+          ("ndcg@10", [], "ndcg_cut.10, nDCG@10"),
+          ("ndcg@10", ["--trec-version", "9"], "ndcg_cut.10, nDCG@10"),
+          ("ndcg@10", ["--trec-version", "10"], "ndcg_cut.10, nDCG@10"),
+          ("ndcg_cut@10", [], "ndcg_cut.10, nDCG@10"),
+          ("map@5", [], "map_cut.5, AP@5"),
+          ("mrr@10", [], "recip_rank_cut.10, RR@10"),
+          ("p@10", [], "P.10, P@10"),
+          ("recall@100", [], "recall.100, R@100"),
+          ("iprec_at_recall@0.5", [], "iprec_at_recall.0.5, IPrec@0.5"),
+          ("P_10", [], "P.10"),
+          ("ndcg_cut_10", [], "ndcg_cut.10"),
+          ("map(rel=2)", [], "AP(rel=2)"),
+          ("map(rel=2)@5", [], "AP(rel=2)@5"),
+      ]],
     ("a directory as the qrels", QRELS, RUN, ["."], 1,
      "Error: .: is a directory, not a file\n"),
 ]
@@ -115,6 +136,18 @@ def test_bad_input(tmp_path, monkeypatch, name, qrels, run, args, status, messag
     assert result.stderr == message
     assert result.stdout == ""
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("version", ["9", "10"])
+def test_require_suggests_the_spelling(tmp_path, monkeypatch, version):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "run.txt").write_text(RUN)
+    result = CliRunner().invoke(main, ["evaluate", "--trec-version", version, "--require",
+                                       "ndcg@10>=0.4", "qrels.txt", "run.txt"])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == ("Error: unknown measure:\n  ndcg@10 (did you mean ndcg_cut.10, "
+                             "nDCG@10?)\n  'smarteval measures' lists them all\n")
 
 
 def test_missing_file(tmp_path, monkeypatch):

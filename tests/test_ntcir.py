@@ -1,14 +1,17 @@
 """NTCIREVAL's measures: worked examples by hand from Sakai's definitions, pinned as
-fractions; the run's line order; names and parameters. The property test against
-pyNTCIREVAL, every measure and its variants to 1e-9 a query, is tests/test_vs_oracle.py's
-(tests/ntcir_oracle.py)."""
+fractions; the run's line order; names and parameters; the topics pyNTCIREVAL gives no
+value (an empty condensed list, levels without gain), where smarteval gives 0. The
+property test against pyNTCIREVAL, every measure and its variants to 1e-9 a query, is
+tests/test_vs_oracle.py's (tests/ntcir_oracle.py)."""
 
 from __future__ import annotations
 
 import math
+import warnings
 from fractions import Fraction as F
 
 import ntcir_oracle as N
+import numpy as np
 import pytest
 
 import smarteval
@@ -106,3 +109,53 @@ def test_nickname_and_names():
 def test_parameters_refused(spec, message):
     with pytest.raises(UsageError, match=message.replace("(", r"\(").replace(".", r"\.")):
         values(spec)
+
+
+# --------------------------------------------------------------- no value in pyNTCIREVAL
+
+ALL = ["ntcir_RR", "ntcir_O", "ntcir_P", "ntcir_Pplus", "ntcir_AP", "ntcir_Q", "ntcir_NCUguP",
+       "ntcir_NCUguBR", "ntcir_NCUrbP", "ntcir_NCUrbBR", "ntcir_RBP", "ntcir_ERR",
+       "ntcir_nDCG", "ntcir_MSnDCG", "ntcir_nERR", "ntcir_Prec", "ntcir_Hit"]
+
+
+def one_topic(qrels: str, run: str, specs: list[str]) -> list[float]:
+    ev = smarteval.evaluate(read_qrels("q", data=qrels.encode()),
+                            read_run("r", data=run.encode()), specs)[0]
+    return [float(ev.per_query[name][0]) for name in ev.names]
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_an_empty_condensed_list_gives_0(name):
+    """j=1 with every retrieved document unjudged: the condensed list is empty, which
+    pyNTCIREVAL cannot evaluate (max() of nothing); smarteval gives 0, as nothing
+    relevant is retrieved."""
+    with pytest.raises(ValueError, match="empty"):
+        N.query([-1, -1], [1, 2, 0], name, [("j", 1)], strict=True)
+    assert one_topic("1 0 d1 1\n1 0 d2 2\n1 0 d3 0\n",
+                     "1 Q0 u1 1 2.0 t\n1 Q0 u2 2 1.0 t\n", [f"{name}.j=1"]) == [0.0]
+
+
+#: The measures pyNTCIREVAL gives no value when every level present gains 0 (a division
+#: by an ideal worth nothing; nERR's numpy division gives NaN).
+NO_GAIN = {"ntcir_NCUguP", "ntcir_NCUguBR", "ntcir_RBP", "ntcir_nDCG", "ntcir_MSnDCG",
+           "ntcir_nERR"}
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_levels_without_gain(name):
+    """The topic's one level, L1, given gain 0: where pyNTCIREVAL divides by the ideal
+    ranking's gain (or the highest level's) smarteval gives 0; elsewhere its value."""
+    got = one_topic("1 0 d1 1\n1 0 d2 0\n1 0 d3 1\n", "1 Q0 d1 1 2.0 t\n1 Q0 d2 2 1.0 t\n",
+                    [f"{name}.L1=0"])
+    if name in NO_GAIN:
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            try:
+                value = N.query([1, 0], [1, 0, 1], name, [(1, 0.0)], strict=True)
+            except ZeroDivisionError:
+                value = None
+        assert value is None or math.isnan(value)
+        assert got == [0.0]
+    else:
+        assert got == [pytest.approx(N.query([1, 0], [1, 0, 1], name, [(1, 0.0)],
+                                             strict=True), rel=1e-12)]

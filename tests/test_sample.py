@@ -74,7 +74,8 @@ def sample(draw):
             n = draw(st.integers(1, 8))
             for i in range(n):
                 doc = f"{t}-{s}-{i}"
-                judged[doc] = (s, draw(st.sampled_from([-1, -1, 0, 0, 1, 2, 3])))
+                judged[doc] = (s, draw(st.sampled_from([-1, -1, 0, 0, 1, 2, 3, 0.5, 1.5,
+                                                        2.25])))
         docs = draw(st.permutations(list(judged) + [f"{t}-x{i}" for i in range(4)]))
         docs = docs[:draw(st.integers(1, len(docs)))]
         scores = [draw(st.sampled_from([1.0, 2.0, 2.5, 3.0])) for _ in docs]
@@ -179,7 +180,8 @@ def test_tsv_gives_full_precision(tmp_path):
 @pytest.mark.parametrize("text, message", [
     ("7 0 d1 1\n", "sample qrels line has 4 fields, not 5"),
     ("7 0 d1 1 1\n7 0 d1 2 0\n", "document d1 is listed again in topic 7 (first at line 1)"),
-    ("7 0 d1 1 x\n", "relevance 'x' is not an integer"),
+    ("7 0 d1 1 x\n", "relevance 'x' is not a number"),
+    ("7 0 d1 1 inf\n", "relevance 'inf' is not a finite number"),
 ])
 def test_reader_refusals(text, message):
     with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -207,3 +209,22 @@ def test_empty_ranking_is_zero(tmp_path):
         if name != "inum_rel":
             assert (np.asarray(ev.per_query[name], dtype=float) == 0).all(), name
     assert math.isfinite(ev.summary["infAP"])
+
+
+def test_a_fractional_grade_is_sample_evals(tmp_path):
+    """``5 0 a 1 1.5``: sample_eval.pl evaluates a fractional grade (relevant, gain 1.5,
+    a grade of its own in the ideal ranking); its -q output for this case: infAP 0.7708,
+    infNDCG 0.6423, inum_rel 4.0000, inum_rel_ret 3.0000."""
+    qrels = "5 0 a 1 1.5\n5 0 b 1 0\n5 0 c 2 2\n5 0 d 2 -1\n5 0 e 1 0.5\n"
+    run = "5 Q0 a 1 3.0 t\n5 Q0 b 2 2.5 t\n5 Q0 c 3 2.0 t\n5 Q0 e 4 1.5 t\n5 Q0 x 5 1 t\n"
+    ev = evaluate(tmp_path, qrels=qrels, run=run)
+    got = {name: float(ev.per_query[name][0]) for name in ev.names}
+    assert [f"{got[n]:.4f}" for n in ("infAP", "infNDCG", "inum_rel", "inum_rel_ret")] == \
+        ["0.7708", "0.6423", "4.0000", "3.0000"]
+    judged = {"a": ("1", 1.5), "b": ("1", 0), "c": ("2", 2), "d": ("2", -1), "e": ("1", 0.5)}
+    want = SO.topic(["a", "b", "c", "e", "x"], judged)
+    assert got["infAP"] == pytest.approx(want["infAP"], rel=1e-12)
+    assert got["infNDCG"] == pytest.approx(want["infNDCG"], rel=1e-12)
+    q = read_sample_qrels("qrels", data=qrels.encode())
+    assert q.rel.tolist() == [1.5, 0.0, 2.0, -1.0, 0.5]
+    assert q.as_qrels().grades.tolist() == [2, 0, 2, -1, 1]        # the ranking's view

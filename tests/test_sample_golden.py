@@ -53,8 +53,12 @@ def test_sample_golden(case, workdir):
 def test_corpus():
     """The corpus holds what it says: 300 cases or more, per-query output in most, -G
     mappings, run ids with leading zeros, unsampled documents, several strata, topics on
-    one side only, lists past 1,000 documents, and cases where the script died."""
+    one side only, lists past 1,000 documents, cases where the script died, and cases
+    with fractional grades."""
     assert len(CASES) >= 300
+    fractional = [c for c in CASES if c["id"].startswith("f")]
+    assert len(fractional) >= 30 and all(any("." in ln.split()[4] for ln in
+                                             c["qrels"].splitlines()) for c in fractional)
     assert len({c["id"] for c in CASES}) == len(CASES)
     assert sum("-q" in c["argv"] for c in CASES) >= 200
     assert sum("-G" in c["sample_eval"] for c in CASES) >= 30

@@ -26,7 +26,9 @@ tied scores (docno descending breaks them), integer, decimal, negative and expon
 scores; every 25th case a list past 1,000 documents, every 80th a stratum large enough
 that a grade's estimated count passes 1,000 (the ideal DCG's cut); ``-q`` in most cases,
 ``-G`` gain mappings (positive gains for grades 1 .. 3; the script reads no ``-q`` then)
-in some; a few cases whose run and qrels share no topic (the script dies).
+in some; a few cases whose run and qrels share no topic (the script dies). Then
+FRACTIONAL cases (ids ``f0001``...) drawn alike from their own seed, with fractional
+grades (0.5, 1.5, 2.25, 0.125 beside whole ones), each written in its shortest form.
 
 Never generated: a document twice in a topic of the run or the qrels (smarteval refuses
 it; sample_eval keeps the last line), run topics that merge into one with a document in
@@ -54,6 +56,8 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "data" / "golden" / "sample_eval.jsonl"
 SEED = 20261201
 CASES = 400
+#: cases with fractional grades (0.5, 1.5...), from their own seed (SEED + 1), after CASES
+FRACTIONAL = 40
 LONG_EVERY = 25
 HUGE_EVERY = 80
 TIMEOUT = 120
@@ -62,6 +66,9 @@ TOPICS = ["1", "2", "3", "7", "10", "12", "30", "101", "256"]
 STRATA = ["1", "2", "3", "10", "a", "b", "s1", "S2"]
 RATES = [1.0, 1.0, 0.5, 0.3, 0.1]
 GAINS = ["1", "2", "3", "5", "10", "0.5", "1.5"]
+#: the grades of the fractional cases (each written in its shortest form, as smarteval
+#: keys a grade; sample_eval keys it by its text)
+FRACTIONS = ["0", "0.5", "1", "1.5", "2", "2.25", "0.125", "3"]
 
 
 def gen_score(rng: random.Random, pool: list[str]) -> str:
@@ -76,7 +83,7 @@ def gen_score(rng: random.Random, pool: list[str]) -> str:
 
 
 def gen_topic_qrels(rng: random.Random, topic: str, huge: bool, graded: bool,
-                    names: list[str]) -> list[list[str]]:
+                    names: list[str], fractional: bool = False) -> list[list[str]]:
     """One topic's sampled judgements: strata of pooled documents, each sampled at a rate."""
     lines = []
     n_strata = rng.randint(1, 4)
@@ -92,7 +99,8 @@ def gen_topic_qrels(rng: random.Random, topic: str, huge: bool, graded: bool,
         for _ in range(size):
             doc = names.pop()
             if rng.random() < rate:
-                rel = rng.choices(["0", "1", "2", "3"], weights)[0]
+                rel = rng.choice(FRACTIONS) if fractional else \
+                    rng.choices(["0", "1", "2", "3"], weights)[0]
                 if huge and i == 0:
                     rel = rng.choice(["1", "2", "2", "0"])
             else:
@@ -110,7 +118,7 @@ def doc_names(rng: random.Random, n: int) -> list[str]:
     return out[:n]
 
 
-def gen_case(rng: random.Random, i: int) -> dict[str, Any]:
+def gen_case(rng: random.Random, i: int, fractional: bool = False) -> dict[str, Any]:
     long = i % LONG_EVERY == LONG_EVERY // 2
     huge = i % HUGE_EVERY == 7
     disjoint = rng.random() < 0.03
@@ -129,7 +137,8 @@ def gen_case(rng: random.Random, i: int) -> dict[str, Any]:
     for t in topics:
         judged: list[str] = []
         if sides[t] != "run":
-            lines = gen_topic_qrels(rng, t, huge and t == topics[0], graded, names)
+            lines = gen_topic_qrels(rng, t, huge and t == topics[0], graded, names,
+                                    fractional)
             qrels += lines
             judged = [ln[2] for ln in lines]
         if sides[t] == "qrels":
@@ -162,7 +171,7 @@ def gen_case(rng: random.Random, i: int) -> dict[str, Any]:
         argv += ["-q"]
     else:
         script = []
-    return {"id": f"s{i:04d}", "sample_eval": script, "argv": argv,
+    return {"id": f"{'f' if fractional else 's'}{i:04d}", "sample_eval": script, "argv": argv,
             "qrels": "".join(sep.join(ln) + "\n" for ln in qrels),
             "run": "".join(sep.join(ln) + "\n" for ln in run)}
 
@@ -181,12 +190,14 @@ def run_script(script: str, case: dict[str, Any], workdir: str) -> tuple[int, st
 
 
 def generate(a: argparse.Namespace) -> None:
-    rng = random.Random(a.seed)
+    rng, fractions = random.Random(a.seed), random.Random(a.seed + 1)
     workdir = tempfile.mkdtemp(prefix="sample_golden")
     cases = []
+    drawn = [(rng, i, False) for i in range(1, a.cases + 1)]
+    drawn += [(fractions, i, True) for i in range(1, FRACTIONAL + 1)]
     try:
-        for i in range(1, a.cases + 1):
-            case = gen_case(rng, i)
+        for source, i, fractional in drawn:
+            case = gen_case(source, i, fractional)
             status, stdout, stderr = run_script(a.sample_eval, case, workdir)
             case["stdout"] = stdout if status == 0 else ""
             case["status"] = 0 if status == 0 else 1

@@ -1,4 +1,5 @@
-"""``smarteval discpower``: how many pairs of runs each measure tells apart (Sakai 2006)."""
+"""``smarteval discpower``: how many pairs of runs each measure tells apart (Sakai 2006's
+discriminative power, by his bootstrap tests or his Discpower tool's randomised Tukey HSD)."""
 
 from __future__ import annotations
 
@@ -37,17 +38,17 @@ from smarteval.stats.significance import CORRECTIONS
                    + ".")
 @click.option("--correction", type=click.Choice(CORRECTIONS), default=None,
               help="Correction over the pairs of each measure, for the paired tests. Default: "
-                   "holm (t, randomization); none for the Tukey tests, which adjust for "
-                   "every pair themselves.")
+                   "holm (t, randomization); none for bootstrap (as Sakai 2006) and for the "
+                   "Tukey tests, which adjust for every pair themselves.")
 @click.option("--alpha", type=StrictFloat(0, 1, min_open=True, max_open=True),
               default=0.05, show_default=True,
               help="Significance level: a pair counts when its ASL is below it.")
 @click.option("--samples", type=StrictInt(), default=10000, show_default=True, metavar="N",
               help="Permutations of the randomised Tukey HSD (every one when (runs!)^queries "
-                   "<= N), sign assignments of the randomization test (every one when "
-                   "2^queries <= N).")
+                   "<= N), resamples of the bootstrap test (Sakai 2006 used 1000), sign "
+                   "assignments of the randomization test (every one when 2^queries <= N).")
 @click.option("--seed", type=StrictInt(min=0), default=0, show_default=True,
-              help="Seed of the permutations and sign assignments (0 or more).")
+              help="Seed of the permutations, resamples and sign assignments (0 or more).")
 @click.option("--label", "labels", multiple=True, metavar="RUN=NAME",
               help="Name RUN (its path or tag) NAME; repeatable. Default: the run's tag.")
 @click.option("--pairs", is_flag=True,
@@ -69,10 +70,12 @@ def discpower(qrels, runs, measures, settings, test, correction, alpha, samples,
     pair's achieved significance level (ASL) is its p-value, adjusted for the pairs of
     the measure. The table gives, for each measure, the pairs with ASL below --alpha,
     their share, and the estimated difference of means a pair needs to be significant:
-    for randomized-tukey the range of means the permutations exceed in a share alpha of
-    them, for tukey the honestly significant difference, for the paired tests the largest
-    of the pairs' critical differences at alpha (or alpha over the pairs, with a
-    correction). plot -k asl draws the ASLs, sorted, one line per measure.
+    for randomized-tukey (Sakai's Discpower) the range of means the permutations exceed
+    in a share alpha of them, for bootstrap Sakai 2006's estimated difference required
+    (see STATISTICAL TESTS), for tukey the honestly significant difference, for the t and
+    randomization tests the largest of the pairs' critical differences at alpha (or
+    alpha over the pairs, with a correction). The caption names the test that ran and
+    its source. plot -k asl draws the ASLs, sorted, one line per measure.
     """
     from smarteval.api import discpower as measure_discpower
     from smarteval.stats.table import DEFAULT_MEASURES, parse_label

@@ -725,7 +725,8 @@ def rel_info_format_option() -> Decorator:
              "(default -m qrels_jg). Without prefs or judgement groups those measures read "
              "the qrels as one judgement group per query. sample_qrels: sample_eval's "
              "sampled judgements (QUERY ITER DOCNO STRATUM REL, REL -1 for a pooled document "
-             "not sampled) for its measures, printed under its names (default -m "
+             "not sampled, a fraction allowed as sample_eval reads one: 1.5 is relevant and "
+             "gains 1.5 in infNDCG) for its measures, printed under its names (default -m "
              "sample_eval).")
 
 

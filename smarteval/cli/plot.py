@@ -96,7 +96,8 @@ _KIND_HELP = ("What to draw: pr (precision against recall, one line per run), pr
               default=0.05, show_default=True, help="asl: the significance level marked.")
 @click.option("--samples", type=StrictInt(1, 1_000_000), default=10000,
               show_default=True, metavar="N",
-              help="asl: permutations (randomized-tukey) or sign assignments (randomization); "
+              help="asl: permutations (randomized-tukey), resamples (bootstrap) or sign "
+                   "assignments (randomization); "
                    "--seed seeds them (default 0).")
 @unranked_option(help="Ranks given to relevant documents the run did not retrieve, when -N "
                       "is given (curves, measures that need them).")

@@ -984,7 +984,11 @@ def _problems(problems: list[tuple[str, str | None]], available, nick) -> UsageE
             lines.append(f"  {spec}: {why}")
             continue
         base = spec.partition(".")[0].split("@")[0].split("(")[0]
-        if base in REGISTRY:                 # a measure of the other trec_eval version
+        respelled = _respelled(spec, available)
+        if respelled:                        # a known measure, written another way
+            lines.append(f"  {spec} (did you mean {', '.join(respelled)}?)")
+            continue
+        if base in REGISTRY and base not in available:   # the other trec_eval version's
             other = sorted(REGISTRY[base].versions)
             lines.append(f"  {spec} (a measure of trec_eval "
                          f"{' and '.join(_VERSION_TEXT[v] for v in other)} only: give "
@@ -1003,6 +1007,43 @@ def _problems(problems: list[tuple[str, str | None]], available, nick) -> UsageE
         head = "refused measure" + ("s" if len(problems) > 1 else "")
         return RefusedMeasure(head + ":\n" + "\n".join(lines))
     return UsageError(head + ":\n" + "\n".join(lines + tail))
+
+
+#: The kinds of parameter list a ``NAME@k`` or a printed ``NAME_k`` may mean.
+_AT_PARAMS = ("cutoffs", "int", "levels")
+
+
+def _respelled(spec: str, available: dict[str, Measure]) -> list[str]:
+    """What an unknown ``spec`` of a known measure may have meant, as trec_eval's
+    ``NAME.k`` and ir_measures' ``Name@k``, only the spellings that parse: ``NAME@k``
+    with NAME a trec_eval name (``ndcg@10``, ``ndcg_cut@10``, ``map@5``) or an
+    ir_measures name in other letter case (``p@10``, ``mrr@10``), ``NAME(PARAMS)`` so
+    (``map(rel=2)``: ``AP(rel=2)``), and a name as trec_eval prints it (``P_10``,
+    ``ndcg_cut_10``)."""
+    import re
+    text = "".join(spec.split())
+    printed = re.fullmatch(r"(\w+?)_(\d+(?:\.\d+)?)", text)
+    if printed and printed[1] in available and available[printed[1]].params in _AT_PARAMS:
+        return [f"{printed[1]}.{printed[2]}"]
+    head, at_sign, k = text.partition("@")
+    name, paren, params = head.partition("(")
+    if not name or (not re.fullmatch(r"\d+(\.\d+)?", k) if at_sign else not paren):
+        return []
+    lower = name.lower()
+    ir = [n for n, e in IR_NAMES.items() if (e.cut if at_sign else e.plain)
+          and (n.lower() == lower or lower in (e.plain, e.cut))]
+    trec = [] if paren else [name, *(IR_NAMES[n].cut for n in ir)]
+    out = [c for c in dict.fromkeys(f"{t}.{k}" for t in trec)
+           if c.partition(".")[0] in available
+           and available[c.partition(".")[0]].params in _AT_PARAMS]
+    for n in ir:
+        c = f"{IR_NAMES[n].measure}{paren}{params}{at_sign}{k}"
+        try:
+            if c not in out and _ir_request(c, available) is not None:
+                out.append(c)
+        except _Refused:
+            pass
+    return out
 
 
 #: What the SMART table shows by default (Keen Fig. 5), and what -N adds to it.

@@ -21,7 +21,13 @@ documents removed before anything is counted. Each asked set of parameters is pr
 named by it (``ntcir_Q``, ``ntcir_Q_beta=0.5,k=10``).
 
 Where NTCIREVAL divides by zero (a topic without a relevant document, which it refuses),
-the value is 0. ``-l`` has no effect: a level above 0 is relevant.
+the value is 0. So it is for the two topics pyNTCIREVAL gives no value: an empty
+condensed list (``j=1``, every retrieved document unjudged; it fails on the empty list
+for every measure), nothing relevant retrieved; and a topic whose levels present all
+have gain 0, where nDCG, MSnDCG, nERR, RBP and the graded-uniform NCUs divide by the
+ideal ranking's gain or the highest level's (0/0; nERR's NaN in pyNTCIREVAL); the
+measures that count relevant documents (AP, Q, RR, O, P, P+, the rank-biased NCUs, ERR,
+Prec, Hit, Recall) keep their values. ``-l`` has no effect: a level above 0 is relevant.
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ from smarteval.columns import Ranked
 from smarteval.measures.registry import measure
 from smarteval.measures.segments import positions, seg_suffix_max
 from smarteval.ranking.join import concat_ranges, offsets_from_counts
-from smarteval.ranking.sample import SampleRanking, strata_of
+from smarteval.ranking.sample import SampleRanking, judgements_of
 from smarteval.read.keys import encode_ids
 
 #: sample_eval's maxResultSize: the documents of a topic it reads
@@ -98,11 +98,11 @@ def _attached(r: Ranked) -> SampleRanking | None:
     return r.sample if isinstance(r.sample, SampleRanking) else None
 
 
-def _row_strata(r: Ranked, att: SampleRanking) -> np.ndarray:
-    """(n,) each row's stratum slot (-1 outside the pool)."""
+def _row_judgements(r: Ranked, att: SampleRanking) -> tuple[np.ndarray, np.ndarray]:
+    """(n,) each row's stratum slot and (n,) its grade (-1 outside the pool)."""
     if att.docno is r.docno:                    # the ranking the strata were found for
-        return att.stratum
-    return strata_of(r, att.qrels)              # the rows put in another order since
+        return att.stratum, att.grade
+    return judgements_of(r, att.qrels)          # the rows put in another order since
 
 
 def _inputs(r: Ranked, gains: tuple) -> _Inputs:
@@ -128,7 +128,8 @@ def _inputs(r: Ranked, gains: tuple) -> _Inputs:
         jq = np.repeat(np.arange(nq, dtype=np.int64), n_rows)
         jslot = q.slot[jrows]
         jgrade = q.rel[jrows]
-        slot = _row_strata(r, att)[rows]
+        slot, grade = _row_judgements(r, att)
+        slot, rel = slot[rows], grade[rows]
     width = int(max(jslot.max(initial=-1), slot.max(initial=-1))) + 1
     jmapped = _mapped(jgrade, gains)
     jsampled = (jgrade >= 0) & (jmapped >= 0)

@@ -43,12 +43,14 @@ class SampleRanking:
 
     ``stratum[i]`` is the place of row ``i``'s stratum among its topic's strata (sorted
     by their bytes; :attr:`~smarteval.read.sample.SampleQrels.slot`), -1 for a document
-    outside the pool. It belongs to the ranking whose docno column is ``docno`` (a
-    ranking put in another order has to look its rows up again). ``query[q]`` is the
-    index of evaluated query ``q`` in ``qrels.qids``.
+    outside the pool, and ``grade[i]`` its grade as read (-1 outside the pool). They
+    belong to the ranking whose docno column is ``docno`` (a ranking put in another order
+    has to look its rows up again). ``query[q]`` is the index of evaluated query ``q`` in
+    ``qrels.qids``.
     """
 
     stratum: np.ndarray       # (n,) int64
+    grade: np.ndarray         # (n,) float64
     docno: np.ndarray         # (n,) the ranking's docnos the strata are aligned with
     qrels: SampleQrels        # every topic of the file
     query: np.ndarray         # (Q,) int64
@@ -67,7 +69,7 @@ def rank_sample(run: Run, sample: SampleQrels, plain, settings: Settings) -> Ran
     order = numeric_order(r.qids)
     if (order != np.arange(len(order))).any():
         r = queries_in(r, order)
-    return replace(r, sample=SampleRanking(strata_of(r, sample), r.docno, sample,
+    return replace(r, sample=SampleRanking(*judgements_of(r, sample), r.docno, sample,
                                            _positions(sample.qids, r.qids)))
 
 
@@ -138,16 +140,22 @@ def queries_in(r: Ranked, order: np.ndarray) -> Ranked:
         num_docs_q=moved(r.num_docs_q, order))
 
 
-def strata_of(r: Ranked, sample: SampleQrels) -> np.ndarray:
-    """(n,) the stratum slot of each row of ``r`` in ``sample`` (-1 outside the pool).
+def judgements_of(r: Ranked, sample: SampleQrels) -> tuple[np.ndarray, np.ndarray]:
+    """(n,) the stratum slot and (n,) the grade of each row of ``r`` in ``sample`` (-1
+    and -1.0 outside the pool).
 
     The lookup takes the queries in the qrels' order: the rows are put so for it.
     """
-    view = sample.slot_view
+    view = sample.row_view
     pos = _positions(view.qids, r.qids)
     order = np.argsort(pos, kind="stable")
     rows = concat_ranges(r.offsets[:-1][order], r.num_ret[order])
-    out = np.empty(len(rows), dtype=np.int64)
-    out[rows] = _lookup(view, pos[order], r.docno[rows],
-                        offsets_from_counts(r.num_ret[order]))
-    return out
+    place = np.empty(len(rows), dtype=np.int64)
+    place[rows] = _lookup(view, pos[order], r.docno[rows],
+                          offsets_from_counts(r.num_ret[order]))
+    row_q = np.repeat(pos, r.num_ret)
+    pooled = place >= 0
+    at = np.where(pooled, sample.offsets[:-1][np.maximum(row_q, 0)] + place, 0)
+    slot = np.where(pooled, sample.slot[at] if len(sample) else -1, -1)
+    grade = np.where(pooled, sample.rel[at] if len(sample) else -1.0, -1.0)
+    return slot.astype(np.int64), grade.astype(np.float64)

@@ -7,7 +7,9 @@ sampled document and -1 (any negative number) marks a pooled document that was n
 sampled. The ITER field is ignored.
 
 Every line holds exactly five fields (a blank line, a missing or an extra field is an
-error naming file and line; ``#`` lines are comments); REL is an integer. A document
+error naming file and line; ``#`` lines are comments); REL is a number, a fraction
+allowed (``1.5``), as sample_eval reads it: relevant above 0, sampled at 0 or more, its
+value the gain of infNDCG. A document
 listed twice for one topic is refused (sample_eval keeps the last line's grade and
 stratum but counts both lines in its stratum's sizes). The TREC Million Query track's
 ``prels`` (QUERY DOCNO REL METHOD PROB) also have five fields: they are not read here.
@@ -27,14 +29,14 @@ from smarteval.read.plain import (
     _decode_ids,
     _group_queries,
     _Lines,
-    _parse_ints,
     naming_the_file_out_of_memory,
+    parse_numbers,
     qrels_columns,
 )
 from smarteval.read.source import display, read_bytes
 
 SAMPLE_EXPECTED = ("QUERY_ID ITERATION DOC_ID STRATUM REL (5 fields, whitespace-separated; "
-                   "REL an integer, -1 for a pooled document not sampled)")
+                   "REL a number, -1 for a pooled document not sampled)")
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,7 +44,8 @@ class SampleQrels:
     """Sampled judgements, grouped by query (byte order of ids), docnos sorted in each.
 
     Row ``i`` says: document ``docnos[i]`` of query ``qids[q]`` is in stratum
-    ``stratum_ids[stratum[i]]`` and has grade ``rel[i]`` (below 0: pooled, not sampled).
+    ``stratum_ids[stratum[i]]`` and has grade ``rel[i]`` (below 0: pooled, not sampled;
+    a float, fractions allowed).
     ``slot[i]`` is the place of that stratum among the query's strata sorted by their
     bytes (sample_eval visits a topic's strata in that order; ``stratum_ids`` are sorted
     so too).
@@ -54,7 +57,7 @@ class SampleQrels:
     docnos: np.ndarray        # (m,) bytes
     stratum: np.ndarray       # (m,) int64 into stratum_ids
     slot: np.ndarray          # (m,) int64: the stratum's place among the query's strata
-    rel: np.ndarray           # (m,) int64, as read
+    rel: np.ndarray           # (m,) float64, as read
     lines: np.ndarray         # (m,) int64, 1-based
     stratum_ids: np.ndarray   # (S,) bytes, sorted
 
@@ -75,15 +78,18 @@ class SampleQrels:
 
     def as_qrels(self) -> Qrels:
         """The plain view the ranking stage joins a run with: a sampled document at its
-        grade, a pooled one not sampled at -1 (judged, unusable: ``-J`` drops it)."""
-        return self._view(np.maximum(self.rel, -1))
+        grade rounded up to a whole number (0 stays 0, 0.5 is 1), a pooled one not sampled
+        at -1 (judged, unusable: ``-J`` drops it). sample_eval's measures read each
+        document's own grade (:attr:`row_view`)."""
+        return self._view(np.clip(np.ceil(self.rel), -1, 2.0 ** 62).astype(np.int64))
 
     @cached_property
-    def slot_view(self) -> Qrels:
-        """The view giving each judged document its stratum's slot as its grade (how the
-        ranking stage finds the stratum of each retrieved document; kept, with the hash
-        tables the ranking stage builds on it)."""
-        return self._view(self.slot)
+    def row_view(self) -> Qrels:
+        """The view giving each judged document its row's place in its topic as its grade
+        (how the ranking stage finds the stratum and the grade of each retrieved
+        document; kept, with the hash tables the ranking stage builds on it)."""
+        return self._view(np.arange(len(self), dtype=np.int64)
+                          - np.repeat(self.offsets[:-1], np.diff(self.offsets)))
 
     def _view(self, grades: np.ndarray) -> Qrels:
         return Qrels(path=self.path, qids=self.qids, offsets=self.offsets, docnos=self.docnos,
@@ -97,7 +103,7 @@ def read_sample_qrels(path: str | os.PathLike, *, data: bytes | None = None) -> 
     data = read_bytes(path if data is None else name, data=data, what="a sample qrels file",
                       expected=SAMPLE_EXPECTED)
     lines = _Lines(data, name, 5, SAMPLE_EXPECTED, "sample qrels", exact=True)
-    rel = _parse_ints(lines.field(4), lines, SAMPLE_EXPECTED)
+    rel = parse_numbers(lines.field(4), lines, "relevance", SAMPLE_EXPECTED)
     docnos = lines.ids(2)
     uniq, codes, grouped = _group_queries(lines.ids(0))
     qids, codes, _ = _decode_ids(uniq, codes, grouped)

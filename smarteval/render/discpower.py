@@ -32,13 +32,15 @@ def describe(results: Sequence[Discpower]) -> str:
     how = DISCPOWER_TESTS[first.test].split(", then")[0]
     if first.test == "randomized-tukey":
         how += ", every permutation" if first.exact else f", {first.samples} permutations"
+    elif first.test == "bootstrap":
+        how += f", {first.samples} resamples of the queries"
     elif first.test == "randomization":
         how += ", every sign assignment" if first.exact else \
             f", {first.samples} random sign assignments"
     if first.correction != "none":
         how += f", {CORRECTION_NAMES[first.correction]} correction over the pairs"
     runs, pairs = len(first.runs), len(first.asl)
-    return (f"Discriminative power (Sakai 2006): the pairs of {runs} runs ({pairs} pair"
+    return (f"Discriminative power: the pairs of {runs} runs ({pairs} pair"
             f"{'s' if pairs != 1 else ''}) each measure tells apart, {how}, "
             f"\u03b1 = {first.alpha:g}; needed: the estimated difference of means a pair "
             "needs to be significant")

@@ -354,18 +354,37 @@ def sample_weights(kind: str, n: int, samples: int, seed: int | None = 0):
 
     The same arguments give the same blocks (drawn from ``seed``).
     """
+    if kind == "resamples":
+        for draws in resamples(n, samples, seed):
+            b = len(draws)
+            draws = draws + (np.arange(b) * n)[:, None]
+            counts = np.bincount(draws.ravel(), minlength=b * n).reshape(b, n)
+            yield counts.T.astype(np.float64) / n
+        return
     rng = np.random.default_rng(seed)
-    at_once = max(1, min(_SAMPLES_AT_ONCE, _BLOCK // max(n, 1)))
+    at_once = _samples_at_once(n)
     for start in range(0, samples, at_once):
         b = min(at_once, samples - start)
         if kind == "every sign":
             w = 1.0 - 2.0 * ((np.arange(start, start + b)[:, None] >> np.arange(n)) & 1)
-        elif kind == "signs":
-            w = 1.0 - 2.0 * rng.integers(0, 2, size=(b, n))
         else:
-            draws = rng.integers(0, n, size=(b, n)) + (np.arange(b) * n)[:, None]
-            w = np.bincount(draws.ravel(), minlength=b * n).reshape(b, n).astype(np.float64)
+            w = 1.0 - 2.0 * rng.integers(0, 2, size=(b, n))
         yield w.T / n
+
+
+def _samples_at_once(n: int) -> int:
+    return max(1, min(_SAMPLES_AT_ONCE, _BLOCK // max(n, 1)))
+
+
+def resamples(n: int, samples: int, seed: int | None = 0):
+    """Bootstrap resamples of n queries: blocks of (b, n) query indices drawn uniformly
+    with replacement, ``samples`` rows in all, the b-th row resample b. The rows are those
+    of one ``numpy.random.default_rng(seed).integers(0, n, size=(samples, n))``: the
+    blocks change how many are held at once, never which are drawn."""
+    rng = np.random.default_rng(seed)
+    at_once = _samples_at_once(n)
+    for start in range(0, samples, at_once):
+        yield rng.integers(0, n, size=(min(at_once, samples - start), n))
 
 
 #: What is told of a test's progress: ``on_samples(done, total)``, in samples x queries

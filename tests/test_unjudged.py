@@ -220,3 +220,21 @@ def test_range_keeps_each_measures_values_together_in_the_order_asked(tmp_path):
     assert res.exit_code == 0, res.output
     assert [line.split("\t")[2] for line in res.stdout.splitlines()] == [
         "P_2", "P_2_min", "P_2_max", "P_2_judged", "map", "map_min", "map_max", "map_judged"]
+
+
+@pytest.mark.parametrize("require, code, says", [
+    ("map_min>=0.1", 0, ""),
+    ("map_min>=0.2", 3, "its map_min is 0.1537"),
+    ("P.10_max>=0.5", 0, ""),
+    ("bpref_if_relevant>0", 0, ""),
+    ("bpref_min>0", 2, "add -m bpref --unjudged range (which gives NAME_min"),
+    ("map_if_relevant>0", 2, "add -m map --unjudged range"),
+    ("nothing_min>0", 2, "unknown measure nothing_min"),
+])
+def test_require_names_the_outputs_of_range(require, code, says):
+    res = CliRunner().invoke(main, ["evaluate", "--unjudged", "range", "-m", "map", "-m",
+                                    "P.10", "-m", "bpref", "--require", require, SAMPLE[0],
+                                    SAMPLE[1]])
+    assert res.exit_code == code, res.output
+    assert says in res.stderr
+    assert "Traceback" not in res.output

@@ -1047,6 +1047,10 @@ def printed_as(requests: Sequence[Request], rel_info: str) -> list[Request]:
     return kept + sorted(mine.values(), key=lambda rq: place[rq.measure.name])
 
 
+#: the outputs ``--unjudged range`` adds to a measure's NAME (:func:`unjudged_range`)
+RANGE_SUFFIXES = ("_min", "_max", "_if_relevant", "_judged")
+
+
 def unjudged_range(outputs: Sequence[Output], settings) -> list[Output]:
     """``outputs`` as ``--unjudged range`` prints them: after each number (not text, not
     num_q), its least and greatest value over every grading of the unjudged documents,
@@ -1084,11 +1088,11 @@ def has_bounds(o: Output, settings) -> bool:
 def readings_note(outputs: Sequence[Output]) -> str | None:
     """The note of ``--unjudged range`` naming the measures it gives two readings of, not
     bounds (None when it bounds every one)."""
-    names = [o.name for o in outputs if o.unjudged == "relevant"]
+    names = [o.name[:-len("_if_relevant")] for o in outputs if o.unjudged == "relevant"]
     if not names:
         return None
-    return ("--unjudged range: " + ", ".join(names) + " are each a second reading (every "
-            "unjudged document relevant at the grade of --unjudged relevant), not a bound: "
-            "the value under another grading of the unjudged documents may lie outside "
-            "the two (bounds, NAME_min and NAME_max, are given for "
-            + ", ".join(BOUNDED) + " where -l is 1 or more; see the man page)")
+    return ("--unjudged range gives two readings, not bounds, of " + ", ".join(names)
+            + " (NAME and NAME_if_relevant, every unjudged document relevant): another "
+            "grading of the unjudged documents may give a value outside both; NAME_min and "
+            "NAME_max bound " + ", ".join(BOUNDED) + " where -l is 1 or more (the man "
+            "page's UNJUDGED DOCUMENTS)")

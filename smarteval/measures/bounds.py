@@ -14,10 +14,12 @@ over orders, except for the measures that only grow as documents become relevant
 Two kinds:
 
 - the measures that never fall when a document becomes relevant (:data:`MONOTONE`: P,
-  success, recip_rank, num_rel_ret, set_P): the least value is the measure's under
-  nonrelevant, the greatest under relevant.
+  success, recip_rank, recip_rank_cut, num_rel_ret and the set measures set_P,
+  set_relative_P, set_map, set_F): the least value is the measure's under nonrelevant,
+  the greatest under relevant.
 - the measures divided by R, which grows with every document made relevant
-  (:data:`DIVIDED`: map, map_cut, recall, set_recall, Rprec, ndcg, ndcg_cut): for each
+  (:data:`DIVIDED`: map, gm_map, map_cut, recall, relative_P, set_recall, Rprec, ndcg,
+  ndcg_cut): for each
   number m of documents made relevant, the greatest value has the first m of them (in rank
   order) relevant, the least the last m; the bounds are the greatest and least over
   m = 0 .. u. Why: with m fixed, R (and nDCG's ideal ranking) is fixed, and the numerator
@@ -39,11 +41,16 @@ from smarteval.columns import Ranked, prefix
 from smarteval.measures.gains import gains_of, log2_table
 from smarteval.measures.segments import positions, safe_div, seg_cumsum
 
-#: the measures whose value never falls as a document becomes relevant
-MONOTONE = ("P", "success", "recip_rank", "num_rel_ret", "set_P")
+#: the measures whose value never falls as a document becomes relevant (set_F for a
+#: weight of 0 or more: (x+1)a / (xR + n), with a relevant of the n retrieved, grows with
+#: a and R together since a <= R; set_map a^2 / nR and set_relative_P a / min(n, R) alike)
+MONOTONE = ("P", "success", "recip_rank", "recip_rank_cut", "num_rel_ret", "set_P",
+            "set_relative_P", "set_map", "set_F")
 
-#: the measures divided by R whose bounds the ladder of m = 0 .. u gives
-DIVIDED = ("map", "map_cut", "recall", "set_recall", "Rprec", "ndcg", "ndcg_cut")
+#: the measures divided by R whose bounds the ladder of m = 0 .. u gives (gm_map's per-query
+#: values are AP's, and its geometric mean grows with each)
+DIVIDED = ("map", "gm_map", "map_cut", "recall", "relative_P", "set_recall", "Rprec",
+           "ndcg", "ndcg_cut")
 
 #: every measure ``--unjudged range`` bounds
 BOUNDED = MONOTONE + DIVIDED
@@ -55,6 +62,8 @@ def bounded(name: str, param, settings) -> bool:
     if name not in BOUNDED or settings.rel_level < 1:
         return False
     if name == "ndcg" and param:            # gains of a table of one's own
+        return False
+    if name == "set_F" and float(param[0]) < 0:
         return False
     return name in MONOTONE or settings.ties != "average"
 
@@ -68,10 +77,11 @@ def bounds(name: str, param, r: Ranked, grade: int, nonrelevant: Callable[[], np
     if name in MONOTONE:
         return nonrelevant(), relevant()
     ladder = _Ladder(r, grade, gains=name.startswith("ndcg"))
-    if name in ("map", "map_cut"):
+    if name in ("map", "gm_map", "map_cut"):
         top, bottom = _average_precision(ladder, param if name == "map_cut" else None)
-    elif name in ("recall", "set_recall"):
-        top, bottom = _recall(ladder, param if name == "recall" else None)
+    elif name in ("recall", "relative_P", "set_recall"):
+        top, bottom = _recall(ladder, None if name == "set_recall" else param,
+                              relative=name == "relative_P")
     elif name == "Rprec":
         top, bottom = _r_precision(ladder)
     else:
@@ -168,14 +178,16 @@ def _over(total: np.ndarray, num_rel: np.ndarray) -> np.ndarray:
     return np.where(total > 0, safe_div(total, num_rel), 0.0)
 
 
-def _recall(ladder: _Ladder, k: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """Relevant documents in the top k (all retrieved: k None) over R along the ladder."""
+def _recall(ladder: _Ladder, k: int | None,
+            relative: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Relevant documents in the top k (all retrieved: k None) over R along the ladder
+    (``relative``: over min(k, R), relative_P)."""
     r = ladder.r
     inside = r.rank <= k if k is not None else np.ones(len(r.rel), dtype=bool)
     first = np.bincount(r.qindex[r.is_rel & inside], minlength=r.num_queries)
     step = inside[ladder.rows].astype(np.float64)
     up, down = ladder.climb(first.astype(np.float64), step, step)
-    R = ladder.num_rel
+    R = np.minimum(k, ladder.num_rel) if relative else ladder.num_rel
     return safe_div(up, R), safe_div(down, R)
 
 

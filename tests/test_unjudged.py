@@ -249,3 +249,17 @@ def test_range_in_blocks_is_the_whole_runs():
     for name in whole.names:
         assert np.array_equal(np.asarray(whole.per_query[name], dtype=np.float64),
                               np.asarray(blocks.per_query[name], dtype=np.float64)), name
+
+
+@pytest.mark.parametrize("command", [["compare"], ["report", "--pairs"]])
+def test_a_measure_with_two_readings_has_no_interval(command):
+    res = CliRunner().invoke(main, [*command, "-f", "tsv", "--unjudged", "range", "-m", "map",
+                                    "-m", "bpref", *SAMPLE])
+    assert res.exit_code == 0, res.output
+    lines = [ln.split("\t") for ln in res.stdout.splitlines()]
+    at = next(i for i, ln in enumerate(lines) if "unjudged_low" in ln)
+    rows = {row[lines[at].index("measure")]: row for row in lines[at + 1:] if len(row) > 3}
+    assert rows["bpref"][-3:] == ["", "", "false"]
+    assert float(rows["map"][-3]) <= float(rows["map"][-2])
+    assert "bpref: no interval of the differences" in res.stderr
+    assert "two readings, not bounds" in res.stderr

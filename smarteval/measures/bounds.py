@@ -73,7 +73,7 @@ def bounds(name: str, param, r: Ranked, grade: int, nonrelevant: Callable[[], np
     """(Q,) least and (Q,) greatest value of ``name`` over every grading of ``r``'s unjudged
     documents as they are or at ``grade``. ``nonrelevant`` and ``relevant`` give the
     measure's values with them as they are and with every one judged ``grade`` (the
-    bounds of a measure of :data:`MONOTONE`)."""
+    bounds of a measure of :data:`MONOTONE`, the ends of the ladder of the others)."""
     if name in MONOTONE:
         return nonrelevant(), relevant()
     ladder = _Ladder(r, grade, gains=name.startswith("ndcg"))
@@ -86,6 +86,12 @@ def bounds(name: str, param, r: Ranked, grade: int, nonrelevant: Callable[[], np
         top, bottom = _r_precision(ladder)
     else:
         top, bottom = _ndcg(ladder, param if name == "ndcg_cut" else None)
+    # the ladder's ends are the two readings: the measure's own values there, so that the
+    # bounds hold both to the last bit
+    readings = ((ladder.offsets[:-1], nonrelevant()), (ladder.offsets[1:] - 1, relevant()))
+    for values in (top, bottom):
+        for rows, reading in readings:
+            values[rows] = reading
     return ladder.least(bottom), ladder.greatest(top)
 
 

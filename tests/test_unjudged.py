@@ -240,17 +240,6 @@ def test_require_names_the_outputs_of_range(require, code, says):
     assert "Traceback" not in res.output
 
 
-def test_range_in_blocks_is_the_whole_runs():
-    names = ["map", "ndcg_cut.10", "Rprec", "P.10", "bpref"]
-    whole, blocks = (smarteval.evaluate(SAMPLE[0], SAMPLE[1], names, block_rows=rows,
-                                        settings=Settings(unjudged="range"))[0]
-                     for rows in (None, 7))
-    assert whole.names == blocks.names and "map_min" in whole.names
-    for name in whole.names:
-        assert np.array_equal(np.asarray(whole.per_query[name], dtype=np.float64),
-                              np.asarray(blocks.per_query[name], dtype=np.float64)), name
-
-
 @pytest.mark.parametrize("command", [["compare"], ["report", "--pairs"]])
 def test_a_measure_with_two_readings_has_no_interval(command):
     res = CliRunner().invoke(main, [*command, "-f", "tsv", "--unjudged", "range", "-m", "map",

@@ -146,9 +146,13 @@ class _Ladder:
     def suffix(self, values: np.ndarray) -> np.ndarray:
         """At every row of the ranking, the sum of ``values`` over the rows below it in
         its query."""
-        p = prefix(np.asarray(values, dtype=np.float64))
-        end = self.r.offsets[1:][self.r.qindex]
-        return p[end] - p[np.arange(len(values)) + 1]
+        # summed within the query alone: its value owes nothing to the queries before it
+        running = seg_cumsum(values, self.r.offsets)
+        last = self.r.offsets[1:] - 1
+        total = np.zeros(self.r.num_queries)
+        has = self.r.num_ret > 0
+        total[has] = running[last[has]]
+        return total[self.r.qindex] - running
 
 
 def _average_precision(ladder: _Ladder, k: int | None) -> tuple[np.ndarray, np.ndarray]:

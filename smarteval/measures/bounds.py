@@ -6,10 +6,12 @@ A grading leaves each unjudged document among those ranked (after ``-M``) as it 
 ``--unjudged relevant`` (``--unjudged-grade``, by default the qrels' highest, at least
 ``-l``), adding it to its query's judgements: with u such documents, the 2^u qrels between
 ``--unjudged nonrelevant`` and ``--unjudged relevant``. Grades between 0 and G are not
-among them. The bounds are exact (to rounding) for the measures of :data:`BOUNDED`, taken
-where ``-l`` is 1 or more (an unjudged document is then non-relevant however trec_eval
-counts it) and in the ranking's own order (not ``--ties average``, whose value is a mean
-over orders, except for the measures that only grow as documents become relevant).
+among them. The bounds are exact for the measures of :data:`BOUNDED` (their ends, the two
+readings, to the last bit; between them to rounding), taken where ``-l`` is 0 or more
+(below 0 trec_eval counts unjudged documents, codes -1 and -2, as relevant in some
+measures and not in others) and in the ranking's own order (not ``--ties average``, whose
+value is a mean over orders, except for the measures that only grow as documents become
+relevant).
 
 Two kinds:
 
@@ -19,13 +21,13 @@ Two kinds:
   the greatest under relevant.
 - the measures divided by R, which grows with every document made relevant
   (:data:`DIVIDED`: map, gm_map, map_cut, recall, relative_P, set_recall, Rprec, ndcg,
-  ndcg_cut): for each
-  number m of documents made relevant, the greatest value has the first m of them (in rank
-  order) relevant, the least the last m; the bounds are the greatest and least over
-  m = 0 .. u. Why: with m fixed, R (and nDCG's ideal ranking) is fixed, and the numerator
-  only grows as a relevant document moves up. AP's sum of precisions is the sum over the
-  pairs of relevant documents (i at or above j) of 1/rank(j), whose terms grow as either
-  moves up; the count in the top k (recall, Rprec) and DCG's discounted gains likewise.
+  ndcg_cut): for each number m of documents made relevant, the greatest value has the
+  first m of them (in rank order) relevant, the least the last m; the bounds are the
+  greatest and least over m = 0 .. u. Why: with m fixed, R (and nDCG's ideal ranking) is
+  fixed, and the numerator only grows as a relevant document moves up. AP's sum of
+  precisions is the sum over the pairs of relevant documents (i at or above j) of
+  1/rank(j), whose terms grow as either moves up; the count in the top k (recall, Rprec)
+  and DCG's discounted gains likewise.
   Each value along the m = 0 .. u ladder is written in closed form from running sums over
   the ranking (no loop over queries, documents or m): the work is the rows plus
   sum(u + 1) ladder rows (times the query's number of distinct grades for nDCG).
@@ -59,7 +61,7 @@ BOUNDED = MONOTONE + DIVIDED
 def bounded(name: str, param, settings) -> bool:
     """Whether ``--unjudged range`` gives the measure ``name`` (with ``param``) bounds
     under ``settings`` (else two readings): see the module's docstring."""
-    if name not in BOUNDED or settings.rel_level < 1:
+    if name not in BOUNDED or settings.rel_level < 0:
         return False
     if name == "ndcg" and param:            # gains of a table of one's own
         return False
@@ -97,9 +99,10 @@ def bounds(name: str, param, r: Ranked, grade: int, nonrelevant: Callable[[], np
 
 class _Ladder:
     """Each query's documents that may become relevant (``flip``: unjudged, in a query of
-    the run, and G reaches the level, or for nDCG G > 0) and the ladder m = 0 .. u of each
-    query, a row a step: ``step`` the row of the j-th such document from the top (``up``)
-    and from the bottom (``down``)."""
+    the run, and G reaches the level, or for nDCG G > 0; ``rows``, ``rank``, ``j`` the
+    j-th of its query's) and the ladder m = 0 .. u of each query, a row for each m
+    (``offsets``, ``q``, ``m``): ``up`` and ``down`` are the ladder rows at which the j-th
+    document is made relevant, counting from the top and from the bottom."""
 
     def __init__(self, r: Ranked, grade: int, gains: bool):
         self.r, self.grade = r, grade
@@ -113,9 +116,8 @@ class _Ladder:
         np.cumsum(self.u + 1, out=self.offsets[1:])
         self.q = np.repeat(np.arange(r.num_queries, dtype=np.int64), self.u + 1)
         self.m = positions(self.offsets) - 1                 # 0 .. u
-        j = np.arange(len(self.rows), dtype=np.int64) - np.repeat(
+        self.j = j = np.arange(len(self.rows), dtype=np.int64) - np.repeat(
             np.cumsum(self.u) - self.u, self.u) + 1          # 1 .. u within the query
-        self.j = j
         self.up = self.offsets[q] + j
         self.down = self.offsets[q] + self.u[q] - j + 1
         self.rank = r.rank[self.rows]

@@ -1094,5 +1094,5 @@ def readings_note(outputs: Sequence[Output]) -> str | None:
     return ("--unjudged range gives two readings, not bounds, of " + ", ".join(names)
             + " (NAME and NAME_if_relevant, every unjudged document relevant): another "
             "grading of the unjudged documents may give a value outside both; NAME_min and "
-            "NAME_max bound " + ", ".join(BOUNDED) + " where -l is 1 or more (the man "
+            "NAME_max bound " + ", ".join(BOUNDED) + " where -l is 0 or more (the man "
             "page's UNJUDGED DOCUMENTS)")

@@ -11,6 +11,7 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import field, replace
+from functools import partial
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
@@ -590,6 +591,9 @@ class Job:
                 counted.append(counted_relevant(ranked, grade))
             return counted[0]
 
+        def on_relevant(out: Output) -> np.ndarray:
+            return out.compute(relevant())
+
         both: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for out in outputs:
             if out.unjudged == "relevant":
@@ -598,8 +602,8 @@ class Job:
                 key = out.name[:-4]
                 if key not in both:
                     both[key] = bounds(out.measure.name, out.param, out.view(ranked), grade,
-                                       lambda o=out: o.compute(ranked),
-                                       lambda o=out: o.compute(relevant()))
+                                       partial(out.compute, ranked),
+                                       partial(on_relevant, out))
                 yield out, ranked, both[key][out.unjudged == "max"]
             else:
                 yield out, ranked, out.compute(ranked)

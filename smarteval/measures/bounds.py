@@ -199,7 +199,7 @@ def _recall(ladder: _Ladder, k: int | None,
     first = np.bincount(r.qindex[r.is_rel & inside], minlength=r.num_queries)
     step = inside[ladder.rows].astype(np.float64)
     up, down = ladder.climb(first.astype(np.float64), step, step)
-    R = np.minimum(k, ladder.num_rel) if relative else ladder.num_rel
+    R = np.minimum(k, ladder.num_rel) if relative and k is not None else ladder.num_rel
     return safe_div(up, R), safe_div(down, R)
 
 

@@ -381,6 +381,12 @@ def evaluate(qrels: Source, runs: Source,
             tell(f"--risk-alpha {risk_alpha:g} has no effect without --risk-baseline")
     for text in unused_notes(settings, requests) + repeated_notes(given):
         tell(text)
+    if settings.unjudged == "range":
+        from smarteval.measures.grammar import readings_note, unjudged_range
+        note = readings_note(unjudged_range([o for rq in requests for o in rq.outputs()],
+                                            settings))
+        if note:
+            tell(note)
     # read once, whatever the number of runs; in the format asked for (-R)
     relevance = evaluation.read_relevance(qrels, requests, settings)
     if risk_baseline is not None:

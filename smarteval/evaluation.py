@@ -11,6 +11,7 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import field, replace
+from functools import partial
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
@@ -24,6 +25,7 @@ from smarteval.aggregate import (
 )
 from smarteval.columns import Qrels, Ranked, Run
 from smarteval.errors import InputError, UsageError
+from smarteval.measures.bounds import bounds
 from smarteval.measures.grammar import (
     OWN_MEASURES,
     Output,
@@ -468,10 +470,11 @@ class Job:
 
     def outputs(self) -> list[Output]:
         """What each evaluation gives values of, in order (under ``--unjudged range`` each
-        number followed by its value with the unjudged documents counted relevant and the
-        judged share of its documents)."""
+        number followed by its bounds over the gradings of the unjudged documents, or its
+        value with them counted relevant, and the judged share of its documents)."""
         outputs = [o for rq in self.requests for o in rq.outputs()]
-        return unjudged_range(outputs) if self.ranker.settings.unjudged == "range" \
+        settings = self.ranker.settings
+        return unjudged_range(outputs, settings) if settings.unjudged == "range" \
             else outputs
 
     def evaluate(self, run, on_block: Callable[[Block], None] | None = None) -> Evaluation:
@@ -579,15 +582,31 @@ class Job:
     def _each_value(self, ranked: Ranked, outputs: list[Output]):
         """Each output, the ranking it reads (under ``--unjudged range``, its values with
         the unjudged documents counted relevant read a ranking of their own) and its values
-        of the queries of ``ranked``."""
-        counted = None
+        of the queries of ``ranked``; a bound's least and greatest values computed once."""
+        counted: list[Ranked] = []
+        grade = self.ranker.unjudged_grade if self.ranker.settings.unjudged == "range" else 0
+
+        def relevant() -> Ranked:
+            if not counted:
+                counted.append(counted_relevant(ranked, grade))
+            return counted[0]
+
+        def on_relevant(out: Output) -> np.ndarray:
+            return out.compute(relevant())
+
+        both: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for out in outputs:
-            r = ranked
             if out.unjudged == "relevant":
-                if counted is None:
-                    counted = counted_relevant(ranked, self.ranker.unjudged_grade)
-                r = counted
-            yield out, r, out.compute(r)
+                yield out, relevant(), out.compute(relevant())
+            elif out.unjudged in ("min", "max"):
+                key = out.name[:-4]
+                if key not in both:
+                    both[key] = bounds(out.measure.name, out.param, out.view(ranked), grade,
+                                       partial(out.compute, ranked),
+                                       partial(on_relevant, out))
+                yield out, ranked, both[key][out.unjudged == "max"]
+            else:
+                yield out, ranked, out.compute(ranked)
 
 
 class BlockRankings:

@@ -3,7 +3,8 @@
 ``nonrelevant`` is today's value; ``drop`` is ``-J``; ``relevant`` is the value on qrels to
 which the unjudged documents each query ranks (after ``-M``) were added at the grade,
 computed here the slow way: a qrels file written with them and evaluated as any other.
-``range`` prints all three beside each other.
+``range`` prints the value, its bounds over every grading of the unjudged documents (or,
+where it gives none, the value under ``relevant``) and the judged share beside each other.
 """
 
 from __future__ import annotations
@@ -28,14 +29,20 @@ N = 40
 QIDS = ["1", "2", "10"]
 DOCS = [f"d{i}" for i in range(9)] + ["D0", "é"]
 
-collection = st.tuples(
-    st.dictionaries(st.sampled_from(QIDS), st.dictionaries(
-        st.sampled_from(DOCS), st.integers(-1, 3), min_size=1, max_size=7)
-        .filter(lambda g: any(v >= 0 for v in g.values())), min_size=1, max_size=3),
-    st.dictionaries(st.sampled_from(QIDS), st.dictionaries(
-        st.sampled_from(DOCS), st.sampled_from([0.0, 0.5, 1.0, 2.0, -1.0]), min_size=1,
-        max_size=9), min_size=1, max_size=3),
-).filter(lambda c: bool(set(c[0]) & set(c[1])))
+def collections(judged: int = 7, ranked: int = 9):
+    """(qrels, run) of up to three queries, each with at most ``judged`` judgements (one of
+    0 or more) and ``ranked`` documents retrieved; a query shared."""
+    return st.tuples(
+        st.dictionaries(st.sampled_from(QIDS), st.dictionaries(
+            st.sampled_from(DOCS), st.integers(-1, 3), min_size=1, max_size=judged)
+            .filter(lambda g: any(v >= 0 for v in g.values())), min_size=1, max_size=3),
+        st.dictionaries(st.sampled_from(QIDS), st.dictionaries(
+            st.sampled_from(DOCS), st.sampled_from([0.0, 0.5, 1.0, 2.0, -1.0]), min_size=1,
+            max_size=ranked), min_size=1, max_size=3),
+    ).filter(lambda c: bool(set(c[0]) & set(c[1])))
+
+
+collection = collections()
 
 
 def qrels_text(qrels: dict) -> str:
@@ -110,19 +117,31 @@ def test_every_measure_under_each_reading(data, version, level, max_docs, grade)
             for qid, x, y in zip(a.qids, a.per_query[key], b.per_query[name], strict=True):
                 assert same(x, y), (what, name, qid, x, y)
             assert same(a.summary[key], b.summary[name]), (what, name)
+        if f"{name}_min" in ranged.per_query:
+            # both readings are gradings: the bounds hold them
+            # (tests/test_unjudged_bounds.py checks them against every grading)
+            lo, hi = ranged.per_query[f"{name}_min"], ranged.per_query[f"{name}_max"]
+            for reading in (today, slow):
+                x = np.asarray(reading.per_query[name], dtype=np.float64)
+                assert np.all(lo <= x + 1e-12) and np.all(x <= hi + 1e-12), (name, x, lo, hi)
 
 
-def test_range_prints_three_values_a_measure():
+def test_range_prints_the_bounds_of_a_measure():
     qrels = "1 0 a 1\n1 0 b 0\n1 0 c 2\n"
     run = "1 Q0 a 0 4 t\n1 Q0 x 0 3 t\n1 Q0 c 0 2 t\n1 Q0 y 0 1 t\n"
-    ev = evaluate(qrels, run, ["P.2", "num_q", "map"], unjudged="range")
-    assert ev.names == ["num_q", "map", "map_if_relevant", "map_judged", "P_2",
-                        "P_2_if_relevant", "P_2_judged"]
-    assert ev.summary["P_2"] == 0.5 and ev.summary["P_2_if_relevant"] == 1.0
+    ev = evaluate(qrels, run, ["P.2", "num_q", "map", "bpref"], unjudged="range")
+    assert ev.names == ["num_q", "map", "map_min", "map_max", "map_judged", "bpref",
+                        "bpref_if_relevant", "bpref_judged", "P_2", "P_2_min", "P_2_max",
+                        "P_2_judged"]
+    assert ev.summary["P_2"] == 0.5 and ev.summary["P_2_min"] == 0.5
+    assert ev.summary["P_2_max"] == 1.0
     assert ev.summary["P_2_judged"] == 0.5                 # a, not x
     assert ev.summary["map_judged"] == 0.5                 # a and c of four
     # x and y judged 2 (the highest grade): R is 4, relevant at ranks 1..4
-    assert ev.summary["map_if_relevant"] == 1.0
+    assert ev.summary["map_max"] == 1.0
+    # y alone: (1 + 2/3 + 3/4) / 3
+    assert ev.summary["map_min"] == pytest.approx((1 + 2 / 3 + 3 / 4) / 3)
+    assert ev.summary["map_min"] < ev.summary["map"]
 
 
 def test_cli_names_the_options(tmp_path):
@@ -167,12 +186,9 @@ def test_drop_is_minus_j_everywhere():
 
 def test_interval_of_a_difference():
     from smarteval.stats.merit import unjudged_interval
+    # run's bounds [.5, .9], other's [.4, .6]
     assert unjudged_interval(np.array([.5]), np.array([.9]), np.array([.4]),
                              np.array([.6])) == pytest.approx((-0.1, 0.5))
-    # a measure that falls when documents become relevant: each query's two readings
-    # still bound it below and above
-    assert unjudged_interval(np.array([.9]), np.array([.5]), np.array([.4]),
-                             np.array([.4])) == pytest.approx((0.1, 0.5))
 
 
 SAMPLE = ["sample_data/qrels.txt", "sample_data/bm25.run", "sample_data/dense.run"]
@@ -195,7 +211,7 @@ def test_compare_and_report_say_which_differences_unjudged_documents_could_undo(
     assert "unjudged_low" not in plain.stdout
 
 
-def test_range_keeps_each_measures_three_values_together_in_the_order_asked(tmp_path):
+def test_range_keeps_each_measures_values_together_in_the_order_asked(tmp_path):
     (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n1 0 c 2\n")
     (tmp_path / "r").write_text("1 Q0 a 0 4 t\n1 Q0 x 0 3 t\n1 Q0 c 0 2 t\n1 Q0 y 0 1 t\n")
     res = CliRunner().invoke(main, ["evaluate", "-f", "tsv", "--no-header", "--unjudged",
@@ -203,4 +219,36 @@ def test_range_keeps_each_measures_three_values_together_in_the_order_asked(tmp_
                                     str(tmp_path / "r")])
     assert res.exit_code == 0, res.output
     assert [line.split("\t")[2] for line in res.stdout.splitlines()] == [
-        "P_2", "P_2_if_relevant", "P_2_judged", "map", "map_if_relevant", "map_judged"]
+        "P_2", "P_2_min", "P_2_max", "P_2_judged", "map", "map_min", "map_max", "map_judged"]
+
+
+@pytest.mark.parametrize("require, code, says", [
+    ("map_min>=0.1", 0, ""),
+    ("map_min>=0.2", 3, "its map_min is 0.1537"),
+    ("P.10_max>=0.5", 0, ""),
+    ("bpref_if_relevant>0", 0, ""),
+    ("bpref_min>0", 2, "add -m bpref --unjudged range (which gives NAME_min"),
+    ("map_if_relevant>0", 2, "add -m map --unjudged range"),
+    ("nothing_min>0", 2, "unknown measure nothing_min"),
+])
+def test_require_names_the_outputs_of_range(require, code, says):
+    res = CliRunner().invoke(main, ["evaluate", "--unjudged", "range", "-m", "map", "-m",
+                                    "P.10", "-m", "bpref", "--require", require, SAMPLE[0],
+                                    SAMPLE[1]])
+    assert res.exit_code == code, res.output
+    assert says in res.stderr
+    assert "Traceback" not in res.output
+
+
+@pytest.mark.parametrize("command", [["compare"], ["report", "--pairs"]])
+def test_a_measure_with_two_readings_has_no_interval(command):
+    res = CliRunner().invoke(main, [*command, "-f", "tsv", "--unjudged", "range", "-m", "map",
+                                    "-m", "bpref", *SAMPLE])
+    assert res.exit_code == 0, res.output
+    lines = [ln.split("\t") for ln in res.stdout.splitlines()]
+    at = next(i for i, ln in enumerate(lines) if "unjudged_low" in ln)
+    rows = {row[lines[at].index("measure")]: row for row in lines[at + 1:] if len(row) > 3}
+    assert rows["bpref"][-3:] == ["", "", "false"]
+    assert float(rows["map"][-3]) <= float(rows["map"][-2])
+    assert "bpref: no interval of the differences" in res.stderr
+    assert "two readings, not bounds" in res.stderr

@@ -182,6 +182,14 @@ def _facts(m) -> str:
     if m.tie_average:
         facts.append("--ties average")
     facts.append(f"documents in {m.program}'s order")
+    from smarteval.measures.bounds import DIVIDED, MONOTONE
+    if m.name in MONOTONE:
+        facts.append("--unjudged range bounds it by its two readings (it never falls as a "
+                     "document becomes relevant" + (", for a weight of 0 or more"
+                                                    if m.name == "set_F" else "") + ")")
+    elif m.name in DIVIDED:
+        facts.append("--unjudged range bounds it over every grading"
+                     + (" (no gain pairs)" if m.name == "ndcg" else ""))
     return "; ".join(facts) + "."
 
 

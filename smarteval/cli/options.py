@@ -533,9 +533,12 @@ def evaluation_flags(*, metavar: str | None = "N",
                      "(trec_eval's); drop: removed before ranking, the condensed list (-J); "
                      "relevant: judged at --unjudged-grade, added to its query's "
                      "judgements (R grows); range: every measure NAME printed as it is, "
-                     "then NAME_if_relevant and NAME_judged, the judged share of the "
-                     "documents it reads (its first k for a cut-off). The relevant value "
-                     "bounds only the measures that grow with relevant documents."),
+                     "then NAME_min and NAME_max, its least and greatest value over every "
+                     "grading of the unjudged documents (each as it is or at "
+                     "--unjudged-grade), for the measures the man page's UNJUDGED "
+                     "DOCUMENTS names (else NAME_if_relevant: a second reading, not a "
+                     "bound), and NAME_judged, the judged share of the documents it reads "
+                     "(its first k for a cut-off)."),
         setting("--unjudged-grade", type=StrictInt(min=0), default=None, metavar="G",
                 help="The grade --unjudged relevant and range give an unjudged document "
                      "(default: the highest grade of the qrels, at least -l)."),

@@ -69,6 +69,7 @@ import numpy as np
 
 from smarteval.columns import UNJUDGED, Ranked
 from smarteval.errors import RefusedMeasure, UsageError
+from smarteval.measures.bounds import BOUNDED, bounded
 from smarteval.measures.registry import (
     REGISTRY,
     Measure,
@@ -102,8 +103,10 @@ class Output:
     #: the program whose order of documents the value follows (its provider for an
     #: ir_measures name, else the measure's own: :data:`~smarteval.ranking.programs.PROGRAMS`)
     program: str = ""
-    #: "relevant": computed with the unjudged documents counted relevant (the second value
-    #: of ``--unjudged range``, :func:`unjudged_range`); "" on the ranking as it is
+    #: "relevant": computed with the unjudged documents counted relevant (a second reading
+    #: under ``--unjudged range``, :func:`unjudged_range`); "min", "max": the least and
+    #: greatest value over every grading of them (:mod:`smarteval.measures.bounds`); ""
+    #: on the ranking as it is
     unjudged: str = ""
     #: where its request stands among the -m arguments (:attr:`Request.asked`)
     asked: int = field(default=0, compare=False)
@@ -1109,11 +1112,18 @@ def printed_as(requests: Sequence[Request], rel_info: str) -> list[Request]:
     return kept + sorted(mine.values(), key=lambda rq: place[rq.measure.name])
 
 
-def unjudged_range(outputs: Sequence[Output]) -> list[Output]:
+#: the outputs ``--unjudged range`` adds to a measure's NAME (:func:`unjudged_range`)
+RANGE_SUFFIXES = ("_min", "_max", "_if_relevant", "_judged")
+
+
+def unjudged_range(outputs: Sequence[Output], settings) -> list[Output]:
     """``outputs`` as ``--unjudged range`` prints them: after each number (not text, not
-    num_q), ``NAME_if_relevant``, its value with the unjudged documents counted relevant,
-    and ``NAME_judged``, the judged share of the documents it reads (the first k for a
-    cut-off measure, else every one: ``judged_share``), in its program's order."""
+    num_q), its least and greatest value over every grading of the unjudged documents,
+    ``NAME_min`` and ``NAME_max``, where :func:`~smarteval.measures.bounds.bounded` (else
+    ``NAME_if_relevant``, its value with the unjudged documents counted relevant: a second
+    reading, not a bound), and ``NAME_judged``, the judged share of the documents it reads
+    (the first k for a cut-off measure, else every one: ``judged_share``), in its
+    program's order."""
     if "judged_share" not in REGISTRY:
         load_families()
     share = REGISTRY["judged_share"]
@@ -1122,7 +1132,32 @@ def unjudged_range(outputs: Sequence[Output]) -> list[Output]:
         out.append(o)
         if o.measure.value == "str" or o.measure.average in ("tag", "count"):
             continue
-        out.append(replace(o, name=f"{o.name}_if_relevant", unjudged="relevant"))
+        if has_bounds(o, settings):
+            out += [replace(o, name=f"{o.name}_min", unjudged="min"),
+                    replace(o, name=f"{o.name}_max", unjudged="max")]
+        else:
+            out.append(replace(o, name=f"{o.name}_if_relevant", unjudged="relevant"))
         k = o.param if o.measure.params == "cutoffs" and isinstance(o.param, int) else 0
         out.append(Output(f"{o.name}_judged", share, k, program=o.program, asked=o.asked))
     return out
+
+
+def has_bounds(o: Output, settings) -> bool:
+    """Whether ``--unjudged range`` bounds the output ``o`` (the measure as trec_eval
+    computes it: no ir_measures options, its own program's order)."""
+    return (not o.ir and o.rel_level is None and not o.gains and not o.judged_only
+            and o.program == o.measure.program
+            and bounded(o.measure.name, o.param, settings))
+
+
+def readings_note(outputs: Sequence[Output]) -> str | None:
+    """The note of ``--unjudged range`` naming the measures it gives two readings of, not
+    bounds (None when it bounds every one)."""
+    names = [o.name[:-len("_if_relevant")] for o in outputs if o.unjudged == "relevant"]
+    if not names:
+        return None
+    return ("--unjudged range gives two readings, not bounds, of " + ", ".join(names)
+            + " (NAME and NAME_if_relevant, every unjudged document relevant): another "
+            "grading of the unjudged documents may give a value outside both; NAME_min and "
+            "NAME_max bound " + ", ".join(BOUNDED) + " where -l is 0 or more (the man "
+            "page's UNJUDGED DOCUMENTS)")

@@ -138,11 +138,11 @@ def table_failures(table, fail_if: str | None, tolerance: float = 0.0) -> list[s
 
 @dataclass(frozen=True)
 class Requirement:
-    """A bound a summary value must keep (``--require "map>=0.25"``): ``measure`` as given,
-    ``name`` the output it names (``P.10`` names ``P_10``). ``unknown`` is the grammar's
-    refusal of a name that is no measure's: it may still be a name the evaluation prints
-    (``map_if_relevant`` under ``--unjudged range``), looked up there, and the refusal is
-    said if it is not."""
+    """A bound a summary value must keep (``--require "map>=0.25"``): ``measure`` as given
+    (without the suffix of an output of ``--unjudged range``: ``map`` of ``map_min``),
+    ``name`` the output it names (``P.10`` names ``P_10``, ``P.10_min`` ``P_10_min``).
+    ``unknown`` is the grammar's refusal of a name that is no measure's: it may still be a
+    name the evaluation prints, looked up there, and the refusal is said if it is not."""
 
     text: str
     measure: str
@@ -159,7 +159,7 @@ def parse_requirement(text: str, version: int = 9) -> Requirement:
     """``MEASURE OP NUMBER`` (``map>=0.25``, ``P.10 > 0.3``, ``nDCG@10>=0.4``) into a
     :class:`Requirement`; a measure that names one value, an operator of ``>=``, ``>``,
     ``<=``, ``<``, a finite number."""
-    from smarteval.measures.grammar import parse_measures
+    from smarteval.measures.grammar import RANGE_SUFFIXES, parse_measures
     found = _REQUIREMENT.match(text)
     if found is None:
         raise UsageError(f"--require {text!r}: expected MEASURE>=NUMBER (or >, <=, <), such "
@@ -169,16 +169,43 @@ def parse_requirement(text: str, version: int = 9) -> Requirement:
         number = decimal(bound)
     except ValueError:
         raise UsageError(f"--require {text!r}: {bound!r} is not a finite number") from None
+    suffix = ""
     try:
-        outputs = [o.name for rq in parse_measures([measure], version) for o in rq.outputs()]
+        requests = parse_measures([measure], version)
     except RefusedMeasure:
         raise
     except UsageError as exc:
-        return Requirement(text, measure, measure, op, number, unknown=str(exc))
+        # --unjudged range's outputs of a measure: map_min, P.10_max, ndcg_if_relevant
+        suffix = next((s for s in RANGE_SUFFIXES if measure.endswith(s)
+                       and len(measure) > len(s)), "")
+        try:
+            if not suffix:
+                raise
+            requests = parse_measures([measure[:-len(suffix)]], version)
+        except RefusedMeasure:
+            raise
+        except UsageError:
+            # a name the evaluation may still print, looked up there
+            return Requirement(text, measure, measure, op, number, unknown=str(exc))
+    measure = measure[:len(measure) - len(suffix)]
+    outputs = [o.name + suffix for rq in requests for o in rq.outputs()]
     if len(outputs) != 1:
         raise UsageError(f"--require {text!r}: {measure} gives {len(outputs)} values ("
                          + ", ".join(outputs) + "): name one (P.10, not P)")
     return Requirement(text, measure, outputs[0], op, number)
+
+
+def _range_hint(name: str) -> str:
+    """What else a required output of ``--unjudged range`` needs: the option, and for a
+    bound a measure that has one."""
+    from smarteval.measures.grammar import RANGE_SUFFIXES
+    suffix = next((s for s in RANGE_SUFFIXES if name.endswith(s)), None)
+    if suffix is None:
+        return ""
+    if suffix == "_judged":
+        return " --unjudged range"
+    return (" --unjudged range (which gives NAME_min and NAME_max of the measures it "
+            "bounds, NAME_if_relevant of the others: the man page's UNJUDGED DOCUMENTS)")
 
 
 def requirement_failures(evaluations: Iterable, requirements: Sequence[Requirement]
@@ -199,7 +226,8 @@ def requirement_failures(evaluations: Iterable, requirements: Sequence[Requireme
                 raise UsageError(req.unknown)
             if o is None or ev.summary[o.name] is None:
                 raise UsageError(f"--require {req.text!r}: {req.name} is not among the "
-                                 "measures evaluated: add -m " + req.measure)
+                                 "measures evaluated: add -m " + req.measure
+                                 + _range_hint(req.name))
             value = float(ev.summary[o.name])
             if not req.holds(value):
                 out.append(f"{ev.name} fails --require {req.text!r}: its {ev.label(o)} is "

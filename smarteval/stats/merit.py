@@ -16,19 +16,22 @@ import numpy as np
 UNJUDGED_COLUMNS = ("unjudged_low", "unjudged_high", "within_unjudged")
 
 
-def unjudged_interval(run: np.ndarray, run_relevant: np.ndarray, other: np.ndarray,
-                      other_relevant: np.ndarray) -> tuple[float, float]:
+def unjudged_interval(run_min: np.ndarray, run_max: np.ndarray, other_min: np.ndarray,
+                      other_max: np.ndarray) -> tuple[float, float]:
     """The lowest and highest difference of the means, run - other, when each query's value
-    may be any between its value with the unjudged documents non-relevant and its value
-    with them relevant (``--unjudged range``'s ``NAME`` and ``NAME_if_relevant``).
+    may be any between its bounds over the gradings of the unjudged documents
+    (``--unjudged range``'s ``NAME_min`` and ``NAME_max``).
+
+    Each run's bounds are taken apart, so a document both runs retrieved unjudged may be
+    relevant in one and not the other: the interval holds the difference under every
+    grading, and may be wider than the differences the gradings give.
 
     By example: run [.5], [.9], other [.4], [.6]  ->  (.5 - .6, .9 - .4) = (-0.1, 0.5)
     """
-    if not len(run):
+    if not len(run_min):
         return math.nan, math.nan
-    lo_r, hi_r = np.minimum(run, run_relevant), np.maximum(run, run_relevant)
-    lo_o, hi_o = np.minimum(other, other_relevant), np.maximum(other, other_relevant)
-    return float(np.mean(lo_r) - np.mean(hi_o)), float(np.mean(hi_r) - np.mean(lo_o))
+    return (float(np.mean(run_min) - np.mean(other_max)),
+            float(np.mean(run_max) - np.mean(other_min)))
 
 
 def unjudged_note(run: str, other: str, name: str, diff: float, low: float,
@@ -36,6 +39,14 @@ def unjudged_note(run: str, other: str, name: str, diff: float, low: float,
     """The note of a difference the unjudged documents could undo (its interval holds 0)."""
     return (f"{run} - {other} on {name}: {diff:+.4f} lies within what the unjudged documents "
             f"leave open, [{low:+.4f}, {high:+.4f}] (--unjudged range)")
+
+
+def unbounded_note(name: str) -> str:
+    """The note of a measure ``--unjudged range`` gives two readings of, not bounds: its
+    differences have no interval."""
+    return (f"{name}: no interval of the differences the unjudged documents leave open "
+            f"(--unjudged range gives {name} and {name}_if_relevant, two readings, not "
+            "bounds)")
 
 
 # --------------------------------------------------------------------------- alignment

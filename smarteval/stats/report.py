@@ -28,6 +28,7 @@ from smarteval.stats.merit import (
     magnitudes,
     merit,
     shared_values,
+    unbounded_note,
     undefined_note,
     unjudged_interval,
     unjudged_note,
@@ -289,11 +290,15 @@ def build_report(evaluations, names: list[str], *, tests: list[str], correction:
                     np.isnan(np.vstack([b, r])[:, ~defined])))
                 b, r = b[defined], r[defined]
             pairs.append((ev.name, name, b, r, ids[defined]))
-            relevant = f"{name}_if_relevant"
-            if relevant in base.per_query and relevant in ev.per_query:
+            least, most = f"{name}_min", f"{name}_max"
+            if least in base.per_query and least in ev.per_query:
                 bounds[(ev.name, name)] = unjudged_interval(
-                    r, np.asarray(ev.per_query[relevant], dtype=np.float64)[ri][defined],
-                    b, np.asarray(base.per_query[relevant], dtype=np.float64)[bi][defined])
+                    *(np.asarray(e.per_query[n], dtype=np.float64)[rows][defined]
+                      for e, rows in ((ev, ri), (base, bi)) for n in (least, most)))
+            elif f"{name}_if_relevant" in base.per_query:
+                bounds[(ev.name, name)] = (math.nan, math.nan)
+                if ev is runs[0]:
+                    rep.notes.append(unbounded_note(name))
 
     for run, name, b, r, ids in pairs:
         counts = merit(b, r, tolerance)

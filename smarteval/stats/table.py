@@ -14,6 +14,7 @@ from smarteval.errors import UsageError
 from smarteval.settings import Settings
 from smarteval.stats.merit import (
     shared_values,
+    unbounded_note,
     undefined_note,
     unjudged_interval,
     unjudged_note,
@@ -467,19 +468,24 @@ def build_table(evaluations, names: Sequence[str], *, baselines: Sequence[str] =
 
 def _unjudged_intervals(evaluations, names, qids, values, kept, pairs, diff, runs, notes):
     """(pairs, measures) the lowest and highest difference of each comparison the unjudged
-    documents leave open, when every run has ``NAME_if_relevant`` (``--unjudged range``;
-    else empty), and a note for each that holds 0."""
-    relevant = [f"{n}_if_relevant" for n in names]
-    if not all(name in ev.per_query for ev in evaluations for name in relevant):
+    documents leave open, when every run has ``NAME_min`` and ``NAME_max`` (``--unjudged
+    range``; NaN for a measure it gives two readings of, not bounds, with a note; empty
+    without it), and a note for each that holds 0."""
+    if not any(f"{n}_min" in ev.per_query or f"{n}_if_relevant" in ev.per_query
+               for ev in evaluations for n in names):
         return np.zeros((0, 0)), np.zeros((0, 0))
-    _, upper = shared_values(evaluations, relevant, "the runs share no query")
     low = np.full((len(pairs), len(names)), math.nan)
     high = np.full((len(pairs), len(names)), math.nan)
     for m, name in enumerate(names):
+        if not all(f"{name}_min" in ev.per_query for ev in evaluations):
+            notes.append(unbounded_note(name))
+            continue
+        _, both = shared_values(evaluations, [f"{name}_min", f"{name}_max"],
+                                "the runs share no query")
+        least, most, q = both[:, 0], both[:, 1], kept[m]
         for k, (a, b) in enumerate(pairs.tolist()):
-            q = kept[m]
-            low[k, m], high[k, m] = unjudged_interval(values[a, m, q], upper[a, m, q],
-                                                      values[b, m, q], upper[b, m, q])
+            low[k, m], high[k, m] = unjudged_interval(least[a, q], most[a, q],
+                                                      least[b, q], most[b, q])
             if low[k, m] <= 0 <= high[k, m]:
                 notes.append(unjudged_note(runs[a], runs[b], name, float(diff[k, m]),
                                            float(low[k, m]), float(high[k, m])))

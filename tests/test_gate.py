@@ -155,11 +155,14 @@ CASES = [
      SUCCESS, ""),
     # every name the evaluation prints is one --require takes (map_if_relevant was an
     # unknown measure); a name neither a measure's nor printed is refused as unknown
-    (["evaluate", "--unjudged", "range", "-m", "map", "--require", "map_if_relevant>=0.7",
+    (["evaluate", "--unjudged", "range", "-m", "map", "--require", "map_max>=0.3",
       "--require", "map_judged>0.5"], ["bm25"], REGRESSED,
      _lines("bm25 fails --require 'map_judged>0.5': its map_judged is 0.3000")),
     (["evaluate", "-m", "map", "--require", "map_if_relevant>=0.7"], ["bm25"], BAD_USAGE,
-     "Error: unknown measure:\n  map_if_relevant\n  'smarteval measures' lists them all\n"),
+     "Error: --require 'map_if_relevant>=0.7': map_if_relevant is not among the measures "
+     "evaluated: add -m map --unjudged range (which gives NAME_min and NAME_max of the "
+     "measures it bounds, NAME_if_relevant of the others: the man page's UNJUDGED "
+     "DOCUMENTS)\n"),
     # usage: nothing evaluated, nothing printed
     (["evaluate", "--require", "map=0.2"], ["bm25"], BAD_USAGE,
      "Error: --require 'map=0.2': expected MEASURE>=NUMBER (or >, <=, <), such as "

@@ -229,7 +229,7 @@ def test_range_keeps_each_measures_values_together_in_the_order_asked(tmp_path):
     ("bpref_if_relevant>0", 0, ""),
     ("bpref_min>0", 2, "add -m bpref --unjudged range (which gives NAME_min"),
     ("map_if_relevant>0", 2, "add -m map --unjudged range"),
-    ("nothing_min>0", 2, "unknown measure nothing_min"),
+    ("nothing_min>0", 2, "Error: unknown measure:\n  nothing_min\n"),
 ])
 def test_require_names_the_outputs_of_range(require, code, says):
     res = CliRunner().invoke(main, ["evaluate", "--unjudged", "range", "-m", "map", "-m",

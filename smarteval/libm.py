@@ -28,9 +28,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import ArrayLike
+
+if TYPE_CHECKING:                       # numpy.typing costs a small run's start
+    from numpy.typing import ArrayLike
 
 #: The NaN x86-64 makes of 0.0 / 0.0, of the log of a negative number, of sqrt(-1): the
 #: sign bit set (glibc prints it ``-nan``). trec_eval's C never negates a NaN, so every

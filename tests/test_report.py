@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html.parser
 import json
+import math
 import re
 import shutil
 import subprocess
@@ -130,9 +131,43 @@ def test_independent_tukey_is_scipys(six_runs):
     np.testing.assert_allclose(held.p_adjusted.ravel(), holm_by_hand(list(t.p_value.ravel())))
 
 
+@pytest.mark.parametrize("confidence", [0.95, 0.9])
+def test_independent_tukey_intervals_are_statsmodels(confidence):
+    from itertools import combinations
+
+    from statsmodels.stats.multicomp import pairwise_tukeyhsd
+    rng = np.random.default_rng(11)
+    values = np.clip(rng.random((1, 2, 113)) + np.linspace(0, 0.1, 8)[:, None, None]
+                     + 0.1 * rng.standard_normal((8, 2, 113)), 0, 1)
+    evs, names = fake_runs(values)
+    t = build_table(evs, names, test="tukey-independent", confidence=confidence)
+    rows = {(r["measure"], r["run"], r["other"]): r for r in t.comparisons()}
+    assert len(rows) == 2 * 28
+    for m, name in enumerate(names):
+        ref = pairwise_tukeyhsd(values[:, m].ravel(), np.repeat(np.arange(8), 113),
+                                alpha=1 - confidence)
+        # statsmodels: group j - group i for each i < j; smarteval: run a - run b
+        for (i, j), diff, (low, high), p in zip(combinations(range(8), 2), ref.meandiffs,
+                                                ref.confint, ref.pvalues):
+            r = rows[(name, f"r{i}", f"r{j}")]
+            assert r["diff"] == pytest.approx(-diff, abs=1e-12)
+            assert (r["ci_low"], r["ci_high"]) == pytest.approx((-high, -low), abs=1e-6)
+            assert r["p_value"] == pytest.approx(p, abs=1e-6)
+
+
+def test_independent_tukey_json_gives_each_pairs_interval(cli, sample):
+    res = cli("report", "-t", "tukey-independent", "--pairs", "-f", "json", str(sample.qrels),
+              *map(str, sample.runs))
+    pairs = json.loads(res.output)["comparisons"]
+    assert pairs and all(r["ci_low"] < r["diff"] < r["ci_high"] for r in pairs)
+
+
 def test_tukey_without_spread():
-    stat, p = tukey_independent(np.array([[0.5] * 4, [0.5] * 4, [0.7] * 4]))
-    assert p[0, 1] == 1.0 and p[0, 2] == 0.0
+    # scipy: q = 0.2 / 0 is infinite (p 0), q = 0 / 0 undefined (NaN), not p = 1
+    stat, p, low, high = tukey_independent(np.array([[0.5] * 4, [0.5] * 4, [0.7] * 4]))
+    assert math.isnan(p[0, 1]) and p[0, 2] == 0.0
+    np.testing.assert_array_equal(low, stat)
+    np.testing.assert_array_equal(high, stat)
 
 
 # --------------------------------------------------------------------------- the tests

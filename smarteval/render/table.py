@@ -316,7 +316,7 @@ def _main(t: Table, s: Style, second: bool, digits: int):
 def _pairs(t: Table, s: Style, digits: int):
     """Every comparison: the pair, the difference, Tukey's interval, ES_E, p (the
     statistic is in the data formats)."""
-    tukey = t.test == "tukey"
+    tukey = t.test in ("tukey", "tukey-independent")
     headers = [s.text(h) for h in ("measure", "run", "other", "diff",
                                    *(["CI"] if tukey else []), "ES_E", "p", "p adjusted")]
     body = []

@@ -66,7 +66,8 @@ class Table:
     ``pairs[k] = (a, b)``: comparison k tests run a against run b (every pair a < b, or
     each run against each baseline b); ``diff``, ``statistic``, ``p_value``,
     ``p_adjusted``, ``better``, ``effect`` (Sakai's ES_E, diff / sqrt(V_E)) and, for
-    Tukey's HSD, ``pair_low``/``pair_high`` (the simultaneous interval of the difference)
+    Tukey's HSD (blocked or over independent groups), ``pair_low``/``pair_high`` (the
+    simultaneous interval of the difference)
     are (pairs, measures), ``better`` +1 where a is significantly better than b, -1 where
     b is better than a, 0 neither. ``wins[k, m]`` counts the queries where a is better,
     equal, worse. ``anovas[m]``: measure m's two-way ANOVA without replication (None for
@@ -541,8 +542,9 @@ class Tested:
             self.critical[m] = r.critical(alpha)
             self.exact = r.exact if self.exact is None else (self.exact and r.exact)
         elif test == "tukey-independent":
-            st, pv = tukey_independent(scores)
+            st, pv, low, high = tukey_independent(scores, confidence)
             self.statistic[:, m], self.p[:, m] = st[a, b], pv[a, b]
+            self.low[:, m], self.high[:, m] = low[a, b], high[a, b]
         else:
             st, pv, exact = paired_tests(test, scores[b], scores[a], tolerance=tolerance,
                                          samples=samples, seed=seed)

@@ -282,12 +282,16 @@ def _permuted_sums(x: np.ndarray, every: int, samples: int, seed: int | None):
 
 # --------------------------------------------------------------------------- independent groups
 
-def tukey_independent(groups) -> tuple[np.ndarray, np.ndarray]:
+def tukey_independent(groups, confidence: float = 0.95
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Tukey's HSD over the rows of ``groups`` (runs, queries) as independent groups
-    (scipy.stats.tukey_hsd): the differences of means ``mean_i - mean_j`` and their
-    p-values, adjusted for every pair, shape (runs, runs). It ignores that every run
-    answers the same queries. No spread within the groups: p is 1 where the means are
-    equal and 0 where they differ."""
+    (scipy.stats.tukey_hsd, statsmodels' ``pairwise_tukeyhsd``): the differences of means
+    ``mean_i - mean_j``, their p-values, adjusted for every pair, and the simultaneous
+    ``confidence`` interval of each difference, diff -+ q_crit sqrt(MSE / 2 (1/n_i +
+    1/n_j)) (Tukey-Kramer), each of shape (runs, runs). It ignores that every run answers
+    the same queries. No spread within the groups (MSE = 0): a p-value is 0 where the
+    means differ (q infinite) and undefined (NaN, q = 0/0) where they are equal, as
+    scipy gives it; the interval is then the difference itself."""
     from scipy import stats
     g = np.asarray(groups, dtype=np.float64)
     if g.shape[1] < 2:
@@ -296,10 +300,9 @@ def tukey_independent(groups) -> tuple[np.ndarray, np.ndarray]:
     with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
         r = stats.tukey_hsd(*g)
-    stat, p = np.array(r.statistic, dtype=float), np.array(r.pvalue, dtype=float)
-    undefined = np.isnan(p)
-    p[undefined] = np.where(stat[undefined] == 0, 1.0, 0.0)
-    return stat, p
+        interval = r.confidence_interval(confidence_level=confidence)
+    return (np.array(r.statistic, dtype=float), np.array(r.pvalue, dtype=float),
+            np.array(interval.low, dtype=float), np.array(interval.high, dtype=float))
 
 
 __all__ = ["ROUNDING", "RandomizedTukey", "Tukey", "randomized_tukey", "studentized_range_ppf",

@@ -125,7 +125,13 @@ def test_tsv_columns_and_scipy_p_values(random_runs):
         if row["test"] == "t":
             direct = stats.ttest_rel(r, b).pvalue
         elif row["test"] == "wilcoxon":
-            direct = stats.wilcoxon(d).pvalue
+            # every choice explicit, as compare makes it (its method column)
+            assert row["method"] == ("exact" if np.count_nonzero(d) < 50 and
+                                     len(np.unique(np.abs(d[d != 0]))) == np.count_nonzero(d)
+                                     else "normal")
+            direct = stats.wilcoxon(d[d != 0], zero_method="wilcox", correction=True,
+                                    method="exact" if row["method"] == "exact" else
+                                    "approx").pvalue
         else:
             direct = stats.binomtest(int(np.sum(d > 0)), int(np.sum(d != 0))).pvalue
         assert float(row["p_value"]) == pytest.approx(direct, rel=1e-12)

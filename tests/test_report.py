@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import smarteval
-from smarteval.stats.significance import intervals, paired_test, paired_tests
+from smarteval.stats.significance import UNDEFINED, intervals, paired_test, paired_tests
 from smarteval.stats.table import build_table, letters
 from smarteval.stats.tukey import tukey_independent
 
@@ -188,8 +188,8 @@ def test_vectorised_tests_are_compares(diffs, test):
     stat, p, _ = paired_tests(test, base, run)
     for i in range(len(base)):
         one = paired_test(test, base[i], run[i])
-        assert p[i] == pytest.approx(one.p_value, rel=1e-12, abs=0)
-        assert stat[i] == pytest.approx(one.statistic, rel=1e-12)
+        assert p[i] == pytest.approx(one.p_value, rel=1e-12, abs=0, nan_ok=True)
+        assert stat[i] == pytest.approx(one.statistic, rel=1e-12, nan_ok=True)
 
 
 def test_exact_randomization_is_scipys_permutation_test(diffs):
@@ -559,4 +559,6 @@ def test_table_properties(data):
     if defined.sum() and (v[:, defined] == v[0, defined]).all():
         assert not t.better.any()                      # equal runs: nothing is marked
     if np.isnan(t.p_value).any() and defined.sum() and test in ("tukey", "tukey-independent"):
-        assert any("no test" in n for n in t.notes)
+        assert any("no test" in n or "is undefined" in n for n in t.notes)
+    if np.isnan(t.p_value).any() and defined.sum() >= 2 and test in UNDEFINED:
+        assert any(f"the {test} test is undefined" in n for n in t.notes), t.notes

@@ -22,6 +22,7 @@ from smarteval.stats.significance import (
     ALL_PAIRS_TESTS,
     CORRECTIONS,
     TESTS,
+    UNDEFINED,
     adjust,
     intervals,
     paired_tests,
@@ -445,6 +446,8 @@ def build_table(evaluations, names: Sequence[str], *, baselines: Sequence[str] =
         scores = values[:, m][:, kept[m]]                     # (runs, queries with values)
         tested.measure(m, name, scores, pairs, test, samples=samples, seed=seed,
                        tolerance=tolerance, alpha=alpha, confidence=confidence, notes=notes)
+        if scores.shape[1] >= 2:
+            notes.extend(tested.undefined(m, name, test))
     p = tested.p
     p_adj = adjust(p.ravel(), applied).reshape(p.shape)
     significant = np.where(np.isnan(p_adj), False, p_adj < alpha)
@@ -511,6 +514,26 @@ class Tested:
         self.anovas: list = [None] * measures
         self.critical = np.full(measures, math.nan)
         self.exact: bool | None = None
+
+    def undefined(self, m: int, name: str, test: str) -> list[str]:
+        """Why measure m's tests, ES_E or ANOVA F are undefined (0/0) where they are."""
+        from smarteval.stats.anova import UNDEFINED_F
+        notes = []
+        p, es = np.isnan(self.p[:, m]), np.isnan(self.effect[:, m])
+        if p.any() and test in UNDEFINED:
+            notes.append(f"{name}: the {test} test is undefined for {int(p.sum())} of "
+                         f"{len(p)} pairs: {UNDEFINED[test]}")
+        if es.any() and self.anovas[m] is not None and self.anovas[m].ms_residual == 0:
+            notes.append(f"{name}: ES_E is undefined for {int(es.sum())} of {len(es)} "
+                         "pairs: the residual variance is 0 and their means are equal, so "
+                         "ES_E = 0/0")
+        a = self.anovas[m]
+        if a is not None and a.df_residual:
+            for source, f in (("runs", a.f_system), ("queries", a.f_topic)):
+                if math.isnan(f):
+                    notes.append(f"{name}: the ANOVA's F of the {source} is undefined: "
+                                 f"{UNDEFINED_F}")
+        return notes
 
     def measure(self, m: int, name: str, scores: np.ndarray, pairs: np.ndarray, test: str,
                 *, samples: int, seed: int | None, tolerance: float, alpha: float,

@@ -149,9 +149,10 @@ def tukey_hsd(scores, confidence: float = 0.95) -> Tukey:
     variance V_E of the two-way ANOVA without replication (Carterette, TOIS 2012; Sakai's
     book, ch. 4).
 
-    One topic leaves no residual: p, the intervals and ES_E are NaN. V_E = 0 (every pair
-    differs by the same amount on every topic): p is 1 where the means are equal, 0 where
-    they differ, and the intervals have no width.
+    One topic leaves no residual: q, p, the intervals and ES_E are NaN. V_E = 0 (every
+    pair differs by the same amount on every topic): q = 0/0 is undefined (NaN, and so are
+    p and ES_E) where the means are equal, q is infinite and p 0 where they differ, and
+    the intervals have no width.
     """
     x = scores_matrix(scores)
     m, n = x.shape
@@ -164,20 +165,19 @@ def tukey_hsd(scores, confidence: float = 0.95) -> Tukey:
     same = rounded(diff, x) == 0
     if math.isnan(ve):
         nan = np.full((m, m), math.nan)
-        np.fill_diagonal(nan, 0.0)
-        p = np.where(same, 1.0, math.nan)
-        return Tukey(means, diff, nan, p, nan, nan, nan, math.nan, confidence, a)
+        return Tukey(means, diff, nan, nan, nan, nan, nan, math.nan, confidence, a)
     se = math.sqrt(ve / n)
     if se == 0.0:
-        q = np.where(same, 0.0, math.inf)
-        p = np.where(same, 1.0, 0.0)
+        q = np.where(same, math.nan, math.inf)
+        p = np.where(same, math.nan, 0.0)
         hsd = 0.0
     else:
         q = np.where(same, 0.0, np.abs(diff) / se)
         p = studentized_range_sf(q, m, df)
         p[same] = 1.0
         hsd = studentized_range_ppf(confidence, m, df) * se
-    es = np.where(same, 0.0, diff / math.sqrt(ve) if ve else np.copysign(math.inf, diff))
+    es = np.where(same, 0.0 if ve else math.nan,
+                  diff / math.sqrt(ve) if ve else np.copysign(math.inf, diff))
     return Tukey(means, diff, q, p, diff - hsd, diff + hsd, es, hsd, confidence, a)
 
 

@@ -358,3 +358,20 @@ def test_help_documents_every_option():
             if p.param_type_name == "option":
                 assert p.help, f"{cmd} {p.opts} has no help"
                 assert p.opts[-1] in res.stdout
+
+
+def test_json_writes_each_infinity_with_its_sign_and_undefined_as_null(tmp_path):
+    # the same gain of 0.1 on every query: t = 0.1 / 0 = +inf (p 0), d_z and g_av +inf;
+    # the reverse -inf; every command's JSON writes them "inf" / "-inf", NaN as null
+    from smarteval.render.formats import json_number, written
+    q = _write(tmp_path / "q", [f"{i} 0 r{i} 1" for i in range(3)])
+    base = _write(tmp_path / "base", [f"{i} Q0 x{i} 1 1 base" for i in range(3)])
+    run = _write(tmp_path / "run", [f"{i} Q0 r{i} 1 1 run" for i in range(3)])
+    for first, second, sign in ((base, run, ""), (run, base, "-")):
+        res = invoke("compare", "-m", "P.10", "-f", "json", str(q), str(first), str(second))
+        row, = json.loads(res.stdout)["comparisons"]
+        assert (row["statistic"], row["effect"], row["g_av"], row["p_value"]) == \
+            (f"{sign}inf", f"{sign}inf", f"{sign}inf", 0.0)
+    assert [json_number(v) for v in (np.inf, -np.inf, np.nan, 0.5)] == ["inf", "-inf", None, 0.5]
+    assert json.loads(written("json", json=lambda: {"v": [np.float64(-np.inf), np.nan]},
+                              tables=list, table=str)) == {"v": ["-inf", None]}

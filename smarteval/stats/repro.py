@@ -486,6 +486,11 @@ def _effects(rep: Reproduction, pair: str, orig, repro, names: list[str],
     if undefined and unchanged(pair):
         for r in undefined:
             r["p_value"] = 1.0
+    elif undefined:
+        rep.notes.append(f"p ({pair}) of {', '.join(r['measure'] for r in undefined)}: "
+                         "undefined, every per-query difference being 0 (t = 0/0), and not "
+                         "1, as repro_eval sets it only where every measure of its own is "
+                         "unchanged")
     rep.effects.extend(rows)
 
 

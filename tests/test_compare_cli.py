@@ -7,6 +7,7 @@ import csv
 import importlib.util
 import io
 import json
+import math
 
 import numpy as np
 import pytest
@@ -375,3 +376,24 @@ def test_json_writes_each_infinity_with_its_sign_and_undefined_as_null(tmp_path)
     assert [json_number(v) for v in (np.inf, -np.inf, np.nan, 0.5)] == ["inf", "-inf", None, 0.5]
     assert json.loads(written("json", json=lambda: {"v": [np.float64(-np.inf), np.nan]},
                               tables=list, table=str)) == {"v": ["-inf", None]}
+
+
+def test_identical_runs_print_undefined_not_zero(tmp_path, sample):
+    # scipy: ttest_rel of two equal samples is nan; compare printed t = 0, effect 0, p = 1
+    copy = tmp_path / "copy.run"
+    copy.write_bytes(sample.runs[0].read_bytes())
+    args = ["compare", "-t", "t", "-t", "wilcoxon", "-t", "sign", "-t", "randomization",
+            str(sample.qrels), str(sample.runs[0]), str(copy)]
+    rows = {r["test"]: r for r in json.loads(invoke(*args, "-f", "json").stdout)["comparisons"]}
+    for test in ("t", "wilcoxon", "sign"):
+        assert rows[test]["p_value"] is None and not rows[test]["significant"], test
+        # d_z = 0/0; g_av = 0 over the runs' own spread, which is not 0
+        assert rows[test]["effect"] is None and rows[test]["g_av"] == 0.0
+    assert rows["t"]["statistic"] is None
+    assert math.isnan(stats.ttest_rel([.1, .2, .3], [.1, .2, .3]).pvalue)
+    assert rows["randomization"]["p_value"] == 1.0         # every sign assignment reaches 0
+    text = invoke(*args).stdout
+    t_row = next(ln for ln in text.splitlines() if ln.startswith("copy.run")).split()
+    assert t_row[-5:] == ["undefined", "t", "undefined", "undefined", "undefined"]
+    assert "Note: copy.run against bm25.run on map: the t test is undefined: every per-query " \
+           "difference is 0, so t = 0/0" in text

@@ -562,3 +562,24 @@ def test_table_properties(data):
         assert any("no test" in n or "is undefined" in n for n in t.notes)
     if np.isnan(t.p_value).any() and defined.sum() >= 2 and test in UNDEFINED:
         assert any(f"the {test} test is undefined" in n for n in t.notes), t.notes
+
+
+def test_constant_data_have_no_f_and_nothing_marked(tmp_path, sample):
+    # two copies of a run: F = 0/0, Tukey's q = 0/0, ES_E = 0/0; printed as undefined
+    # with a note, none of them a mark (compare: scipy's ttest_rel of equal samples is nan)
+    copy = tmp_path / "copy.run"
+    copy.write_bytes(sample.runs[0].read_bytes())
+    args = ["report", "-m", "map", "-t", "tukey", str(sample.qrels), str(sample.runs[0]),
+            str(copy)]
+    data = json.loads(invoke(*args, "--anova", "--pairs", "-f", "json").stdout)
+    system = next(r for r in data["anova"] if r["source"] == "system")
+    assert system["f"] is None and system["p"] is None
+    pair, = data["comparisons"]
+    assert pair["p_value"] is None and pair["es_e"] is None and not pair["significant"]
+    assert all(c["marks"] == "" for c in data["cells"])
+    text = invoke(*args, "--anova").stdout
+    row = next(ln for ln in text.splitlines() if ln.startswith("map") and "system" in ln)
+    assert row.split()[5:7] == ["undefined", "undefined"]
+    assert "map: the ANOVA's F of the runs is undefined: the residual variance and the " \
+           "effect's sum of squares are both 0, so F = 0/0" in text
+    assert "map: the tukey test is undefined for 1 of 1 pairs" in text

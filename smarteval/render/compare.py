@@ -24,7 +24,7 @@ FORMATS = writable(but=("trec",))
 #: The columns of ``-f tsv``/``csv`` (and of each comparison of ``-f json``): one row per
 #: (run, measure, test). ``mean_baseline`` and ``mean_run`` are the means over the queries
 #: compared; ``effect`` is Cohen's d_z, ``g_av`` Hedges' g_av; ``method`` how the p-value was
-#: computed where a test has more than one way (wilcoxon: exact or normal).
+#: computed where a test has more than one way (wilcoxon: exact or normal; else empty).
 COLUMNS = ("baseline", "run", "measure", "n", "better", "worse", "equal", "mean_baseline",
            "mean_run", "mean_diff", "ci_low", "ci_high", "effect", "g_av", "test",
            "method", "statistic", "p_value", "p_adjusted", "significant")

@@ -349,11 +349,10 @@ def build_report(evaluations, names: list[str], *, tests: list[str], correction:
                 "p_value": res.p_value, "p_adjusted": float(padj),
                 "significant": bool(padj < alpha) if not math.isnan(padj) else False,
                 "mean_baseline": merit_row["mean_baseline"], "mean_run": merit_row["mean_run"],
-                "exact": res.exact, "method": res.method})
+                "exact": res.exact, "method": res.method or None})
     rep.notes.extend(undefined_notes(rep.rows, base.name))
-    methods = dict.fromkeys(r["method"] for r in rep.rows if r["test"] == "wilcoxon")
-    if methods and "" in methods:
-        del methods[""]
+    methods = dict.fromkeys(r["method"] for r in rep.rows
+                            if r["test"] == "wilcoxon" and r["method"])
     if methods:
         rep.notes.append("wilcoxon: differences within --tie-tolerance dropped; p "
                          + "; ".join(f"{m}: {WILCOXON_METHODS[m]}" for m in methods))

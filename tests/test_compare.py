@@ -19,7 +19,7 @@ from smarteval.columns import Ranked
 from smarteval.errors import UsageError
 from smarteval.stats import correlation
 from smarteval.stats.correlation import _chunks, _segment_pairs
-from smarteval.stats.significance import _bh_by_hand, paired_tests
+from smarteval.stats.significance import UNDEFINED, _bh_by_hand, paired_tests
 
 # --------------------------------------------------------------------------- Keen Fig. 35
 
@@ -105,17 +105,43 @@ def test_t_matches_scipy():
     assert r.effect == pytest.approx(d.mean() / d.std(ddof=1))
 
 
+def _scipy_wilcoxon(d: np.ndarray, method: str):
+    """scipy's Wilcoxon test called with every choice explicit: zeros dropped first,
+    the continuity correction, the method ("approx" is "asymptotic" from scipy 1.13)."""
+    return stats.wilcoxon(d[d != 0], zero_method="wilcox", correction=True, method=method)
+
+
 def test_wilcoxon_matches_scipy():
     r = C.paired_test("wilcoxon", BASE, RUN)
-    direct = stats.wilcoxon(RUN - BASE)
+    direct = _scipy_wilcoxon(RUN - BASE, r.method if r.method == "exact" else "approx")
     assert (r.statistic, r.p_value) == pytest.approx((direct.statistic, direct.pvalue), rel=1e-12)
+
+
+@pytest.mark.parametrize("n, decimals, method", [
+    (12, 6, "exact"), (50, 6, "exact"), (51, 6, "normal"), (113, 6, "normal"),
+    (12, 2, "normal"), (30, 2, "normal"), (113, 2, "normal")])
+def test_wilcoxon_chooses_its_method_and_gives_scipys_p_under_it(n, decimals, method):
+    # exact below 50 nonzero differences without ties, else normal with tie and
+    # continuity corrections: the same p under scipy 1.10 and the newest (whose defaults
+    # differ: "auto" is exact up to 50, and with ties permutations up to 13 from 1.13)
+    rng = np.random.default_rng(n + decimals)
+    base = rng.uniform(0, 0.5, n)
+    d = np.round(rng.normal(0.02, 0.1, n), decimals)
+    d[0] = 0.0                                           # a zero, dropped
+    r = C.paired_test("wilcoxon", base, base + d)
+    nonzero = int(np.count_nonzero(base + d - base))
+    direct = _scipy_wilcoxon(base + d - base, "exact" if method == "exact" else "approx")
+    assert r.method == method and r.n == n and nonzero < n
+    assert r.statistic == direct.statistic
+    assert r.p_value == pytest.approx(direct.pvalue, rel=1e-12)
 
 
 def test_wilcoxon_tolerance_drops_small_differences():
     d = RUN - BASE
     tol = 0.03
     r = C.paired_test("wilcoxon", BASE, RUN, tolerance=tol)
-    direct = stats.wilcoxon(np.where(np.abs(d) <= tol, 0.0, d))
+    kept = np.where(np.abs(d) <= tol, 0.0, d)
+    direct = _scipy_wilcoxon(kept, r.method if r.method == "exact" else "approx")
     assert r.p_value == pytest.approx(direct.pvalue, rel=1e-12)
 
 
@@ -173,10 +199,23 @@ def test_randomization_sampled_close_to_exact():
 
 def test_degenerate_differences():
     x = np.array([.3, .4, .5])
+    # no difference at all: t = 0/0 (scipy's ttest_rel: nan), no difference left to rank
+    # or count (scipy's binomtest refuses 0 trials): undefined, never p = 1; the
+    # randomization and bootstrap tests count samples, every one of which reaches 0: p = 1
+    assert math.isnan(stats.ttest_rel(x, x).pvalue)
+    with pytest.raises(ValueError):
+        stats.binomtest(0, 0)
     for test in C.TESTS:
         r = C.paired_test(test, x, x)
-        assert r.p_value == 1.0, test
-        assert r.mean_diff == 0.0 and r.effect == 0.0
+        if test in ("randomization", "bootstrap"):
+            assert r.p_value == 1.0 and r.statistic == 0.0, test
+        else:
+            assert math.isnan(r.p_value) and test in UNDEFINED, test
+        # d_z = 0 / 0; g_av = 0 / sd: each run varies, so g_av is defined
+        assert r.mean_diff == 0.0 and math.isnan(r.effect) and r.g_av == 0.0
+    assert math.isnan(C.paired_test("t", x, x).statistic)
+    flat = np.full(3, 0.4)
+    assert math.isnan(C.hedges_g_av(flat, flat)) and C.hedges_g_av(flat, flat + 0.1) == math.inf
     x = np.array([.25, .5, .75])                     # exact binary fractions: d is constant
     r = C.paired_test("t", x, x + 0.25)
     assert r.p_value == 0.0 and r.statistic == math.inf and r.effect == math.inf
@@ -492,6 +531,10 @@ def test_hedges_g_av_is_pingouins(n):
     assert r.g_av == pytest.approx(want, rel=1e-12)
     assert r.effect == pytest.approx(
         pingouin.compute_effsize(run, base, paired=True, eftype="cohen_dz"), rel=1e-12)
+    # g_av = (mean run - mean base) / sqrt((s_run^2 + s_base^2) / 2) * (1 - 3/(4 (2n) - 9))
+    s = math.sqrt((np.var(run, ddof=1) + np.var(base, ddof=1)) / 2)
+    assert r.g_av == pytest.approx((run.mean() - base.mean()) / s * (1 - 3 / (8 * n - 9)),
+                                   rel=1e-12)
     x = np.array([.25, .5, .75])
     assert C.paired_test("t", x, x).g_av == 0.0
     assert math.isnan(C.paired_test("t", x[:1], x[:1] + .1).g_av)

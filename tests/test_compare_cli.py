@@ -7,6 +7,7 @@ import csv
 import importlib.util
 import io
 import json
+import math
 
 import numpy as np
 import pytest
@@ -125,7 +126,13 @@ def test_tsv_columns_and_scipy_p_values(random_runs):
         if row["test"] == "t":
             direct = stats.ttest_rel(r, b).pvalue
         elif row["test"] == "wilcoxon":
-            direct = stats.wilcoxon(d).pvalue
+            # every choice explicit, as compare makes it (its method column)
+            assert row["method"] == ("exact" if np.count_nonzero(d) < 50 and
+                                     len(np.unique(np.abs(d[d != 0]))) == np.count_nonzero(d)
+                                     else "normal")
+            direct = stats.wilcoxon(d[d != 0], zero_method="wilcox", correction=True,
+                                    method="exact" if row["method"] == "exact" else
+                                    "approx").pvalue
         else:
             direct = stats.binomtest(int(np.sum(d > 0)), int(np.sum(d != 0))).pvalue
         assert float(row["p_value"]) == pytest.approx(direct, rel=1e-12)
@@ -352,3 +359,41 @@ def test_help_documents_every_option():
             if p.param_type_name == "option":
                 assert p.help, f"{cmd} {p.opts} has no help"
                 assert p.opts[-1] in res.stdout
+
+
+def test_json_writes_each_infinity_with_its_sign_and_undefined_as_null(tmp_path):
+    # the same gain of 0.1 on every query: t = 0.1 / 0 = +inf (p 0), d_z and g_av +inf;
+    # the reverse -inf; every command's JSON writes them "inf" / "-inf", NaN as null
+    from smarteval.render.formats import json_number, written
+    q = _write(tmp_path / "q", [f"{i} 0 r{i} 1" for i in range(3)])
+    base = _write(tmp_path / "base", [f"{i} Q0 x{i} 1 1 base" for i in range(3)])
+    run = _write(tmp_path / "run", [f"{i} Q0 r{i} 1 1 run" for i in range(3)])
+    for first, second, sign in ((base, run, ""), (run, base, "-")):
+        res = invoke("compare", "-m", "P.10", "-f", "json", str(q), str(first), str(second))
+        row, = json.loads(res.stdout)["comparisons"]
+        assert (row["statistic"], row["effect"], row["g_av"], row["p_value"]) == \
+            (f"{sign}inf", f"{sign}inf", f"{sign}inf", 0.0)
+    assert [json_number(v) for v in (np.inf, -np.inf, np.nan, 0.5)] == ["inf", "-inf", None, 0.5]
+    assert json.loads(written("json", json=lambda: {"v": [np.float64(-np.inf), np.nan]},
+                              tables=list, table=str)) == {"v": ["-inf", None]}
+
+
+def test_identical_runs_print_undefined_not_zero(tmp_path, sample):
+    # scipy: ttest_rel of two equal samples is nan; compare printed t = 0, effect 0, p = 1
+    copy = tmp_path / "copy.run"
+    copy.write_bytes(sample.runs[0].read_bytes())
+    args = ["compare", "-t", "t", "-t", "wilcoxon", "-t", "sign", "-t", "randomization",
+            str(sample.qrels), str(sample.runs[0]), str(copy)]
+    rows = {r["test"]: r for r in json.loads(invoke(*args, "-f", "json").stdout)["comparisons"]}
+    for test in ("t", "wilcoxon", "sign"):
+        assert rows[test]["p_value"] is None and not rows[test]["significant"], test
+        # d_z = 0/0; g_av = 0 over the runs' own spread, which is not 0
+        assert rows[test]["effect"] is None and rows[test]["g_av"] == 0.0
+    assert rows["t"]["statistic"] is None
+    assert math.isnan(stats.ttest_rel([.1, .2, .3], [.1, .2, .3]).pvalue)
+    assert rows["randomization"]["p_value"] == 1.0         # every sign assignment reaches 0
+    text = invoke(*args).stdout
+    t_row = next(ln for ln in text.splitlines() if ln.startswith("copy.run")).split()
+    assert t_row[-5:] == ["undefined", "t", "undefined", "undefined", "undefined"]
+    assert "Note: copy.run against bm25.run on map: the t test is undefined: every per-query " \
+           "difference is 0, so t = 0/0" in text

@@ -220,12 +220,13 @@ def test_a_baseline_path_is_that_file_not_another_runs_tag(files):
     assert res.exit_code == 0, res.output
 
 
-def test_json_carries_an_infinite_z_score_as_null_and_tsv_as_inf(files):
-    """A -Z line 1e-320 gives z = inf, which trec_eval prints as inf (JSON has none)."""
+def test_json_carries_an_infinite_z_score_as_inf_and_tsv_as_inf(files):
+    """A -Z line 1e-320 gives z = inf, which trec_eval prints as inf (JSON has none: the
+    string "inf", every command's rule)."""
     (files / "z").write_text("1 map 0.1 1e-320\n2 map 0.1 1e-320\n")
     res = CliRunner().invoke(main, ["evaluate", "-f", "json", "-Z", "z", "-m", "map", "q", "r"])
     assert res.exit_code == 0, res.output
-    assert json.loads(res.stdout)[0]["summary"] == {"Zmap": None}
+    assert json.loads(res.stdout)[0]["summary"] == {"Zmap": "inf"}
     res = CliRunner().invoke(main, ["evaluate", "-f", "tsv", "-Z", "z", "-m", "map", "q", "r"])
     assert res.stdout.splitlines()[1] == "tag\tall\tZmap\tinf"
 

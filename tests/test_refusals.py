@@ -187,7 +187,11 @@ SAID = [
      "names)\n", "r\tall\tmap\t0.5833333333333333\nr#2\tall\tmap\t"),
     ("the same run twice to compare", ["compare", "-f", "tsv", "q", "r", "s", "s"],
      "smarteval: s: this run is given more than once (each is evaluated, under distinct "
-     "names)\n", "tag\ts#2\tmap\t"),
+     "names)\n" + "".join(
+         f"smarteval: {run} against tag on map: the t test is undefined: every per-query "
+         f"difference is 0, so t = 0/0\nsmarteval: {run} against tag on map: every "
+         "per-query difference is 0, so d_z and g_av are 0/0\n" for run in ("s", "s#2")),
+     "tag\ts#2\tmap\t"),
     ("-l above every grade", ["evaluate", "-f", "tsv", "-m", "map", "-l", "3", "q", "r"],
      NOT_RELEVANT, "tag\tall\tmap\t0.0\n"),
     ("-l past a C long", ["evaluate", "-f", "trec", "-m", "map", "-l",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html.parser
 import json
+import math
 import re
 import shutil
 import subprocess
@@ -19,7 +20,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import smarteval
-from smarteval.stats.significance import intervals, paired_test, paired_tests
+from smarteval.stats.significance import UNDEFINED, intervals, paired_test, paired_tests
 from smarteval.stats.table import build_table, letters
 from smarteval.stats.tukey import tukey_independent
 
@@ -130,9 +131,43 @@ def test_independent_tukey_is_scipys(six_runs):
     np.testing.assert_allclose(held.p_adjusted.ravel(), holm_by_hand(list(t.p_value.ravel())))
 
 
+@pytest.mark.parametrize("confidence", [0.95, 0.9])
+def test_independent_tukey_intervals_are_statsmodels(confidence):
+    from itertools import combinations
+
+    from statsmodels.stats.multicomp import pairwise_tukeyhsd
+    rng = np.random.default_rng(11)
+    values = np.clip(rng.random((1, 2, 113)) + np.linspace(0, 0.1, 8)[:, None, None]
+                     + 0.1 * rng.standard_normal((8, 2, 113)), 0, 1)
+    evs, names = fake_runs(values)
+    t = build_table(evs, names, test="tukey-independent", confidence=confidence)
+    rows = {(r["measure"], r["run"], r["other"]): r for r in t.comparisons()}
+    assert len(rows) == 2 * 28
+    for m, name in enumerate(names):
+        ref = pairwise_tukeyhsd(values[:, m].ravel(), np.repeat(np.arange(8), 113),
+                                alpha=1 - confidence)
+        # statsmodels: group j - group i for each i < j; smarteval: run a - run b
+        for (i, j), diff, (low, high), p in zip(combinations(range(8), 2), ref.meandiffs,
+                                                ref.confint, ref.pvalues):
+            r = rows[(name, f"r{i}", f"r{j}")]
+            assert r["diff"] == pytest.approx(-diff, abs=1e-12)
+            assert (r["ci_low"], r["ci_high"]) == pytest.approx((-high, -low), abs=1e-6)
+            assert r["p_value"] == pytest.approx(p, abs=1e-6)
+
+
+def test_independent_tukey_json_gives_each_pairs_interval(cli, sample):
+    res = cli("report", "-t", "tukey-independent", "--pairs", "-f", "json", str(sample.qrels),
+              *map(str, sample.runs))
+    pairs = json.loads(res.output)["comparisons"]
+    assert pairs and all(r["ci_low"] < r["diff"] < r["ci_high"] for r in pairs)
+
+
 def test_tukey_without_spread():
-    stat, p = tukey_independent(np.array([[0.5] * 4, [0.5] * 4, [0.7] * 4]))
-    assert p[0, 1] == 1.0 and p[0, 2] == 0.0
+    # scipy: q = 0.2 / 0 is infinite (p 0), q = 0 / 0 undefined (NaN), not p = 1
+    stat, p, low, high = tukey_independent(np.array([[0.5] * 4, [0.5] * 4, [0.7] * 4]))
+    assert math.isnan(p[0, 1]) and p[0, 2] == 0.0
+    np.testing.assert_array_equal(low, stat)
+    np.testing.assert_array_equal(high, stat)
 
 
 # --------------------------------------------------------------------------- the tests
@@ -153,8 +188,8 @@ def test_vectorised_tests_are_compares(diffs, test):
     stat, p, _ = paired_tests(test, base, run)
     for i in range(len(base)):
         one = paired_test(test, base[i], run[i])
-        assert p[i] == pytest.approx(one.p_value, rel=1e-12, abs=0)
-        assert stat[i] == pytest.approx(one.statistic, rel=1e-12)
+        assert p[i] == pytest.approx(one.p_value, rel=1e-12, abs=0, nan_ok=True)
+        assert stat[i] == pytest.approx(one.statistic, rel=1e-12, nan_ok=True)
 
 
 def test_exact_randomization_is_scipys_permutation_test(diffs):
@@ -524,4 +559,27 @@ def test_table_properties(data):
     if defined.sum() and (v[:, defined] == v[0, defined]).all():
         assert not t.better.any()                      # equal runs: nothing is marked
     if np.isnan(t.p_value).any() and defined.sum() and test in ("tukey", "tukey-independent"):
-        assert any("no test" in n for n in t.notes)
+        assert any("no test" in n or "is undefined" in n for n in t.notes)
+    if np.isnan(t.p_value).any() and defined.sum() >= 2 and test in UNDEFINED:
+        assert any(f"the {test} test is undefined" in n for n in t.notes), t.notes
+
+
+def test_constant_data_have_no_f_and_nothing_marked(tmp_path, sample):
+    # two copies of a run: F = 0/0, Tukey's q = 0/0, ES_E = 0/0; printed as undefined
+    # with a note, none of them a mark (compare: scipy's ttest_rel of equal samples is nan)
+    copy = tmp_path / "copy.run"
+    copy.write_bytes(sample.runs[0].read_bytes())
+    args = ["report", "-m", "map", "-t", "tukey", str(sample.qrels), str(sample.runs[0]),
+            str(copy)]
+    data = json.loads(invoke(*args, "--anova", "--pairs", "-f", "json").stdout)
+    system = next(r for r in data["anova"] if r["source"] == "system")
+    assert system["f"] is None and system["p"] is None
+    pair, = data["comparisons"]
+    assert pair["p_value"] is None and pair["es_e"] is None and not pair["significant"]
+    assert all(c["marks"] == "" for c in data["cells"])
+    text = invoke(*args, "--anova").stdout
+    row = next(ln for ln in text.splitlines() if ln.startswith("map") and "system" in ln)
+    assert row.split()[5:7] == ["undefined", "undefined"]
+    assert "map: the ANOVA's F of the runs is undefined: the residual variance and the " \
+           "effect's sum of squares are both 0, so F = 0/0" in text
+    assert "map: the tukey test is undefined for 1 of 1 pairs" in text

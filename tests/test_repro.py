@@ -27,7 +27,7 @@ TOL = 1e-9
 
 def test_the_golden_cases_are_there():
     assert CASES == ["exact", "missing_queries", "one_document", "replicability",
-                     "reproducibility"]
+                     "reproducibility", "unchanged_elsewhere"]
 
 
 def _write(tmp_path: Path, case: dict) -> dict[str, str]:
@@ -99,7 +99,7 @@ def test_the_numbers_are_repro_evals(name, tmp_path):
                 for q, v in topics.items():
                     _close(ranking[(pair, int(k), q)]["rbo"], v, f"RBO@{k} {pair} {q}")
                     checked += 1
-    assert checked >= (9 if name == "exact" else 20)
+    assert checked >= (9 if name in ("exact", "unchanged_elsewhere") else 20)
     assert rep.kind == ("replicability" if "qrels_other" in case else "reproducibility")
     assert not rep.ranking if rep.kind == "replicability" else rep.ranking
 
@@ -308,3 +308,47 @@ def test_tsv_writes_one_level_the_one_asked_for(cli, sample):
                      ("--overall",): ["measure", "er", "delta_ri", "improvement_orig"]}
     both = cli(*base, "--ranking", "--overall")
     assert both.exit_code == 2 and "-f tsv writes one table" in both.stderr
+
+
+@pytest.mark.parametrize("name", ["unchanged_elsewhere", "exact"])
+def test_a_p_value_never_depends_on_the_other_measures_asked(name, tmp_path):
+    # repro_eval sets p = 1 only where all of its own measures are unchanged: P@10 of
+    # unchanged_elsewhere is equal on every query, AP is not, and P@10's p is NaN there
+    case = json.loads((DATA / f"{name}.json").read_text())
+    paths = _write(tmp_path, case)
+    want = case["expected"]["ttest"]["run"]
+    asked = list(case["measures"].values())
+    for measures in [[m] for m in asked] + [asked, asked[::-1]]:
+        rep = smarteval.repro(paths["qrels"], paths["orig"], paths["repro"], measures,
+                              cutoffs=[10]).result
+        for r in rep.effects:
+            m = next(k for k, v in case["measures"].items()
+                     if smarteval.api._output_names([v], smarteval.Settings())[0] ==
+                     r["measure"])
+            _close(r["p_value"], want[m], f"p {m} of -m {' '.join(measures)}")
+
+
+REPRO_QRELS = "q1 0 a 1\nq1 0 b 1\nq2 0 a 1\nq2 0 c 1\n"
+REPRO_RUNS = {"mid": ("x", "a", "x", "a"), "bad": ("x", "y", "x", "y"),
+              "good": ("a", "b", "a", "c")}
+
+
+@pytest.mark.parametrize("orig, base_orig, repro, base_repro, er, delta_ri", [
+    ("mid", "mid", "mid", "bad", "inf", "-inf"),
+    ("mid", "bad", "mid", "good", -3.0, "inf"),
+    ("mid", "mid", "bad", "mid", "-inf", 1.0)])
+def test_json_tells_plus_from_minus_infinity(cli, tmp_path, orig, base_orig, repro,
+                                             base_repro, er, delta_ri):
+    # repro_eval 0.5.0's er() and dri() of AP on these runs: inf -inf, -3.0 inf, -inf 1.0
+    (tmp_path / "qrels").write_text(REPRO_QRELS)
+    for name, (q1a, q1b, q2a, q2b) in REPRO_RUNS.items():
+        (tmp_path / name).write_text(f"q1 Q0 {q1a} 1 2 {name}\nq1 Q0 {q1b} 2 1 {name}\n"
+                                     f"q2 Q0 {q2a} 1 2 {name}\nq2 Q0 {q2b} 2 1 {name}\n")
+    args = ["repro", "-m", "map", str(tmp_path / "qrels"), str(tmp_path / orig),
+            str(tmp_path / repro), "--baseline-orig", str(tmp_path / base_orig),
+            "--baseline-repro", str(tmp_path / base_repro)]
+    res = cli(*args, "-f", "json")
+    overall, = json.loads(res.output)["overall"]
+    assert (overall["er"], overall["delta_ri"]) == (er, delta_ri)
+    text = cli(*args, "--overall", "-f", "tsv").output.splitlines()
+    assert [str(er), str(delta_ri)] == text[1].split("\t")[1:3]

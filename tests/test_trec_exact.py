@@ -560,8 +560,8 @@ def test_inf_where_trec_eval_divides_by_num_rel_0(tmp_path):
     assert "map                   \t2\t   inf\n" in out["trec"]
     assert "binG                  \tall\t   inf\n" in out["trec"]
     got = json.loads(out["json"])[0]
-    assert got["queries"]["2"] == {"map": None, "binG": None}
-    assert got["summary"] == {"map": None, "binG": None}
+    assert got["queries"]["2"] == {"map": "inf", "binG": "inf"}
+    assert got["summary"] == {"map": "inf", "binG": "inf"}
     assert "r\t2\tmap\tinf\n" in out["tsv"] and "r\tall\tbinG\tinf\n" in out["tsv"]
     assert [line.split() for line in out["smart"].splitlines()[-2:]] == [["map", "inf"],
                                                                          ["binG", "inf"]]

@@ -103,12 +103,14 @@ def test_sakai_effect_sizes():
 
 def test_blocked_degenerate():
     one = tukey_hsd(np.array([[0.2], [0.5], [0.5]]))       # one topic: no residual
-    assert math.isnan(one.p[0, 1]) and one.p[1, 2] == 1.0 and math.isnan(one.hsd)
-    same = tukey_hsd(np.array([[0.1, 0.4, 0.7]] * 3))      # equal runs
-    assert (same.p == 1.0).all() and same.hsd == 0.0
+    # 0/0 is undefined, never p = 1: R's ptukey and scipy's studentized_range give NaN
+    assert np.isnan(one.p).all() and np.isnan(one.q).all() and math.isnan(one.hsd)
+    same = tukey_hsd(np.array([[0.1, 0.4, 0.7]] * 3))      # equal runs: q = 0/0
+    assert np.isnan(same.p).all() and np.isnan(same.es).all() and same.hsd == 0.0
     x = np.array([[0.1, 0.4, 0.7], [0.2, 0.5, 0.8], [0.1, 0.4, 0.7]])  # +0.1 everywhere
     add = tukey_hsd(x)
-    assert add.p[0, 1] == 0.0 and add.p[0, 2] == 1.0
+    assert add.p[0, 1] == 0.0 and add.q[0, 1] == math.inf and math.isnan(add.p[0, 2])
+    assert math.isnan(stats.studentized_range.sf(math.nan, 3, 4))
     with pytest.raises(UsageError, match="two systems"):
         tukey_hsd(np.array([[0.1, 0.2]]))
 

@@ -14,8 +14,9 @@ repro_eval. Regenerate with repro_eval installed (``pip install repro-eval``)::
     python tools/repro_golden.py --check    # exit 1 if repro_eval now gives other numbers
 
 repro_eval is called as its command line and README call it: ``RpdEvaluator`` (or
-``RplEvaluator`` with ``qrels_rpl_path``), ``trim()`` and ``evaluate()`` with the
-measures below, then ``rmse``, ``nrmse``, ``er``, ``dri`` and ``ttest``; for each
+``RplEvaluator`` with ``qrels_rpl_path``), ``trim()`` and ``evaluate()`` with its own
+measures (its rule for p-values of 1 looks at all of them), then ``rmse``, ``nrmse``,
+``er``, ``dri`` and ``ttest``, of which the measures below are recorded; for each
 cut-off, largest first, ``trim(k)`` and then ``ktu`` and ``rbo`` (per topic, each
 recorded ``p`` and ``depth``).
 
@@ -111,6 +112,13 @@ def cases() -> dict[str, dict]:
         "runs": {k: [ln for ln in lines if not ln.startswith(gone.get(k, "-"))]
                  for k, lines in both.items()},
         "options": {"complete": True}}
+    # P@10 equal on every query, AP not: P@10's t test is undefined, its p-value not 1
+    out["unchanged_elsewhere"] = {
+        "qrels": ["q1 0 a 1", "q1 0 b 1", "q2 0 a 1", "q2 0 c 1"],
+        "runs": {"orig": ["q1 Q0 a 1 3 o", "q1 Q0 x 2 2 o", "q1 Q0 b 3 1 o",
+                          "q2 Q0 a 1 2 o", "q2 Q0 c 2 1 o"],
+                 "repro": ["q1 Q0 x 1 3 r", "q1 Q0 a 2 2 r", "q1 Q0 b 3 1 r",
+                           "q2 Q0 c 1 2 r", "q2 Q0 a 2 1 r"]}}
     out["replicability"] = {"qrels": qrels, "qrels_other": qrels2,
                             "runs": {"orig": oa, "repro": pa, "baseline_orig": ob,
                                      "baseline_repro": pb}}
@@ -127,7 +135,6 @@ def _plain(obj):
 
 def expected(case: dict) -> dict:
     """repro_eval's numbers for one case."""
-    import ir_measures
     from repro_eval.Evaluator import RpdEvaluator, RplEvaluator
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -146,19 +153,25 @@ def expected(case: dict) -> dict:
             ev = RplEvaluator(**kw, qrels_rpl_path=path("qrels_other", case["qrels_other"]))
         else:
             ev = RpdEvaluator(**kw)
-        ev.measures = [ir_measures.parse_measure(m) for m in MEASURES]
         ev.trim()
         ev.evaluate()
         pairs = {"advanced": "run", "baseline": "baseline"}
         if "baseline_orig" not in runs:
             pairs = {"advanced": "run"}
-        res: dict = {"ttest": {pairs[k]: v for k, v in ev.ttest().items() if k in pairs}}
+
+        def ours(values: dict) -> dict:
+            return {str(m): v for m, v in values.items() if str(m) in MEASURES}
+
+        def paired(values: dict) -> dict:
+            return {pairs[k]: ours(v) for k, v in values.items() if k in pairs}
+
+        res: dict = {"ttest": paired(ev.ttest())}
         if "baseline_orig" in runs:
-            res["er"] = ev.er()
-            res["dri"] = ev.dri()
+            res["er"] = ours(ev.er())
+            res["dri"] = ours(ev.dri())
         if "qrels_other" not in case:
-            res["rmse"] = {pairs[k]: v for k, v in ev.rmse().items() if k in pairs}
-            res["nrmse"] = {pairs[k]: v for k, v in ev.nrmse().items() if k in pairs}
+            res["rmse"] = paired(ev.rmse())
+            res["nrmse"] = paired(ev.nrmse())
         if "qrels_other" not in case and "options" not in case:
             res["ktu"], res["rbo"] = {}, {}
             for k in CUTOFFS:

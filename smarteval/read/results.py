@@ -65,10 +65,13 @@ def _results_json(name: str, text: str) -> list[tuple[str, dict[str, float]]]:
     with _json_output(name, RESULTS_EXPECTED):
         out: list[tuple[str, dict[str, float]]] = []
         for item in json.loads(text, object_pairs_hook=_unique(name, RESULTS_EXPECTED)):
-            # a whole number past a float's range is an infinity, left out as NaN is
-            summary = {k: float(v) if isinstance(v, float) or abs(v) <= sys.float_info.max
-                       else math.inf if v > 0 else -math.inf for k, v in item["summary"].items()
-                       if isinstance(v, (int, float)) and not isinstance(v, bool)}
+            # a whole number past a float's range is an infinity, and so are "inf" and
+            # "-inf" (the writers' infinities); null (undefined) is left out
+            summary = {k: float(v) if isinstance(v, (float, str)) or
+                       abs(v) <= sys.float_info.max else math.inf if v > 0 else -math.inf
+                       for k, v in item["summary"].items()
+                       if isinstance(v, (int, float)) and not isinstance(v, bool) or
+                       v in ("inf", "-inf")}
             run = str(item["run"])
             if any(run == seen for seen, _ in out):
                 raise InputError(name, None, f"run {run} is given twice",

@@ -23,10 +23,11 @@ FORMATS = writable(but=("trec",))
 
 #: The columns of ``-f tsv``/``csv`` (and of each comparison of ``-f json``): one row per
 #: (run, measure, test). ``mean_baseline`` and ``mean_run`` are the means over the queries
-#: compared; ``effect`` is Cohen's d_z, ``g_av`` Hedges' g_av.
+#: compared; ``effect`` is Cohen's d_z, ``g_av`` Hedges' g_av; ``method`` how the p-value was
+#: computed where a test has more than one way (wilcoxon: exact or normal; else empty).
 COLUMNS = ("baseline", "run", "measure", "n", "better", "worse", "equal", "mean_baseline",
            "mean_run", "mean_diff", "ci_low", "ci_high", "effect", "g_av", "test",
-           "statistic", "p_value", "p_adjusted", "significant")
+           "method", "statistic", "p_value", "p_adjusted", "significant")
 
 
 def render_report(rep: Report, fmt: str, *, show_magnitudes: bool = False,
@@ -48,9 +49,11 @@ def _render_table(rep: Report, fmt: str, show_magnitudes: bool) -> str:
         out.append("")
         rows = [[r["run"], r["measure"], str(r["n"]), fixed(r["mean_baseline"]),
                  fixed(r["mean_run"]), fixed(r["mean_diff"]),
-                 f"[{fixed(r['ci_low'])}, {fixed(r['ci_high'])}]", fixed(r["effect"], 2),
-                 r["test"], fixed(r["statistic"], 3), p_text(r["p_value"]),
-                 p_text(r["p_adjusted"]) + (" *" if r["significant"] else "")]
+                 f"[{fixed(r['ci_low'])}, {fixed(r['ci_high'])}]",
+                 fixed(r["effect"], 2, UNDEFINED),
+                 r["test"] + (f" ({r['method']})" if r.get("method") else ""),
+                 fixed(r["statistic"], 3, UNDEFINED), p_text(r["p_value"], UNDEFINED),
+                 p_text(r["p_adjusted"], UNDEFINED) + (" *" if r["significant"] else "")]
                 for r in rep.rows]
         out.append(tabulate_table(rows, ["run", "measure", "n", "baseline", "run", "diff", "CI",
                                          "effect", "test", "statistic", "p", "p adjusted"], fmt,
@@ -121,10 +124,16 @@ def _render_table(rep: Report, fmt: str, show_magnitudes: bool) -> str:
     return readable(fmt, out)
 
 
-def p_text(v) -> str:
-    """A p-value to four places, or in scientific notation below 1e-4; empty if undefined."""
+#: A statistic, an effect size or a p-value that is undefined (0/0), as the tables print it
+#: (the notes say why).
+UNDEFINED = "undefined"
+
+
+def p_text(v, undefined: str = "") -> str:
+    """A p-value to four places, or in scientific notation below 1e-4; ``undefined`` if
+    undefined."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
-        return ""
+        return undefined
     return f"{v:.4f}" if v >= 1e-4 else f"{v:.1e}"
 
 

@@ -12,9 +12,11 @@ an undefined value its own way:
   measure that means trec_eval's 0/0 or the log of a negative number returns
   :data:`smarteval.libm.C_NAN`, made deliberately (``libm.divide``, ``libm.log``), never
   a NaN whose sign a numpy kernel or the CPU chose. A summary over a NaN is NaN (the
-  sum carries it), as in trec_eval; infinities print ``   inf`` and ``  -inf``, as glibc does.
-- ``json`` writes null (for an infinity too: JSON has neither); ``tsv`` and ``csv``
-  write ``nan`` (``inf``, ``-inf``); the tables leave the cell empty
+  sum carries it), as in trec_eval; infinities print ``   inf`` and ``  -inf``, as glibc
+  does.
+- ``json`` writes null, and ``"inf"`` and ``"-inf"`` for the infinities (JSON has
+  neither: every command's rule, :func:`~smarteval.render.formats.json_number`);
+  ``tsv`` and ``csv`` write ``nan`` (``inf``, ``-inf``); the tables leave the cell empty
   (:func:`smarteval.render.formats.fixed`'s undefined marker).
 
 A query a measure has no value for (:func:`smarteval.aggregate.has_value`: ir_measures'
@@ -42,6 +44,7 @@ from smarteval.render.formats import (
     delimited_pieces,
     fixed,
     is_table,
+    json_number,
     readable,
     tabulate_table,
     writable,
@@ -161,9 +164,10 @@ def _full(value):
 
 
 def _json_value(value):
-    """A value for JSON, which has neither NaN nor infinities: null for them."""
+    """A value for JSON, which has neither NaN nor infinities: null for NaN, "inf" and
+    "-inf" (:func:`~smarteval.render.formats.json_number`)."""
     value = _full(value)
-    return None if isinstance(value, float) and not math.isfinite(value) else value
+    return json_number(value) if isinstance(value, float) else value
 
 
 def printed(ev, *, numbers_only: bool = False) -> list:

@@ -31,7 +31,8 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("trec", "trec_eval's own output, byte for byte", False),
     Format("tsv", "tab-separated, nothing quoted", False),
     Format("csv", "comma-separated, quoted as needed", False),
-    Format("json", "full precision, null where undefined", False),
+    Format("json", 'full precision, null where undefined, "inf" and "-inf" for infinities',
+           False),
     Format("markdown", "GitHub's tables", True, "github"),
     Format("latex", "booktabs", True, "latex_booktabs"),
     Format("html", "self-contained", True, "html"),
@@ -76,7 +77,8 @@ def written(fmt: str, *, json: Callable[[], Any], tables: Callable[[], Iterable[
 
     ``json()`` is the object of ``-f json`` (made JSON-safe by :func:`json_safe` unless
     ``json_ready``: then it holds only Python numbers, finite floats, None, strings,
-    lists and dicts); ``tables()`` the table of ``-f tsv``/``csv`` (column names and rows
+    lists and dicts, its non-finite floats written by :func:`json_number`); ``tables()``
+    the table of ``-f tsv``/``csv`` (column names and rows
     of text cells), one table, which pandas, a database or ``sort`` reads as it comes (a
     renderer whose options ask for another table gives that one instead);
     ``table(fmt)`` the text of a format for people (:attr:`Format.table`).
@@ -300,8 +302,23 @@ def full(v, undefined: str = "") -> str:
     return str(v)
 
 
+#: How JSON, which has neither NaN nor infinities, writes them: every command's rule.
+JSON_INFINITIES = {math.inf: "inf", -math.inf: "-inf"}
+
+
+def json_number(v: float) -> float | str | None:
+    """A float as every command's JSON writes it: itself where finite, null where
+    undefined (NaN), and the strings ``"inf"`` and ``"-inf"`` for the infinities (as TSV
+    and CSV write them), so that a reader tells +inf from -inf and both from undefined."""
+    v = float(v)
+    if math.isfinite(v):
+        return v
+    return None if math.isnan(v) else JSON_INFINITIES[v]
+
+
 def json_safe(obj):
-    """JSON has no NaN or inf: they become null; numpy scalars become Python ones."""
+    """JSON has no NaN or inf: :func:`json_number`'s rule; numpy scalars become Python
+    ones."""
     if isinstance(obj, dict):
         return {k: json_safe(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
@@ -311,8 +328,7 @@ def json_safe(obj):
     if isinstance(obj, np.integer):
         return int(obj)
     if isinstance(obj, (float, np.floating)):
-        v = float(obj)
-        return v if math.isfinite(v) else None
+        return json_number(obj)
     if isinstance(obj, np.str_):
         return str(obj)
     return obj

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from smarteval.render.compare import UNDEFINED, p_text
 from smarteval.render.formats import (
     Rows,
     chosen_table,
@@ -74,7 +75,8 @@ def _table(rep: Reproduction, fmt: str, ranking: bool, overall: bool) -> Rows:
 
 
 def _p(v) -> str:
-    return fixed(v) if v is None or v != v or v >= 0.0001 else f"{v:.1e}"
+    """A p-value as compare prints one: "undefined" for NaN (the notes say why)."""
+    return p_text(v, UNDEFINED)
 
 
 def _text(rep: Reproduction, fmt: str) -> str:

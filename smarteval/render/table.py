@@ -8,7 +8,7 @@ import re
 import numpy as np
 
 from smarteval.errors import UsageError
-from smarteval.render.compare import p_text
+from smarteval.render.compare import UNDEFINED, p_text
 from smarteval.render.formats import (
     Rows,
     chosen_table,
@@ -20,7 +20,12 @@ from smarteval.render.formats import (
     written,
 )
 from smarteval.stats.merit import UNJUDGED_COLUMNS
-from smarteval.stats.significance import ALL_PAIRS_TESTS, CORRECTION_NAMES, TEST_HELP
+from smarteval.stats.significance import (
+    ALL_PAIRS_TESTS,
+    CORRECTION_NAMES,
+    TEST_HELP,
+    WILCOXON_EXACT_BELOW,
+)
 from smarteval.stats.table import Table
 
 #: The columns of each data table of ``-f tsv``/``csv`` (and the keys of ``-f json``).
@@ -299,7 +304,7 @@ def _main(t: Table, s: Style, second: bool, digits: int):
 def _pairs(t: Table, s: Style, digits: int):
     """Every comparison: the pair, the difference, Tukey's interval, ES_E, p (the
     statistic is in the data formats)."""
-    tukey = t.test == "tukey"
+    tukey = t.test in ("tukey", "tukey-independent")
     headers = [s.text(h) for h in ("measure", "run", "other", "diff",
                                    *(["CI"] if tukey else []), "ES_E", "p", "p adjusted")]
     body = []
@@ -308,8 +313,8 @@ def _pairs(t: Table, s: Style, digits: int):
                      fixed(r["diff"], digits),
                      *([s.text(f"[{fixed(r['ci_low'], digits)}, {fixed(r['ci_high'], digits)}]")]
                        if tukey else []),
-                     fixed(r["es_e"], 2), p_text(r["p_value"]),
-                     p_text(r["p_adjusted"]) + (" *" if r["significant"] else "")])
+                     fixed(r["es_e"], 2, UNDEFINED), p_text(r["p_value"], UNDEFINED),
+                     p_text(r["p_adjusted"], UNDEFINED) + (" *" if r["significant"] else "")])
     return headers, body, ["left"] * 3 + ["right"] * (len(headers) - 3)
 
 
@@ -337,9 +342,13 @@ def _wins_caption(t: Table, s: Style) -> str:
 def _anova(t: Table, s: Style, digits: int):
     headers = [s.text(h) for h in ("measure", "source", "SS", "df", "MS", "F", "p",
                                    "\u03b7\u00b2", "\u03c9\u00b2")]
+    def undefined(r: dict) -> str:      # an effect's F and p (the others have none)
+        return UNDEFINED if r["source"] in ("system", "topic") else ""
+
     body = [[s.text(r["measure"]) if r["source"] == "system" else "", s.text(r["source"]),
-             fixed(r["ss"], digits), str(r["df"]), fixed(r["ms"], digits), fixed(r["f"], 3),
-             p_text(r["p"]), fixed(r["eta2"], 3), fixed(r["omega2"], 3)]
+             fixed(r["ss"], digits), str(r["df"]), fixed(r["ms"], digits),
+             fixed(r["f"], 3, undefined(r)), p_text(r["p"], undefined(r)),
+             fixed(r["eta2"], 3), fixed(r["omega2"], 3)]
             for r in t.anova_rows()]
     return headers, body, ["left", "left"] + ["right"] * 7
 
@@ -386,6 +395,10 @@ def test_words(t: Table) -> str:
                     f", {t.samples} random sign assignments")
         elif t.test == "bootstrap":
             how += f", {t.samples} resamples"
+        elif t.test == "wilcoxon":
+            how += (f", differences within {t.tolerance:g} dropped, p exact below "
+                    f"{WILCOXON_EXACT_BELOW} nonzero differences without ties, else normal "
+                    "with tie and continuity corrections")
         how += (f", {CORRECTION_NAMES[t.correction]} correction over {t.family} comparison"
                 + ("s" if t.family != 1 else ""))
     return f"{how}, \u03b1 = {t.alpha:g}"

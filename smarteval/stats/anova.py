@@ -45,7 +45,8 @@ class Anova:
     (m-1)(n-1)), mean squares ``ms_*`` (``ms_residual`` is V_E), F and p of the system and
     topic effects. With one topic there is no residual (df 0): V_E, F and p are NaN. Where
     V_E is 0 (every system differs from another by the same amount on every topic), F is
-    inf and p 0 for an effect that exists, and F 0, p 1 for one that does not.
+    inf and p 0 for an effect that exists, and F = 0/0 is undefined (NaN, and so is p) for
+    one that does not (:data:`UNDEFINED_F`).
     """
 
     systems: int
@@ -134,6 +135,10 @@ class Anova:
                 "partial_omega2": self.partial_omega2}
 
 
+#: Why an effect's F (and p) is undefined where V_E and the effect's sum of squares are 0.
+UNDEFINED_F = "the residual variance and the effect's sum of squares are both 0, so F = 0/0"
+
+
 def _ratio(a: float, b: float) -> float:
     return a / b if b else math.nan
 
@@ -142,7 +147,7 @@ def _f(ms: float, ve: float, ss: float, df: int) -> float:
     if df == 0 or math.isnan(ve):
         return math.nan
     if ve == 0.0:
-        return 0.0 if ss == 0.0 else math.inf
+        return math.nan if ss == 0.0 else math.inf
     return ms / ve
 
 
@@ -187,8 +192,9 @@ def within_variance(scores) -> float:
 def standardized_differences(scores, ve: float | None = None) -> np.ndarray:
     """Sakai's ES_E of every pair: (mean_i - mean_j) / sqrt(V_E), shape (systems, systems).
 
-    V_E is the residual variance of :func:`two_way` unless given. V_E = 0: 0 where the
-    means are equal, +-inf where they differ; V_E undefined (one topic): NaN.
+    V_E is the residual variance of :func:`two_way` unless given. V_E = 0: undefined
+    (NaN, 0/0) where the means are equal, +-inf where they differ; V_E undefined (one
+    topic): NaN.
     """
     x = scores_matrix(scores)
     if ve is None:
@@ -198,5 +204,5 @@ def standardized_differences(scores, ve: float | None = None) -> np.ndarray:
     if math.isnan(ve):
         return np.full(d.shape, math.nan)
     if ve == 0.0:
-        return np.where(d == 0, 0.0, np.copysign(math.inf, d))
+        return np.where(d == 0, math.nan, np.copysign(math.inf, d))
     return d / math.sqrt(ve)

@@ -34,7 +34,14 @@ from smarteval.stats.merit import (
     unjudged_note,
 )
 from smarteval.stats.selection import CAVEAT, select_best
-from smarteval.stats.significance import TESTS, adjust, paired_test
+from smarteval.stats.significance import (
+    TESTS,
+    UNDEFINED,
+    UNDEFINED_EFFECT,
+    WILCOXON_METHODS,
+    adjust,
+    paired_test,
+)
 
 # --------------------------------------------------------------------------- requests
 
@@ -245,6 +252,21 @@ def compare_runs(qrels, baseline, runs: Sequence, measures: Sequence[str] = ("ma
     return rep
 
 
+def undefined_notes(rows: Sequence[dict], baseline: str) -> list[str]:
+    """Why a comparison's statistic, p-value or effect sizes are undefined (0/0), one note
+    for each (run, measure) and test of two queries or more."""
+    notes: dict[str, None] = {}
+    for r in rows:
+        if r["n"] < 2:
+            continue
+        pair = f"{r['run']} against {baseline} on {r['measure']}"
+        if math.isnan(r["p_value"]) and r["test"] in UNDEFINED:
+            notes[f"{pair}: the {r['test']} test is undefined: {UNDEFINED[r['test']]}"] = None
+        if math.isnan(r["effect"]):
+            notes[f"{pair}: {UNDEFINED_EFFECT}"] = None
+    return list(notes)
+
+
 def check_stored(stored, names: Sequence[str]) -> None:
     """Refuse a stored baseline that lacks per-query values of a measure of ``names``."""
     missing = [n for n in names if n not in stored.per_query]
@@ -332,7 +354,13 @@ def build_report(evaluations, names: list[str], *, tests: list[str], correction:
                 "p_value": res.p_value, "p_adjusted": float(padj),
                 "significant": bool(padj < alpha) if not math.isnan(padj) else False,
                 "mean_baseline": merit_row["mean_baseline"], "mean_run": merit_row["mean_run"],
-                "exact": res.exact})
+                "exact": res.exact, "method": res.method or None})
+    rep.notes.extend(undefined_notes(rep.rows, base.name))
+    methods = dict.fromkeys(r["method"] for r in rep.rows
+                            if r["test"] == "wilcoxon" and r["method"])
+    if methods:
+        rep.notes.append("wilcoxon: differences within --tie-tolerance dropped; p "
+                         + "; ".join(f"{m}: {WILCOXON_METHODS[m]}" for m in methods))
     if bounds:
         rep.unjudged = True
         for row in rep.rows:

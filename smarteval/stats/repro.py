@@ -42,9 +42,15 @@ Each number is repro_eval's (``repro_eval.measure``), its quirks included:
   baseline, less the reproduction's; here each mean is over the run's own queries, as
   repro_eval takes them.
 - **t tests**: scipy's paired ``ttest_rel`` (reproducibility, queries paired by id) or
-  Student's ``ttest_ind`` (replicability), two-sided. Where every measure's p-value is
-  undefined (NaN: no difference at all) and the two runs' values are equal on every
-  query, every p-value is 1, as repro_eval sets them.
+  Student's ``ttest_ind`` (replicability), two-sided. repro_eval 0.5.0 sets every
+  p-value to 1 where each of its own measures (:data:`REPRO_EVAL_MEASURES`, whatever
+  else is asked) has an undefined p-value (NaN: no difference at all) and the two runs'
+  values are equal on every query. Here that set is evaluated for the pair only where a
+  measure's p-value is undefined, and the measure's p-value is 1 where the set's rule
+  holds and the measure's own values are equal on every query; else it stays undefined.
+  So a measure's p-value never depends on the other measures asked: with original q1 =
+  a, x, b and reproduction q1 = x, a, b (a, b relevant), P.10 is equal on every query but
+  map is not, and P.10's p-value is undefined, as repro_eval's.
 
 Queries are paired by id; a query in one run of a pair and not the other is left out
 of what pairs them, and a note says so. repro_eval evaluates with ir_measures, which
@@ -81,6 +87,11 @@ CUTOFFS = (5, 10, 20, 50, 100, 1000)
 MAX_RBO_DEPTH = 10_000_000
 #: The measures compared unless -m says otherwise.
 DEFAULT_MEASURES = ("map", "P.10", "ndcg_cut.10")
+#: repro_eval's own measures (its ``load_measures``: these trec_eval families), over which
+#: it decides whether a reproduction is unchanged and every p-value 1.
+REPRO_EVAL_MEASURES = ("P", "recall", "ndcg", "ndcg_cut", "map_cut", "set_map", "set_P",
+                       "set_relative_P", "set_recall", "set_F", "Rprec", "infAP", "bpref",
+                       "recip_rank", "map", "iprec_at_recall")
 #: The two pairs of runs: the run studied, and its baseline (ER and DeltaRI).
 PAIRS = ("run", "baseline")
 
@@ -378,8 +389,12 @@ def reproduce(qrels, orig, repro, measures: Sequence[str] = DEFAULT_MEASURES,
         lists = listed(*runs)
         for i, pair in enumerate(pairs):
             _ranking(rep, pair, lists[2 * i], lists[2 * i + 1])
+    def unchanged(pair: str) -> bool:
+        i = pairs.index(pair)
+        return _unchanged(first, other, runs[2 * i], runs[2 * i + 1], settings, rep.paired)
+
     for pair in pairs:
-        _effects(rep, pair, *evs[pair], names)
+        _effects(rep, pair, *evs[pair], names, unchanged)
     if len(pairs) == 2:
         _overall(rep, evs, names)
     return rep
@@ -418,7 +433,38 @@ def _ranking(rep: Reproduction, pair: str, orig: Lists, repro: Lists) -> None:
                          "repro_eval's")
 
 
-def _effects(rep: Reproduction, pair: str, orig, repro, names: list[str]) -> None:
+def _equal(orig, repro, name: str) -> bool:
+    """Whether two evaluations have the same queries and, on each, the same value of
+    ``name`` (repro_eval compares its scores so: NaN equals nothing)."""
+    ids, oi, ri = align(orig.qids, repro.qids)
+    return len(orig.qids) == len(repro.qids) == len(ids) and \
+        np.array_equal(orig.per_query[name][oi], repro.per_query[name][ri])
+
+
+def _unchanged(first, other, orig: Run, repro: Run, settings: Settings,
+               paired: bool) -> bool:
+    """repro_eval's rule for every p-value 1: over its own measures
+    (:data:`REPRO_EVAL_MEASURES`), each t test undefined and the two runs' values equal on
+    every query."""
+    from smarteval.evaluation import evaluate
+    from smarteval.stats.report import comparable_requests
+
+    requests, names, _ = comparable_requests(REPRO_EVAL_MEASURES, settings.trec_version,
+                                             "no measure to compare")
+    o, = evaluate(first, [orig], requests, settings, keep_ranked=False)
+    r, = evaluate(other, [repro], requests, settings, keep_ranked=False)
+    _, oi, ri = align(o.qids, r.qids)
+
+    def undefined(name: str) -> bool:
+        a = np.asarray(o.per_query[name], dtype=np.float64)
+        b = np.asarray(r.per_query[name], dtype=np.float64)
+        return math.isnan(t_test(a[oi], b[ri], True) if paired else t_test(a, b, False))
+
+    return all(_equal(o, r, n) and undefined(n) for n in dict.fromkeys(names))
+
+
+def _effects(rep: Reproduction, pair: str, orig, repro, names: list[str],
+             unchanged: Callable[[str], bool]) -> None:
     ids, oi, ri = align(orig.qids, repro.qids)
     if rep.paired:
         _left_out(rep, pair, "RMSE, nRMSE and the t test", orig.qids, repro.qids, len(ids),
@@ -434,12 +480,17 @@ def _effects(rep: Reproduction, pair: str, orig, repro, names: list[str]) -> Non
             "nrmse": nrmse(a[oi], b[ri]) if rep.paired else math.nan,
             "p_value": t_test(a[oi], b[ri], True) if rep.paired else t_test(a, b, False),
             "queries_orig": len(a), "queries_repro": len(b)})
-    # repro_eval: no difference on any query of any measure, every p-value 1
-    same = len(orig.qids) == len(repro.qids) == len(ids) and all(
-        np.array_equal(orig.per_query[n][oi], repro.per_query[n][ri]) for n in names)
-    if same and all(math.isnan(r["p_value"]) for r in rows):
-        for r in rows:
+    # repro_eval: p = 1 where the reproduction is unchanged on every measure of its own
+    undefined = [r for r in rows if math.isnan(r["p_value"])
+                 and _equal(orig, repro, r["measure"])]
+    if undefined and unchanged(pair):
+        for r in undefined:
             r["p_value"] = 1.0
+    elif undefined:
+        rep.notes.append(f"p ({pair}) of {', '.join(r['measure'] for r in undefined)}: "
+                         "undefined, every per-query difference being 0 (t = 0/0), and not "
+                         "1, as repro_eval sets it only where every measure of its own is "
+                         "unchanged")
     rep.effects.extend(rows)
 
 

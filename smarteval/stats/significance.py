@@ -38,7 +38,12 @@ ASSUMES = {
     "t": "the per-query differences are independent draws from a normal distribution (or "
          "enough queries for their mean to be nearly normal)",
     "wilcoxon": "the differences are independent and symmetric about their median, which it "
-                "tests (not the mean); differences within --tie-tolerance are dropped",
+                "tests (not the mean); differences within --tie-tolerance are dropped "
+                "(Wilcoxon's zero method) and the p-value is two-sided: exact (the "
+                "signed-rank distribution) for fewer than 50 differences left with no two "
+                "of the same size, else the normal approximation with the tie correction of "
+                "the variance and a continuity correction of 1/2, as R's wilcox.test gives "
+                "it, whatever scipy's default",
     "sign": "only that queries are independent: it counts the queries better and worse and "
             "ignores by how much",
     "randomization": "that, under the null hypothesis, each query's two scores are "
@@ -55,6 +60,27 @@ ASSUMES = {
                          "variance: not so when every run answers the same queries, where "
                          "its p-values are not the right ones",
 }
+#: Why a test's statistic and p-value are undefined (NaN) where they are: each is a 0/0,
+#: which is printed as undefined, never as 0 or p = 1 (the randomization and bootstrap
+#: tests define p = 1 where every difference is 0: every sample reaches it).
+UNDEFINED = {
+    "t": "every per-query difference is 0, so t = 0/0",
+    "wilcoxon": "every per-query difference is 0 (within --tie-tolerance) and dropped, so "
+                "none is left to rank",
+    "sign": "no query is better or worse (within --tie-tolerance), so the sign test has no "
+            "trial",
+    "tukey": "the residual variance is 0 and the means are equal, so q = 0/0",
+    "tukey-independent": "no run varies and the means are equal, so q = 0/0",
+}
+#: Why the effect sizes d_z and g_av are undefined where they are.
+UNDEFINED_EFFECT = "every per-query difference is 0, so d_z and g_av are 0/0"
+#: How the Wilcoxon test's p-value was computed (:func:`wilcoxon`), in words.
+WILCOXON_METHODS = {
+    "exact": "exact signed-rank distribution (fewer than 50 nonzero differences, no ties)",
+    "normal": "normal approximation with tie and continuity corrections",
+}
+#: Below this many nonzero differences without ties, the Wilcoxon p-value is exact (R's).
+WILCOXON_EXACT_BELOW = 50
 #: The corrections for multiple comparisons, with their names in words.
 CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg",
                     "none": "no"}
@@ -83,20 +109,70 @@ class TestResult:
     p_value: float
     exact: bool | None = None
     g_av: float = math.nan
+    method: str = ""
+
+
+def wilcoxon(d: np.ndarray, tolerance: float = 0.0) -> tuple[float, float, str]:
+    """The Wilcoxon signed-rank test of differences ``d``: the smaller rank sum, the
+    two-sided p-value and how it was computed (a key of :data:`WILCOXON_METHODS`), chosen
+    here rather than by scipy's default (which has changed between versions), so that
+    every scipy gives the same p:
+
+    - differences within ``tolerance`` of 0 are dropped (``zero_method="wilcox"``);
+      nothing left: undefined (NaN, :data:`UNDEFINED`);
+    - fewer than :data:`WILCOXON_EXACT_BELOW` left, no two of the same size: the exact
+      p, 2 min(P(W+ <= w), P(W+ >= w)) over the 2^n equally likely signs (scipy's
+      ``method="exact"``);
+    - else the normal approximation: z = (|W+ - n(n+1)/4| - 1/2) / sigma, sigma^2 =
+      n(n+1)(2n+1)/24 - sum(t^3 - t)/48 over the groups of t tied sizes, p = 2 Phi(-|z|)
+      (scipy's ``method="approx"`` with ``correction=True``; R's ``wilcox.test``).
+    """
+    from scipy import special, stats
+    nz = np.asarray(d, dtype=np.float64)
+    nz = nz[np.abs(nz) > tolerance]
+    n = len(nz)
+    if n == 0:
+        return math.nan, math.nan, ""
+    size = np.abs(nz)
+    ranks = stats.rankdata(size)
+    plus = float(np.sum(ranks[nz > 0]))
+    stat = min(plus, n * (n + 1) / 2 - plus)
+    _, tied = np.unique(size, return_counts=True)
+    if n < WILCOXON_EXACT_BELOW and len(tied) == n:
+        # the number of subsets of the ranks 1..n summing to each total (exact below 2^53)
+        counts = np.zeros(n * (n + 1) // 2 + 1)
+        counts[0] = 1.0
+        for k in range(1, n + 1):
+            counts[k:] = counts[k:] + counts[:-k].copy()
+        cdf = np.cumsum(counts) / 2.0 ** n
+        p = min(1.0, 2.0 * float(cdf[int(stat)]))
+        return stat, p, "exact"
+    mean = n * (n + 1) / 4
+    var = n * (n + 1) * (2 * n + 1) / 24 - float(np.sum(tied ** 3 - tied)) / 48
+    shift = abs(plus - mean)
+    z = (shift - 0.5) / math.sqrt(var) if shift else 0.0
+    return stat, min(1.0, 2.0 * float(special.ndtr(-abs(z)))), "normal"
 
 
 def effect_size(d: np.ndarray) -> float:
     """Mean difference over the standard deviation of the differences (Cohen's d_z).
 
-    No spread: 0 when the mean is 0 as well, otherwise +-inf; fewer than two queries: nan.
+    No spread: undefined (NaN, 0/0) when the mean is 0 as well, otherwise +-inf; fewer
+    than two queries: NaN.
     """
     d = np.asarray(d, dtype=np.float64)
     if len(d) < 2:
         return math.nan
     m, s = float(np.mean(d)), float(np.std(d, ddof=1))
-    if s == 0.0 or s < 1e-12 * max(abs(m), 1e-300):
-        return 0.0 if m == 0.0 else math.copysign(math.inf, m)
+    if _flat(d) or s < 1e-12 * max(abs(m), 1e-300):
+        return math.nan if m == 0.0 else math.copysign(math.inf, m)
     return m / s
+
+
+def _flat(*values: np.ndarray) -> bool:
+    """Whether each array holds one value only: no spread, whatever the rounding of its
+    mean leaves in its variance (the variance of 0.4, 0.4, 0.4 is 1.5e-33)."""
+    return all(v.min() == v.max() for v in values)
 
 
 def hedges_g_av(base: np.ndarray, run: np.ndarray) -> float:
@@ -104,8 +180,8 @@ def hedges_g_av(base: np.ndarray, run: np.ndarray) -> float:
     mean of the two variances, times Hedges' correction 1 - 3 / (4 (2n) - 9) (Lakens 2013,
     pingouin's ``compute_effsize(paired=True, eftype="hedges")``).
 
-    No spread in either run: 0 when the means are equal, otherwise +-inf; fewer than two
-    queries: nan.
+    No spread in either run: undefined (NaN, 0/0) when the means are equal, otherwise
+    +-inf; fewer than two queries: NaN.
     """
     b = np.asarray(base, dtype=np.float64)
     r = np.asarray(run, dtype=np.float64)
@@ -114,8 +190,10 @@ def hedges_g_av(base: np.ndarray, run: np.ndarray) -> float:
         return math.nan
     m = float(np.mean(r) - np.mean(b))
     s = math.sqrt((float(np.var(r, ddof=1)) + float(np.var(b, ddof=1))) / 2)
-    if s == 0.0 or s < 1e-12 * max(abs(m), 1e-300):
-        return 0.0 if m == 0.0 else math.copysign(math.inf, m)
+    if _flat(b, r):
+        m = 0.0 if b[0] == r[0] else m
+    if _flat(b, r) or s < 1e-12 * max(abs(m), 1e-300):
+        return math.nan if m == 0.0 else math.copysign(math.inf, m)
     return m / s * (1 - 3 / (4 * (2 * n) - 9))
 
 
@@ -137,8 +215,9 @@ def paired_test(test: str, base: np.ndarray, run: np.ndarray, *, tolerance: floa
     """Run one paired test of ``run`` against ``base`` (aligned per-query values).
 
     t              scipy.stats.ttest_rel (statistic t)
-    wilcoxon       scipy.stats.wilcoxon on the differences, differences within the
-                   tolerance counted as zero and dropped (statistic: the smaller rank sum)
+    wilcoxon       :func:`wilcoxon`: differences within the tolerance counted as zero
+                   and dropped, exact below 50 left without ties, else normal (statistic:
+                   the smaller rank sum; ``method`` says which p)
     sign           scipy.stats.binomtest of the queries better among those not equal
                    (statistic: the number better)
     randomization  Fisher's paired randomization, flipping the sign of each query's
@@ -161,6 +240,7 @@ def paired_test(test: str, base: np.ndarray, run: np.ndarray, *, tolerance: floa
     eff = effect_size(d)
     g_av = hedges_g_av(base, run)
     exact = None
+    method = ""
     if n == 0:
         return TestResult(test, 0, math.nan, math.nan, math.nan, math.nan, math.nan, math.nan)
 
@@ -171,23 +251,19 @@ def paired_test(test: str, base: np.ndarray, run: np.ndarray, *, tolerance: floa
             if n < 2:
                 stat, p = math.nan, math.nan
             elif np.all(d == d[0]):
-                # no spread: scipy gives nan for all-zero differences; no evidence at all
-                stat, p = (0.0, 1.0) if d[0] == 0 else (math.copysign(math.inf, d[0]), 0.0)
+                # no spread: t = 0/0 (undefined, as scipy gives it) or +-inf (p 0)
+                stat, p = (math.nan, math.nan) if d[0] == 0 else \
+                    (math.copysign(math.inf, d[0]), 0.0)
             else:
                 r = stats.ttest_rel(np.asarray(run, float), np.asarray(base, float))
                 stat, p = float(r.statistic), float(r.pvalue)
         elif test == "wilcoxon":
-            dz = np.where(np.abs(d) <= tolerance, 0.0, d)
-            if not np.any(dz):
-                stat, p = 0.0, 1.0
-            else:
-                r = stats.wilcoxon(dz)
-                stat, p = float(r.statistic), float(r.pvalue)
+            stat, p, method = wilcoxon(d, tolerance)
         elif test == "sign":
             better = int(np.count_nonzero(d > tolerance))
             worse = int(np.count_nonzero(d < -tolerance))
             stat = float(better)
-            p = 1.0 if better + worse == 0 else \
+            p = math.nan if better + worse == 0 else \
                 float(stats.binomtest(better, better + worse, 0.5).pvalue)
         elif test == "randomization":
             stat = mean
@@ -216,7 +292,7 @@ def paired_test(test: str, base: np.ndarray, run: np.ndarray, *, tolerance: floa
                 below = np.count_nonzero(dist <= 0.0)
                 above = np.count_nonzero(dist >= 0.0)
                 p = min(1.0, 2.0 * (min(below, above) + 1) / (len(dist) + 1))
-    return TestResult(test, n, mean, lo, hi, eff, stat, p, exact, g_av)
+    return TestResult(test, n, mean, lo, hi, eff, stat, p, exact, g_av, method)
 
 
 def _rng(func, seed: int | None) -> dict:
@@ -310,8 +386,8 @@ def paired_tests(test: str, base: np.ndarray, run: np.ndarray, *, tolerance: flo
         stat, p = np.array(r.statistic, dtype=float), np.array(r.pvalue, dtype=float)
         flat = np.all(d == d[:, :1], axis=1)         # no spread: as paired_test decides
         first = d[flat, 0]
-        stat[flat] = np.where(first == 0, 0.0, np.copysign(math.inf, first))
-        p[flat] = np.where(first == 0, 1.0, 0.0)
+        stat[flat] = np.where(first == 0, math.nan, np.copysign(math.inf, first))
+        p[flat] = np.where(first == 0, math.nan, 0.0)
         return stat, p, None
     if test in ("wilcoxon", "sign"):
         rows = [paired_test(test, base[i], run[i], tolerance=tolerance) for i in range(k)]

@@ -23,6 +23,7 @@ from smarteval.stats.significance import (
     ALL_PAIRS_TESTS,
     CORRECTIONS,
     TESTS,
+    UNDEFINED,
     adjust,
     intervals,
     paired_tests,
@@ -67,7 +68,8 @@ class Table:
     ``pairs[k] = (a, b)``: comparison k tests run a against run b (every pair a < b, or
     each run against each baseline b); ``diff``, ``statistic``, ``p_value``,
     ``p_adjusted``, ``better``, ``effect`` (Sakai's ES_E, diff / sqrt(V_E)) and, for
-    Tukey's HSD, ``pair_low``/``pair_high`` (the simultaneous interval of the difference)
+    Tukey's HSD (blocked or over independent groups), ``pair_low``/``pair_high`` (the
+    simultaneous interval of the difference)
     are (pairs, measures), ``better`` +1 where a is significantly better than b, -1 where
     b is better than a, 0 neither. ``wins[k, m]`` counts the queries where a is better,
     equal, worse. ``anovas[m]``: measure m's two-way ANOVA without replication (None for
@@ -445,6 +447,8 @@ def build_table(evaluations, names: Sequence[str], *, baselines: Sequence[str] =
         scores = values[:, m][:, kept[m]]                     # (runs, queries with values)
         tested.measure(m, name, scores, pairs, test, samples=samples, seed=seed,
                        tolerance=tolerance, alpha=alpha, confidence=confidence, notes=notes)
+        if scores.shape[1] >= 2:
+            notes.extend(tested.undefined(m, name, test))
     p = tested.p
     p_adj = adjust(p.ravel(), applied).reshape(p.shape)
     significant = np.where(np.isnan(p_adj), False, p_adj < alpha)
@@ -517,6 +521,26 @@ class Tested:
         self.critical = np.full(measures, math.nan)
         self.exact: bool | None = None
 
+    def undefined(self, m: int, name: str, test: str) -> list[str]:
+        """Why measure m's tests, ES_E or ANOVA F are undefined (0/0) where they are."""
+        from smarteval.stats.anova import UNDEFINED_F
+        notes = []
+        p, es = np.isnan(self.p[:, m]), np.isnan(self.effect[:, m])
+        if p.any() and test in UNDEFINED:
+            notes.append(f"{name}: the {test} test is undefined for {int(p.sum())} of "
+                         f"{len(p)} pairs: {UNDEFINED[test]}")
+        if es.any() and self.anovas[m] is not None and self.anovas[m].ms_residual == 0:
+            notes.append(f"{name}: ES_E is undefined for {int(es.sum())} of {len(es)} "
+                         "pairs: the residual variance is 0 and their means are equal, so "
+                         "ES_E = 0/0")
+        a = self.anovas[m]
+        if a is not None and a.df_residual:
+            for source, f in (("runs", a.f_system), ("queries", a.f_topic)):
+                if math.isnan(f):
+                    notes.append(f"{name}: the ANOVA's F of the {source} is undefined: "
+                                 f"{UNDEFINED_F}")
+        return notes
+
     def measure(self, m: int, name: str, scores: np.ndarray, pairs: np.ndarray, test: str,
                 *, samples: int, seed: int | None, tolerance: float, alpha: float,
                 confidence: float, notes: list[str]) -> None:
@@ -547,8 +571,9 @@ class Tested:
             self.critical[m] = r.critical(alpha)
             self.exact = r.exact if self.exact is None else (self.exact and r.exact)
         elif test == "tukey-independent":
-            st, pv = tukey_independent(scores)
+            st, pv, low, high = tukey_independent(scores, confidence)
             self.statistic[:, m], self.p[:, m] = st[a, b], pv[a, b]
+            self.low[:, m], self.high[:, m] = low[a, b], high[a, b]
         else:
             st, pv, exact = paired_tests(test, scores[b], scores[a], tolerance=tolerance,
                                          samples=samples, seed=seed)

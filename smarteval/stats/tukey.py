@@ -175,9 +175,10 @@ def tukey_hsd(scores, confidence: float = 0.95) -> Tukey:
     variance V_E of the two-way ANOVA without replication (Carterette, TOIS 2012; Sakai's
     book, ch. 4).
 
-    One topic leaves no residual: p, the intervals and ES_E are NaN. V_E = 0 (every pair
-    differs by the same amount on every topic): p is 1 where the means are equal, 0 where
-    they differ, and the intervals have no width.
+    One topic leaves no residual: q, p, the intervals and ES_E are NaN. V_E = 0 (every
+    pair differs by the same amount on every topic): q = 0/0 is undefined (NaN, and so are
+    p and ES_E) where the means are equal, q is infinite and p 0 where they differ, and
+    the intervals have no width.
     """
     x = scores_matrix(scores)
     m, n = x.shape
@@ -190,20 +191,19 @@ def tukey_hsd(scores, confidence: float = 0.95) -> Tukey:
     same = rounded(diff, x) == 0
     if math.isnan(ve):
         nan = np.full((m, m), math.nan)
-        np.fill_diagonal(nan, 0.0)
-        p = np.where(same, 1.0, math.nan)
-        return Tukey(means, diff, nan, p, nan, nan, nan, math.nan, confidence, a)
+        return Tukey(means, diff, nan, nan, nan, nan, nan, math.nan, confidence, a)
     se = math.sqrt(ve / n)
     if se == 0.0:
-        q = np.where(same, 0.0, math.inf)
-        p = np.where(same, 1.0, 0.0)
+        q = np.where(same, math.nan, math.inf)
+        p = np.where(same, math.nan, 0.0)
         hsd = 0.0
     else:
         q = np.where(same, 0.0, np.abs(diff) / se)
         p = studentized_range_sf(q, m, df)
         p[same] = 1.0
         hsd = studentized_range_ppf(confidence, m, df) * se
-    es = np.where(same, 0.0, diff / math.sqrt(ve) if ve else np.copysign(math.inf, diff))
+    es = np.where(same, 0.0 if ve else math.nan,
+                  diff / math.sqrt(ve) if ve else np.copysign(math.inf, diff))
     return Tukey(means, diff, q, p, diff - hsd, diff + hsd, es, hsd, confidence, a)
 
 
@@ -308,12 +308,16 @@ def _permuted_sums(x: np.ndarray, every: int, samples: int, seed: int | None):
 
 # --------------------------------------------------------------------------- independent groups
 
-def tukey_independent(groups) -> tuple[np.ndarray, np.ndarray]:
+def tukey_independent(groups, confidence: float = 0.95
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Tukey's HSD over the rows of ``groups`` (runs, queries) as independent groups
-    (scipy.stats.tukey_hsd): the differences of means ``mean_i - mean_j`` and their
-    p-values, adjusted for every pair, shape (runs, runs). It ignores that every run
-    answers the same queries. No spread within the groups: p is 1 where the means are
-    equal and 0 where they differ."""
+    (scipy.stats.tukey_hsd, statsmodels' ``pairwise_tukeyhsd``): the differences of means
+    ``mean_i - mean_j``, their p-values, adjusted for every pair, and the simultaneous
+    ``confidence`` interval of each difference, diff -+ q_crit sqrt(MSE / 2 (1/n_i +
+    1/n_j)) (Tukey-Kramer), each of shape (runs, runs). It ignores that every run answers
+    the same queries. No spread within the groups (MSE = 0): a p-value is 0 where the
+    means differ (q infinite) and undefined (NaN, q = 0/0) where they are equal, as
+    scipy gives it; the interval is then the difference itself."""
     from scipy import stats
     g = np.asarray(groups, dtype=np.float64)
     if g.shape[1] < 2:
@@ -322,10 +326,9 @@ def tukey_independent(groups) -> tuple[np.ndarray, np.ndarray]:
     with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
         r = stats.tukey_hsd(*g)
-    stat, p = np.array(r.statistic, dtype=float), np.array(r.pvalue, dtype=float)
-    undefined = np.isnan(p)
-    p[undefined] = np.where(stat[undefined] == 0, 1.0, 0.0)
-    return stat, p
+        interval = r.confidence_interval(confidence_level=confidence)
+    return (np.array(r.statistic, dtype=float), np.array(r.pvalue, dtype=float),
+            np.array(interval.low, dtype=float), np.array(interval.high, dtype=float))
 
 
 __all__ = ["ROUNDING", "RandomizedTukey", "Tukey", "randomized_tukey", "studentized_range_ppf",

@@ -452,6 +452,8 @@ EXACT_EXPONENTS = {2, 0.5, -1, -1.0}
 SCALAR_POWERS = {
     ("smarteval.stats.selection", "at_x ** r"): "a Python float to a Python int",
     ("smarteval.stats.tukey", "f ** topics"): "whole numbers: an integer power",
+    ("smarteval.stats.significance", "2.0 ** n"): "a Python float to a Python int",
+    ("smarteval.stats.significance", "tied ** 3"): "counts: an integer power",
 }
 
 

@@ -173,14 +173,19 @@ def test_fields_of_one_k_and_nine_bytes_are_read_in_one_word(k, parts, lead, blo
 def test_long_fields_are_read_three_words_at_a_time(fields, lead):
     """Fields of 9 to 16 digits after the dot and up to 7 bytes before it (``%.14f``,
     ``%.16g``), of any mix of k, reach the column-by-column parser only when their
-    mantissa reaches 2**53 (where M / 10**k would round twice): those are read there,
-    and every value is float()'s, bit for bit."""
+    mantissa reaches 2**53 (where M / 10**k would round twice) or they have more than 16
+    digits after the dot (``%.16g`` of a number below 0.01), and all fields do when the
+    first has: those are read there, and every value is float()'s, bit for bit."""
     fields = [f.encode() for f in fields if "." in f and len(f.split(".")[0]) <= 7
               and "e" not in f and "n" not in f]
     if not fields:
         return
     buf, start, end = chunk(fields, lead)
-    big = [f for f in fields if int(f.replace(b".", b"").lstrip(b"+-")) >= 2 ** 53]
+    def slow(f: bytes) -> bool:
+        return int(f.replace(b".", b"").lstrip(b"+-")) >= 2 ** 53 \
+            or not 1 <= len(f.split(b".")[1]) <= 16
+    big = fields if not 1 <= len(fields[0].split(b".")[1]) <= 16 else \
+        [f for f in fields if slow(f)]
     seen = []
 
     def columns(buf, start, end, scratch):

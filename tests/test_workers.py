@@ -14,9 +14,18 @@ NO_FORK = "processes are forked on Linux only"
 pytestmark = [pytest.mark.ci_skip_ok(NO_FORK), pytest.mark.skipif(not can_fork(), reason=NO_FORK)]
 
 
-def test_results_and_callbacks_come_in_the_order_of_the_items():
+def test_results_and_callbacks_come_in_the_order_of_the_items(tmp_path):
+    parent = os.getpid()
+
     def work(i):
+        (tmp_path / str(os.getpid())).touch()
         time.sleep(0.02 * (i % 3 == 0))         # some items take longer
+        # the parent waits (10 s at most) for a forked process to take an item, so that
+        # however loaded the machine, it does not work them all before one has started
+        waited = 0.0
+        while os.getpid() == parent and len(list(tmp_path.iterdir())) < 2 and waited < 10:
+            time.sleep(0.01)
+            waited += 0.01
         return i * i, os.getpid()
 
     seen = []

@@ -17,14 +17,13 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from smarteval.aggregate import (
-    accumulated,
     averaged_over,
     complete_values,
     standardized,
     summarize,
 )
 from smarteval.columns import Qrels, Ranked, Run
-from smarteval.errors import InputError, UsageError
+from smarteval.errors import UsageError
 from smarteval.measures.bounds import bounds
 from smarteval.measures.grammar import (
     OWN_MEASURES,
@@ -35,20 +34,17 @@ from smarteval.measures.grammar import (
     unjudged_range,
 )
 from smarteval.memory import give_back
-from smarteval.ranking import rank, residual
-from smarteval.ranking.checks import judged_only_below_zero
-from smarteval.ranking.join import concat_ranges
 from smarteval.ranking.programs import needs_file_order
-from smarteval.ranking.unjudged import counted_relevant, unjudged_grade
+from smarteval.ranking.ranker import GATHERED, BlockRankings, Ranker, gathered
+from smarteval.ranking.unjudged import counted_relevant
 from smarteval.read import read_qrels, read_run
 from smarteval.read.source import text_size
 from smarteval.records import record
 from smarteval.settings import Settings, distinct_names
 
-if TYPE_CHECKING:       # the C/W/L module is imported only when its measures or inputs are
-    from smarteval.measures.cwl import CwlInputs, Keyed
+if TYPE_CHECKING:       # cwl_eval's gains are imported only when its measures or inputs are
+    from smarteval.ranking.cwl import Keyed
     from smarteval.read.blocks import Block  # runs evaluated in blocks
-    from smarteval.read.sample import SampleQrels  # -R sample_qrels
     from smarteval.read.zscores import ZScores  # and the z-score reader when -Z is given
 
 
@@ -222,7 +218,7 @@ def cwl_gains(relevance) -> Keyed | None:
     gains = getattr(relevance, "gains", None)
     if gains is None:
         return None
-    from smarteval.measures.cwl import Keyed
+    from smarteval.ranking.cwl import Keyed
     q = relevance.as_qrels()
     return Keyed(q.qids, q.offsets, q.docnos, gains)
 
@@ -264,175 +260,6 @@ def run_names(runs: Sequence) -> list[str]:
         else:                       # same tag and same file name: the path as given
             names.append(r.path)
     return distinct_names(names)
-
-
-@record(eq=False, repr=False)       # internal: fewer generated methods at start-up
-class Ranker:
-    """Ranks runs against one qrels under one :class:`Settings`; picklable for workers.
-
-    ``frozen`` (a run) with ``frozen_depth`` k ranks every run on the residual collection
-    without the first k documents of ``frozen`` (Joiner & Werner). ``require_common``
-    refuses a run that shares no query with the qrels (except under trec_eval 10.0's
-    ``-c``, which evaluates the qrels' queries all the same). ``documents`` is False when no
-    measure asked for looks at the documents (only ``num_q`` and ``runid``): trec_eval
-    then never ranks a query, and accepts what it would refuse in one. ``trec_names`` is
-    False when no trec_eval measure is asked (only ir_measures names, gdeval's, ranx's,
-    ndeval's, cwl_eval's, SMART's): a first query judged only below 0, which trec_eval
-    alone cannot evaluate, is then evaluated.
-    """
-
-    qrels: Qrels
-    settings: Settings
-    frozen: object = None
-    frozen_depth: int | None = None
-    require_common: bool = True
-    documents: bool = True
-    #: what the plain qrels leave out, given to every ranking: diversity qrels, or
-    #: preferences or judgement groups (-R prefs, qrels_prefs, qrels_jg)
-    subtopics: object | None = None
-    gains: Keyed | None = None          # cwl_eval's fractional gains (:func:`cwl_gains`)
-    costs: dict[bytes, float] | None = None   # cwl_eval's cost file, read
-    trec_names: bool = True
-    #: the rankings keep each row's place in the run, for a program that reads the run's
-    #: line order (:func:`smarteval.ranking.programs.needs_file_order`)
-    file_order: bool = False
-    _initial: Ranked | None = field(default=None, repr=False)
-
-    def __post_init__(self) -> None:
-        if (self.frozen is None) != (self.frozen_depth is None):
-            raise UsageError("--frozen RUN and --frozen-depth K go together: the feedback "
-                             "run is evaluated without the first K documents of RUN")
-
-    def initial(self) -> Ranked | None:
-        if self.frozen is None:
-            return None
-        if self._initial is None:
-            # the user saw the initial run in one order: trec_eval's, unless random; only
-            # what it retrieved (no -c placeholder, which would leave the feedback run
-            # too), neither -M nor -J cut
-            ties = "docno" if self.settings.ties == "average" else self.settings.ties
-            settings = replace(self.settings, ties=ties, complete=False)
-            self._initial = rank(as_run(self.frozen), self.qrels, settings,
-                                 trec_names=self.trec_names, cuts=False)
-        return self._initial
-
-    def __call__(self, run: Run, owned: bool = False) -> Ranked:
-        """``run`` ranked against the qrels (``owned``: the caller has no further use for
-        ``run``, whose columns may then be reordered in place)."""
-        if self.settings.order_by == "rank":
-            from smarteval.ranking.order import by_rank_column  # ndeval's order only
-            run = by_rank_column(run)
-        fmt = getattr(self.subtopics, "format", None)
-        if fmt == "sample_qrels":       # sample_eval reads run topics without leading zeros
-            from smarteval.ranking.sample import without_leading_zeros
-            run = without_leading_zeros(run)
-        # trec_eval 10.0's -c evaluates every query of the qrels on its placeholder
-        # document even when the run has none of them (9.0.8 finds nothing to evaluate)
-        if self.require_common and not _shares_a_query(run, self.qrels) and not (
-                self.settings.placeholders):
-            raise InputError(run.path, None,
-                             f"no query of this run has judgements in {self.qrels.path}",
-                             expected="query ids shared by the run and the qrels")
-        if fmt == "sample_qrels" and self.documents:
-            from smarteval.ranking.sample import rank_sample
-            ranked = rank_sample(run, cast("SampleQrels", self.subtopics), self.qrels,
-                                 self.settings)
-        elif fmt in OWN_MEASURES and self.documents:
-            from smarteval.ranking import prefs
-            rank_for = prefs.rank_groups if fmt == "qrels_jg" else prefs.rank_preferences
-            ranked = rank_for(run, self.subtopics, self.qrels, self.settings)
-        else:                   # the C/W/L inputs read the run in its own order afterwards
-            ranked = rank(run, self.qrels, self.settings, documents=self.documents,
-                          trec_names=self.trec_names,
-                          owned=owned and not self.cwl, file_order=self.file_order)
-        if self.settings.query is not None and not accumulated(ranked).any():
-            self._no_query(run)
-        initial = self.initial()
-        if initial is not None:
-            assert self.frozen_depth is not None
-            ranked = residual(ranked, initial, self.frozen_depth)
-        if self.subtopics is not None and fmt is None:
-            ranked = replace(ranked, subtopics=self.subtopics)
-        if self.cwl:
-            ranked = replace(ranked, cwl=self._cwl_inputs(run))
-        if self.settings.unjudged in ("relevant", "range"):
-            self._check_unjudged()
-        return self.counted(ranked)
-
-    def counted(self, ranked: Ranked) -> Ranked:
-        """``ranked`` with its unjudged documents counted relevant under ``--unjudged
-        relevant``; as it is otherwise."""
-        if self.settings.unjudged == "relevant":
-            return counted_relevant(ranked, self.unjudged_grade)
-        return ranked
-
-    @property
-    def blockable(self) -> bool:
-        """Whether a run's rankings may be made a block of whole queries at a time
-        (:class:`BlockRankings`): plain qrels, no residual collection, the score order,
-        no random tie order (drawn over the whole run)."""
-        s = self.settings
-        return (self.frozen is None and self.subtopics is None and not self.cwl
-                and s.qrels_format == "qrels" and s.order_by != "rank" and s.ties != "random")
-
-    @property
-    def unjudged_grade(self) -> int:
-        """The grade ``--unjudged relevant`` and ``range`` give an unjudged document."""
-        return unjudged_grade(self.qrels, self.settings)
-
-    def _check_unjudged(self) -> None:
-        """Refuse counting unjudged documents relevant where the measures read judgements
-        of their own (subtopics, preferences, strata, fractional gains), which a grade in
-        the ranking does not reach."""
-        if self.subtopics is not None or self.gains is not None:
-            raise UsageError(f"--unjudged {self.settings.unjudged} gives unjudged documents a "
-                             "grade in plain qrels; these measures read judgements of their "
-                             f"own (-R {self.settings.qrels_format}, subtopics or fractional "
-                             "gains): use --unjudged nonrelevant or drop")
-
-    @property
-    def cwl(self) -> bool:
-        """Whether the rankings carry cwl_eval's inputs (gains, costs)."""
-        return self.gains is not None or self.costs is not None \
-            or self.settings.cwl_default_cost != 1.0
-
-    @property
-    def read_options(self) -> dict[str, bool]:
-        """What runs are read with: their element types when a cost file is given, their
-        rank column for ndeval's rank order."""
-        return {"element_types": self.costs is not None,
-                "ranks": self.settings.order_by == "rank"}
-
-    def _cwl_inputs(self, run: Run) -> CwlInputs:
-        """cwl_eval's gains and costs for ``run``'s ranking (:mod:`smarteval.measures.cwl`)."""
-        from smarteval.measures.cwl import CwlInputs, element_costs
-        costs = None
-        if self.costs is not None:
-            if run.element_types is None:
-                raise UsageError(f"--cwl-costs: the run {run.path} has no element types (the "
-                                 "second field of a TREC run file): give it as a file")
-            costs = element_costs(run.qids, run.offsets, run.docnos, run.element_types,
-                                  self.costs)
-        return CwlInputs(self.gains, costs, self.settings.cwl_default_cost)
-
-    def _no_query(self, run: Run) -> None:
-        """-D names a query trec_eval would not evaluate: it finds nothing to average."""
-        s = self.settings
-        if s.placeholders:
-            raise InputError(self.qrels.path, None,
-                             f"query {s.query!r} (-D) has no judgements in these qrels",
-                             expected="a query of the qrels")
-        raise InputError(run.path, None,
-                         f"query {s.query!r} (-D) is not a query of both this run and "
-                         f"{self.qrels.path}",
-                         expected="a query with results and judgements")
-
-
-def _shares_a_query(run: Run, qrels: Qrels) -> bool:
-    if not len(run.qids) or not len(qrels.qids):
-        return False
-    at = np.minimum(np.searchsorted(qrels.qids, run.qids), len(qrels.qids) - 1)
-    return bool((qrels.qids[at] == run.qids).any())
 
 
 def rankings(qrels, runs, settings: Settings | None = None, *, frozen=None,
@@ -519,10 +346,9 @@ class Job:
     def blockable(self) -> bool:
         """Whether runs may be evaluated in blocks of whole queries: every value asked
         for is one query's alone (no fractional gains, subtopics, preferences, strata,
-        residual collection, z-scores, micro average, random tie order, plugin, total
+        residual collection, z-scores, settings the blocks do not serve, plugin, total
         over the qrels) and the rankings are not kept."""
-        return (not self.keep_ranked and self.zscores is None
-                and self.ranker.blockable and self.ranker.settings.average != "micro"
+        return (not self.keep_ranked and self.zscores is None and self.ranker.blockable
                 and all(rq.measure.family in BLOCKED_FAMILIES and rq.measure.total is None
                         and rq.measure.rel_info == "qrels" for rq in self.requests))
 
@@ -550,7 +376,7 @@ class Job:
             del ranked
             if len(parts[outputs[0].name]) >= GATHERED:
                 for values in parts.values():  # the values so far as one array each
-                    values[:] = _gathered(values)
+                    values[:] = gathered(values)
                 give_back()
         qids, in_run, order, tag = blocks.qids, blocks.in_run, blocks.order, blocks.tag
         per_query = {}
@@ -609,118 +435,12 @@ class Job:
                 yield out, ranked, out.compute(ranked)
 
 
-class BlockRankings:
-    """The rankings of a run file grouped by query, a block of whole queries at a time:
-    iterating gives each block's ranking (``added`` False), then, under -c, the ranking
-    of the qrels' queries the run has no results for (``added`` True); once it is
-    over, ``qids`` are every query evaluated in trec_eval's order, ``in_run`` which of
-    them the run holds, and ``order`` the permutation that takes the rankings' queries,
-    as they came, into that order.
-
-    Raises :class:`~smarteval.read.blocks.NotBlockable` where the whole run must be read
-    instead (an error to word as the whole run's, a run not grouped by query), at the
-    latest when the iteration ends: whatever was made of the blocks is then dropped.
-    """
-
-    def __init__(self, ranker: Ranker, path: str, block_rows: int | None = None,
-                 on_block: Callable[[Block], None] | None = None):
-        self.ranker, self.path = ranker, path
-        self.block_rows, self.on_block = block_rows, on_block
-        self.name, self.tag = path, ""
-        self.qids = self.in_run = self.order = np.zeros(0, dtype=np.int64)
-
-    def __iter__(self) -> Iterator[tuple[Ranked, bool]]:
-        from smarteval.read.blocks import BLOCK_ROWS, NOT_GROUPED, NotBlockable, run_blocks
-        ranker, settings = self.ranker, self.ranker.settings
-        qrels = ranker.qrels
-        each = replace(settings, complete=False)    # -c's queries once, at the end
-        give_back()                     # what reading the qrels left
-        qid_parts: list[np.ndarray] = []
-        for block in run_blocks(self.path, self.block_rows or BLOCK_ROWS):
-            run = block.run
-            self.name, self.tag = run.path, run.tag
-            try:
-                # the first query trec_eval ranks is checked once every query is known
-                ranked = rank(run, qrels, each, documents=ranker.documents,
-                              trec_names=False, owned=True, file_order=ranker.file_order)
-            except InputError as bad:   # the whole run's reading words it (and finds
-                raise NotBlockable(str(bad)) from None      # a bad line before it)
-            del run
-            qid_parts.append(ranked.qids)
-            yield ranker.counted(ranked), False
-            del ranked
-            if self.on_block is not None:
-                self.on_block(block)
-            del block
-            if len(qid_parts) == GATHERED:
-                qid_parts = _gathered(qid_parts)
-        qids = np.concatenate(qid_parts) if qid_parts else np.zeros(0, dtype="U1")
-        if not len(qids):               # nothing shared with the qrels: the whole run's words
-            raise NotBlockable("no query of the run is evaluated")
-        in_run = np.ones(len(qids), dtype=bool)
-        if settings.complete:
-            added = self._added(qids)
-            if added is not None:
-                qids = np.concatenate([qids, added.qids])
-                in_run = np.concatenate([in_run, np.zeros(len(added.qids), dtype=bool)])
-                yield ranker.counted(added), True
-        order = _byte_order(qids)
-        qids, in_run = qids[order], in_run[order]
-        again = np.flatnonzero(qids[1:] == qids[:-1])
-        if len(again):                  # a query in two blocks (not in blocks side by side)
-            raise NotBlockable(NOT_GROUPED, query=str(qids[again[0]]))
-        first = np.searchsorted(qrels.qids, qids[:1])   # (every query is the qrels')
-        if ranker.documents and ranker.trec_names and (in_run[0] or settings.placeholders) \
-                and len(first) and judged_only_below_zero(qrels, int(first[0])):
-            raise NotBlockable("the first query is judged only below 0")
-        self.qids, self.in_run, self.order = qids, in_run, order
-
-    def _added(self, qids: np.ndarray) -> Ranked | None:
-        """The ranking of -c's queries of the qrels that have no results among ``qids``
-        (None: there are none)."""
-        from smarteval.read.blocks import NotBlockable
-        ranker, settings, qrels = self.ranker, self.ranker.settings, self.ranker.qrels
-        wanted = qrels.qids if settings.query is None else \
-            qrels.qids[qrels.qids == settings.query]
-        missing = np.flatnonzero(~np.isin(qrels.qids, qids) & np.isin(qrels.qids, wanted))
-        if not len(missing):
-            return None
-        counts = np.diff(qrels.offsets)[missing]
-        rows = concat_ranges(qrels.offsets[missing], counts)
-        offsets = np.zeros(len(missing) + 1, dtype=np.int64)
-        np.cumsum(counts, out=offsets[1:])
-        repeated = qrels.repeated[np.isin(qrels.repeated[:, 0], missing)] \
-            if len(qrels.repeated) else qrels.repeated
-        if len(repeated):               # trec_eval 10.0 ranks them: the whole run's words
-            raise NotBlockable("a document judged twice in a query -c adds")
-        some = Qrels(path=qrels.path, qids=qrels.qids[missing], offsets=offsets,
-                     docnos=qrels.docnos[rows], grades=qrels.grades[rows],
-                     lines=qrels.lines[rows])
-        none = Run(path=self.name, qids=np.zeros(0, dtype=qids.dtype),
-                   offsets=np.zeros(1, dtype=np.int64), docnos=np.zeros(0, dtype="S8"),
-                   scores=np.zeros(0), lines=None, tag=self.tag)
-        return replace(rank(none, some, settings, documents=ranker.documents,
-                            trec_names=False, owned=True, file_order=ranker.file_order),
-                       qrels_num_queries=qrels.num_queries,
-                       qrels_positive_lines=qrels.num_positive_lines)
-
-
 #: Run text from which a run file is evaluated in blocks of whole queries (where what is
 #: asked for allows it, :attr:`Job.blockable`): 64 MiB, some 1.6 million lines. Shorter
 #: runs are read whole, which costs little memory and no thread.
 BLOCKED_BYTES = 64 << 20
 #: The families whose every value is one query's alone, computed from plain qrels.
 BLOCKED_FAMILIES = frozenset({"trec", "smart", "ir", "ntcir"})
-
-
-#: Blocks whose per-query values are kept apart before they are put into one array per
-#: output: the parts of a million queries would otherwise leave freed memory scattered.
-GATHERED = 16
-
-
-def _gathered(parts: list[np.ndarray]) -> list[np.ndarray]:
-    """``parts`` as one array (in a list, to be added to)."""
-    return [np.concatenate(parts)] if len(parts) > 1 else parts
 
 
 def long_file(run, block_rows: int | None = None) -> bool:
@@ -743,14 +463,6 @@ def read_whole_note(path: str, query: str) -> str:
             f"other queries), so it is read whole, in memory (about "
             f"{max(1, size >> 19):,} MiB for its {size / (1 << 20):,.0f} MiB of text); "
             "sort it by query (sort -s -k1,1) to evaluate it a block at a time")
-
-
-def _byte_order(qids: np.ndarray) -> np.ndarray:
-    """The permutation that puts ``qids`` in trec_eval's order (their bytes')."""
-    if qids.dtype.kind == "U" and (not len(qids) or int(qids.view(np.uint32).max()) < 0x80):
-        return np.argsort(qids, kind="stable")
-    from smarteval.read.keys import encode_ids
-    return np.argsort(encode_ids(qids, "surrogateescape"), kind="stable")
 
 
 def requests_for(measures: Iterable[str] | Sequence[Request], settings: Settings) -> list[Request]:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 import os
+from typing import Any
 
 from smarteval.errors import UsageError
 from smarteval.records import record
@@ -39,6 +41,27 @@ LONG_MAX = 2**63 - 1
 LONG_MIN = -(2**63)
 
 
+def policy(default: Any, *, blocks: bool | tuple = True) -> Any:
+    """A field of :class:`Settings` with its ``default`` and what the blocks serve of it.
+
+    ``blocks`` True: a run ranked a block of whole queries at a time
+    (:class:`smarteval.ranking.ranker.BlockRankings`) gives every value of it what the
+    whole run gives; a tuple: only those values; False: the default alone (any other value
+    reads the whole run). ``tests/test_blocks.py`` compares the two for every field.
+    """
+    return dataclasses.field(default=default, metadata={"blocks": blocks})
+
+
+def blocks_serve(field: dataclasses.Field, value: Any) -> bool:
+    """Whether the blocks serve ``value`` of ``field`` (its :func:`policy`'s ``blocks``)."""
+    blocks = field.metadata.get("blocks", False)
+    if blocks is True:
+        return True
+    if blocks is False:
+        return value == field.default
+    return value in blocks
+
+
 @record(frozen=True)
 class Settings:
     """How runs are ranked and evaluated: the one object every stage consults.
@@ -60,26 +83,40 @@ class Settings:
     "relevant" and "range" (None: the highest grade of the qrels, at least ``rel_level``).
     Invalid combinations are refused when the object is made, so no later stage checks
     them again.
+
+    Each field is a :func:`policy`, which says whether a run evaluated a block of whole
+    queries at a time can serve its values (:attr:`blockable`).
     """
 
-    complete: bool = False
-    rel_level: int = 1
-    max_docs: int | None = None
-    judged_only: bool = False
-    num_docs: int | None = None          # N, collection size (-N)
-    trec_version: int = 9                # 9 or 10: rounding and float precision of trec_eval
-    unranked: str = "expected"           # where unretrieved relevant documents go (SMART)
-    target_generality: float | None = None
-    ties: str = "docno"                  # docno | random | average
-    seed: int | None = None
-    average: str = "macro"               # macro | micro | median
-    query: str | None = None             # -D LEVEL.QUERY: evaluate this query only
-    qrels_format: str = "qrels"          # -R: one of QRELS_FORMATS
-    cwl_costs: str | None = None         # cwl_eval's cost file (-c): element type -> cost
-    cwl_default_cost: float = 1.0        # the cost of an element type it lacks
-    order_by: str = "score"              # score | rank (ndeval's default order)
-    unjudged: str = "nonrelevant"        # --unjudged: one of UNJUDGED ("drop" is -J)
-    unjudged_grade: int | None = None    # --unjudged-grade (None: the qrels' highest)
+    complete: bool = policy(False)
+    rel_level: int = policy(1)
+    max_docs: int | None = policy(None)
+    judged_only: bool = policy(False)
+    num_docs: int | None = policy(None)                 # N, collection size (-N)
+    trec_version: int = policy(9)        # 9 or 10: rounding and float precision of trec_eval
+    unranked: str = policy("expected")   # where unretrieved relevant documents go (SMART)
+    target_generality: float | None = policy(None)
+    #: docno | random | average; a random order is drawn over the whole run
+    ties: str = policy("docno", blocks=("docno", "average"))
+    seed: int | None = policy(None)
+    #: macro | micro | median; micro sums over every query at once
+    average: str = policy("macro", blocks=("macro", "median"))
+    query: str | None = policy(None)     # -D LEVEL.QUERY: evaluate this query only
+    #: -R: one of QRELS_FORMATS; the blocks rank plain qrels alone
+    qrels_format: str = policy("qrels", blocks=False)
+    #: cwl_eval's cost file (-c): element type -> cost
+    cwl_costs: str | None = policy(None, blocks=False)
+    cwl_default_cost: float = policy(1.0, blocks=False)  # the cost of a type it lacks
+    order_by: str = policy("score", blocks=False)       # score | rank (ndeval's default order)
+    unjudged: str = policy("nonrelevant")  # --unjudged: one of UNJUDGED ("drop" is -J)
+    unjudged_grade: int | None = policy(None)  # --unjudged-grade (None: the qrels' highest)
+
+    @property
+    def blockable(self) -> bool:
+        """Whether runs ranked a block of whole queries at a time give what the whole run
+        gives under these settings: every field's value is one its :func:`policy` says
+        the blocks serve (of a field that does not say, its default alone)."""
+        return all(blocks_serve(f, getattr(self, f.name)) for f in dataclasses.fields(self))
 
     # ---- the rules of the two trec_eval versions, each named once ----
     @property

@@ -1,19 +1,27 @@
 """A run evaluated a block of whole queries at a time gives what the whole run gives: every
-value of every measure that allows blocks, the same refusals word for word, and blocks of
-the size asked for (the rows in memory at once, not seconds)."""
+value of every measure that allows blocks under every setting, the same refusals word for
+word, and blocks of the size asked for (the rows in memory at once, not seconds).
+
+Each setting (a field of Settings) says whether the blocks serve its values
+(:func:`smarteval.settings.policy`); here the blocks and the whole run are compared under
+some values of every setting, so a new setting fails until it says so and has values here.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
+from types import MappingProxyType
 
 import numpy as np
 import pytest
 
 import smarteval
-from smarteval.errors import InputError
+from smarteval.errors import InputError, UsageError
 from smarteval.evaluation import BLOCKED_FAMILIES
 from smarteval.measures import all_measures
 from smarteval.read.blocks import NotBlockable, run_blocks
+from smarteval.settings import Settings, policy
 
 #: every measure whose values may be computed a block at a time (trec_eval 9.0.8's names)
 BLOCKED = sorted(n for n, m in all_measures().items()
@@ -77,32 +85,129 @@ def _same(whole, blocked) -> None:
         assert value == got or (value != value and got != got), (name, value, got)
 
 
+#: Values of every setting (a field of Settings) under which the blocks are compared with
+#: the whole run, each beside the defaults of the others (a value that needs another
+#: setting is a dict of both; a function of the test's folder writes a file).
+EXAMPLES = {
+    "complete": [True],
+    "rel_level": [2, 0],
+    "max_docs": [7, 0],
+    "judged_only": [True],
+    "num_docs": [300],
+    "trec_version": [10],
+    "unranked": ["worst"],
+    "target_generality": [3.5],
+    "ties": ["average", dict(ties="random", seed=3)],
+    "seed": [5],
+    "average": ["median", "micro"],
+    "query": ["q3", "q999"],
+    "qrels_format": ["qrels_diversity"],
+    "cwl_costs": [lambda d: _written(d / "costs", "Q0 2\n")],
+    "cwl_default_cost": [2.0],
+    "order_by": ["rank"],
+    "unjudged": ["drop", "relevant", "range"],
+    "unjudged_grade": [dict(unjudged="relevant", unjudged_grade=1),
+                       dict(unjudged="range", unjudged_grade=0)],
+}
+#: Combinations of settings, compared on two collections.
 SETTINGS = [dict(), dict(complete=True), dict(trec_version=10, complete=True),
             dict(max_docs=7, judged_only=True), dict(rel_level=2, average="median"),
             dict(unjudged="range"), dict(ties="average", trec_version=10),
             dict(query="q3", complete=True)]
 
 
-@pytest.mark.parametrize("options", SETTINGS, ids=lambda o: ",".join(map(str, o.items())))
-@pytest.mark.parametrize("seed", [1, 2])
-def test_blocks_give_the_whole_runs_values(options, seed, tmp_path):
+def _written(path: Path, text: str) -> str:
+    path.write_text(text)
+    return str(path)
+
+
+def unchecked(settings_type: type = Settings) -> list[str]:
+    """The settings whose blocks are not compared with the whole run: those that do not
+    say whether the blocks serve them (no :func:`policy`), or have no values here."""
+    return [f.name for f in dataclasses.fields(settings_type)
+            if "blocks" not in f.metadata or f.name not in EXAMPLES]
+
+
+def _options(name: str, value, tmp_path) -> dict:
+    if callable(value):
+        value = value(tmp_path)
+    return value if isinstance(value, dict) else {name: value}
+
+
+def _outcome(qrels, run, names, options, **blocks):
+    """The evaluation (or the refusal's words) and the blocks told."""
+    seen: list = []
+    try:
+        return smarteval.evaluate(qrels, run, names, keep_ranked=False, on_block=seen.append,
+                                  **options, **blocks), seen
+    except (InputError, UsageError) as refused:
+        return f"{type(refused).__name__}: {refused}", seen
+
+
+def compare_blocks(options: dict, seed: int, tmp_path) -> None:
+    """Under ``options``, blocks of 40 rows give the whole run's values, notes and
+    refusals, and are used exactly where the settings say they serve them."""
     qrels, run = _collection(seed, tmp_path)
     version = options.get("trec_version", 9)
     names = [n for n in BLOCKED if version in all_measures()[n].versions]
     if options.get("ties") == "average":
         names = [n for n in names if all_measures()[n].ties is not None
                  or all_measures()[n].orders or all_measures()[n].order_free]
-    common = dict(num_docs=500, target_generality=20.0, keep_ranked=False, **options)
-    whole = smarteval.evaluate(qrels, run, names, **common)[0]
-    seen = []
-    blocked = smarteval.evaluate(qrels, run, names, block_rows=40, on_block=seen.append,
-                                 **common)
-    assert len(seen) > 5 and blocked.notes == whole_notes(qrels, run, names, common)
-    _same(whole, blocked[0])
+    if options.get("average") == "micro":   # the ratios of counts
+        names = [n for n in names if all_measures()[n].micro is not None]
+    common = dict(num_docs=500, target_generality=20.0) | options
+    whole, _ = _outcome(qrels, run, names, common)
+    blocked, seen = _outcome(qrels, run, names, common, block_rows=40)
+    if isinstance(whole, str):          # refused: in the same words
+        assert blocked == whole
+        return
+    assert not isinstance(blocked, str), blocked
+    served = Settings(**options).blockable
+    assert len(seen) > 5 if served else not seen, (options, served)
+    assert blocked.notes == whole.notes
+    _same(whole[0], blocked[0])
 
 
-def whole_notes(qrels, run, names, common) -> list[str]:
-    return smarteval.evaluate(qrels, run, names, **common).notes
+def test_every_setting_says_whether_blocks_serve_it_and_is_compared():
+    assert unchecked() == []
+    assert set(EXAMPLES) <= {f.name for f in dataclasses.fields(Settings)}
+
+
+@pytest.mark.parametrize("name, value", [(n, v) for n, values in EXAMPLES.items()
+                                         for v in values],
+                         ids=lambda v: getattr(v, "__name__", str(v)))
+def test_blocks_give_the_whole_runs_values_under_every_setting(name, value, tmp_path):
+    compare_blocks(_options(name, value, tmp_path), 1, tmp_path)
+
+
+@pytest.mark.parametrize("options", SETTINGS, ids=lambda o: ",".join(map(str, o.items())))
+@pytest.mark.parametrize("seed", [1, 2])
+def test_blocks_give_the_whole_runs_values(options, seed, tmp_path):
+    compare_blocks(options, seed, tmp_path)
+
+
+def test_a_new_setting_fails_until_the_blocks_are_compared_under_it(monkeypatch, tmp_path):
+    """``min_score``, a field of Settings without a :func:`policy`, is unchecked (and its
+    values other than the default read the whole run); with one, it still is until it has
+    values here. A setting that says the blocks serve what they do not fails the
+    comparison: a micro average taken as if the blocks served it."""
+    @dataclasses.dataclass(frozen=True)
+    class WithMinScore(Settings):
+        min_score: float | None = None
+
+    assert unchecked(WithMinScore) == ["min_score"]
+    assert WithMinScore().blockable and not WithMinScore(min_score=2.5).blockable
+
+    @dataclasses.dataclass(frozen=True)
+    class Declared(Settings):
+        min_score: float | None = policy(None)
+
+    assert unchecked(Declared) == ["min_score"] and Declared(min_score=2.5).blockable
+
+    average = next(f for f in dataclasses.fields(Settings) if f.name == "average")
+    monkeypatch.setattr(average, "metadata", MappingProxyType({"blocks": True}))
+    with pytest.raises(AssertionError):
+        compare_blocks(dict(average="micro"), 1, tmp_path)
 
 
 @pytest.mark.parametrize("cpus", [1, 2])

@@ -21,6 +21,7 @@ from dataclasses import dataclass, fields
 import click
 import pytest
 from fixtures import Sample, invoke
+from test_blocks import unchecked
 
 import smarteval.api
 import smarteval.plot.build
@@ -28,7 +29,7 @@ from smarteval.cli import LazyGroup, main
 from smarteval.cli import options as cli_options
 from smarteval.render import table as report_table
 from smarteval.render.formats import FORMATS, Format, escaped, is_table
-from smarteval.settings import Settings
+from smarteval.settings import Settings, policy
 
 #: The renderers, then the commands: rebuilt, in this order, after the test changed what
 #: they are built from (as an edit of the source would), and again afterwards.
@@ -332,11 +333,15 @@ def test_options_become_settings_once(name, handed, tmp_path, sample):
 
 def test_a_new_ranking_option_reaches_every_command_that_ranks(rebuilt, monkeypatch, handed,
                                                               tmp_path, sample):
-    """``--min-score``: a field of Settings and one option in the shared group; every
-    command that ranks runs then takes it and hands it on in its settings."""
+    """``--min-score``: a field of Settings (a :func:`~smarteval.settings.policy`, which
+    says whether runs evaluated in blocks serve it) and one option in the shared group;
+    every command that ranks runs then takes it and hands it on in its settings, and
+    tests/test_blocks.py fails until blocks and whole runs are compared under it."""
     @dataclass(frozen=True)
     class WithMinScore(Settings):
-        min_score: float | None = None
+        min_score: float | None = policy(None)
+
+    assert unchecked(WithMinScore) == ["min_score"]
 
     shared = cli_options.evaluation_flags
 

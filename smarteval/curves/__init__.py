@@ -340,7 +340,8 @@ def _each_curve(qrels: Qrels, runs, settings: Settings, lv, options: dict, full_
                 block_rows: int | None, on_block):
     """Each run's (info, curve, queries evaluated): a long run file's a block at a time
     where its method allows (:func:`_blocked_curve`), the others' from the whole run."""
-    from smarteval.evaluation import Ranker, check_runs, long_file
+    from smarteval.evaluation import check_runs, long_file
+    from smarteval.ranking.ranker import Ranker
     ranker = Ranker(qrels, settings)
     blocked = (full_ranked is None and options["method"] in BLOCKED_METHODS
                and options["average"] in ("macro", "median") and ranker.blockable)
@@ -360,7 +361,8 @@ def _blocked_curve(ranker, path: str, lv, options: dict, block_rows: int | None,
     as the whole run's are (the same array, so the same sums); None where the run must
     be read whole (the caller reads it, and words what is wrong with it)."""
     from smarteval.aggregate import without_placeholders
-    from smarteval.evaluation import BlockRankings, RunInfo, read_whole_note
+    from smarteval.evaluation import RunInfo, read_whole_note
+    from smarteval.ranking.ranker import BlockRankings
     from smarteval.read.blocks import NotBlockable
     blocks = BlockRankings(ranker, path, block_rows, on_block)
     per_query: list[np.ndarray] = []

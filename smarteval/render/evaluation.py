@@ -363,7 +363,7 @@ def complete_notes(ev) -> list[str]:
     zero = ev.num_averaged - (len(ev.qids) if v10 else int(ev.in_run.sum()))
     # the SMART measures score a query without results on its empty ranking
     smart = "; the SMART measures score their empty ranking" \
-        if any(o.measure.family == "smart" for o in ev.outputs) else ""
+        if any(o.measure.scores_empty_ranking for o in ev.outputs) else ""
     notes = []
     if zero:
         what = "without results" if settings.query is None else "not evaluated (-D)"

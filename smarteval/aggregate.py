@@ -49,7 +49,7 @@ def averaged_over(ranked) -> int:
 def empty_ranking(out: Output) -> bool:
     """Whether ``-c`` scores a query without results on its empty ranking: the SMART
     measures, which are not trec_eval's and so follow none of its ``-c`` rules."""
-    return out.measure.family == "smart"
+    return out.measure.scores_empty_ranking
 
 
 def without_placeholders(ranked):

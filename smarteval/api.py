@@ -460,7 +460,7 @@ def unused_notes(settings: Settings, requests: Sequence[Request] | None = None,
             and not any(rq.measure.name == "adj_prec" for rq in requests):
         notes.append("--target-generality has no effect: only adj_prec reads it, and it "
                      "is not asked for (-m adj_prec.K)")
-    if requests is not None and not any(rq.measure.family == "cwl" for rq in requests):
+    if requests is not None and not any(rq.measure.reads_gains for rq in requests):
         for given, option in ((settings.cwl_costs is not None, "--cwl-costs"),
                               (settings.cwl_default_cost != 1.0, "--cwl-default-cost")):
             if given:

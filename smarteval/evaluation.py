@@ -151,12 +151,12 @@ def read_relevance(qrels, requests: Sequence[Request] = (), settings: Settings |
         if hasattr(qrels, "as_qrels"):
             return qrels                # diversity qrels already read
         return read_qrels(qrels)        # a DataFrame, a dict, records
-    wants_subtopics = any(rq.measure.family == "ndeval" for rq in requests)
-    cwl = [rq.measure.name for rq in requests if rq.measure.family == "cwl"]
+    wants_subtopics = any(rq.measure.reads_subtopics for rq in requests)
+    cwl = [rq.measure.name for rq in requests if rq.measure.reads_gains]
     if cwl and not diversity:
         # cwl_eval's gains may be fractional: taken where only C/W/L measures read them
         from smarteval.read.cwl import read_gain_qrels
-        others = [rq.measure.name for rq in requests if rq.measure.family != "cwl"]
+        others = [rq.measure.name for rq in requests if not rq.measure.reads_gains]
         return read_gain_qrels(qrels, refuse=None if not others else (
             f"gains that are not whole numbers are read for the C/W/L measures alone, and "
             f"{', '.join(others[:3])}{' ...' if len(others) > 3 else ''} "
@@ -349,8 +349,7 @@ class Job:
         residual collection, z-scores, settings the blocks do not serve, plugin, total
         over the qrels) and the rankings are not kept."""
         return (not self.keep_ranked and self.zscores is None and self.ranker.blockable
-                and all(rq.measure.family in BLOCKED_FAMILIES and rq.measure.total is None
-                        and rq.measure.rel_info == "qrels" for rq in self.requests))
+                and all(rq.measure.blockable for rq in self.requests))
 
     def in_blocks(self, run) -> bool:
         """Whether ``run`` is evaluated in blocks: a file that can be read again (not
@@ -439,8 +438,6 @@ class Job:
 #: asked for allows it, :attr:`Job.blockable`): 64 MiB, some 1.6 million lines. Shorter
 #: runs are read whole, which costs little memory and no thread.
 BLOCKED_BYTES = 64 << 20
-#: The families whose every value is one query's alone, computed from plain qrels.
-BLOCKED_FAMILIES = frozenset({"trec", "smart", "ir", "ntcir"})
 
 
 def long_file(run, block_rows: int | None = None) -> bool:
@@ -491,7 +488,7 @@ def requests_for(measures: Iterable[str] | Sequence[Request], settings: Settings
                              f"judgements (their measures: -m {hint})")
     if settings.order_by == "rank":
         other = [rq.measure.name for rq in requests
-                 if rq.measure.family != "ndeval" and not rq.measure.order_free]
+                 if not rq.measure.reads_subtopics and not rq.measure.order_free]
         if other:
             raise UsageError(f"--order-by rank (ndeval's order) is for the diversity measures "
                              f"(alpha-nDCG, ERR-IA...), not {', '.join(other)}: trec_eval "
@@ -518,7 +515,7 @@ def evaluate(qrels, runs, measures: Iterable[str] | Sequence[Request] = ("offici
     requests = requests_for(measures, settings)
     documents = any(rq.measure.name not in ("num_q", "runid") for rq in requests)
     trec_names = any(rq.measure.name not in ("num_q", "runid") and rq.label is None
-                     and rq.measure.family == "trec" for rq in requests)
+                     and rq.measure.trec_eval_rules for rq in requests)
     relevance = read_relevance(qrels, requests, settings)
     plain, subtopics = judgements(relevance)
     table = as_zscores(zscores)

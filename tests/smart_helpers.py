@@ -547,8 +547,8 @@ def registered(*plugins) -> Iterator[list[str]]:
     output's parameter. Yields the names of the measures the plugins registered.
     """
     from smarteval.measures import load_plugin
-    from smarteval.measures.registry import PLUGINS, REGISTRY, load_families
-    load_families()             # a family loaded meanwhile would lose its measures
+    from smarteval.measures.registry import PLUGINS, REGISTRY, load_modules
+    load_modules()             # a family loaded meanwhile would lose its measures
     saved = dict(REGISTRY), dict(PLUGINS), dict(ORACLES)
     names: list[str] = []
     try:

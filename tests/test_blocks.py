@@ -18,20 +18,20 @@ import pytest
 
 import smarteval
 from smarteval.errors import InputError, UsageError
-from smarteval.evaluation import BLOCKED_FAMILIES
 from smarteval.measures import all_measures
+from smarteval.measures.registry import ORIGINS
 from smarteval.read.blocks import NotBlockable, run_blocks
 from smarteval.settings import Settings, policy
 
 #: every measure whose values may be computed a block at a time (trec_eval 9.0.8's names)
 BLOCKED = sorted(n for n, m in all_measures().items()
-                 if m.family in BLOCKED_FAMILIES and m.rel_info == "qrels"
-                 and m.total is None and m.plugin is None)
+                 if m.blockable and m.plugin is None)
 
 
-def test_the_blocked_families_hold_measures():
-    families = {all_measures()[n].family for n in BLOCKED}
-    assert families == set(BLOCKED_FAMILIES) and len(BLOCKED) > 80
+def test_the_blocked_origins_hold_measures():
+    origins = {all_measures()[n].origin for n in BLOCKED}
+    assert origins == {o.name for o in ORIGINS.values() if o.one_query_alone}
+    assert len(BLOCKED) > 80
 
 
 def _collection(seed: int, tmp_path, grouped: bool = True):

@@ -275,7 +275,7 @@ def test_quantities_are_named_and_travel_to_workers():
     (out,) = rq.outputs()
     assert out.name == "TBG_ResEC_3"
     back = pickle.loads(pickle.dumps(out.measure))
-    assert (back.name, back.of, back.family) == ("TBG_ResEC", "TBG", "cwl")
+    assert (back.name, back.of, back.origin) == ("TBG_ResEC", "TBG", "cwl")
     with pytest.raises(UsageError, match="unknown measure"):
         parse_measures(["INST_EU"])
     r = make_ranked([[1, 0, 2, -1], [0, 0]])

@@ -97,7 +97,7 @@ def check_written(name: str, fmt: str, res) -> None:
     assert text.strip() and text.endswith("\n"), f"{name} -f {fmt}: nothing printed"
     if fmt == "json":
         json.loads(text)
-    elif fmt in ("tsv", "csv"):
+    elif FORMATS[fmt].one_table:
         # one table, no blank line: what pandas, a database or sort reads as it comes
         dialect = {"delimiter": "\t", "quoting": csv.QUOTE_NONE} if fmt == "tsv" else {}
         rows = list(csv.reader(io.StringIO(text), **dialect))
@@ -265,6 +265,103 @@ def test_a_renderer_declares_only_formats_of_the_registry():
     with pytest.raises(ValueError, match="not formats of the registry: rst"):
         writable(but=("rst",))
     assert tuple(n for n in FORMATS if n != "trec") == report_table.FORMATS
+
+
+
+# =========================================================================== capabilities
+
+def read_back_failures(formats, sample, d) -> list[tuple[str, str]]:
+    """Each of ``formats`` that evaluate writes and correlate (its summaries) and a stored
+    baseline (its per-query values, for an exact format) read back: what failed, and how.
+    Read back, the leaderboard is the one of trec_eval's text."""
+    def leaderboard(paths) -> tuple[dict, str]:
+        """Correlate's pairs of measures, each with its rank correlations, and the error."""
+        res = invoke("correlate", "-f", "json", paths, catch_exceptions=True)
+        if res.exit_code != 0:
+            return {}, str(res.exception or res.stderr)
+        return {frozenset((c["measure_a"], c["measure_b"])): (c["kendall"], c["swaps"])
+                for c in json.loads(res.stdout)["correlations"]}, ""
+    failed = []
+    board, _ = leaderboard(evaluated(sample, d))
+    for fmt in formats:
+        exact = FORMATS[fmt].exact
+        paths = []
+        for run in sample.runs:
+            res = invoke("evaluate", "-f", fmt, "-m", "map", "-m", "P.10", "-m",
+                         "recip_rank", ["-q"] if exact else [], sample.qrels, run,
+                         catch_exceptions=True)
+            if res.exit_code != 0:
+                failed.append((fmt, f"evaluate: {res.exception or res.stderr}"))
+                break
+            paths.append(d / f"{run.stem}.{fmt}")
+            paths[-1].write_text(res.stdout)
+        else:
+            read, error = leaderboard(paths)
+            if read != board:
+                failed.append((fmt, f"correlate: {error or read}"))
+            if exact:
+                res = invoke("compare", "-m", "map", "--baseline-results", paths[0],
+                             sample.qrels, *sample.runs[1:], catch_exceptions=True)
+                if res.exit_code != 0:
+                    failed.append((fmt, f"--baseline-results: {res.exception or res.stderr}"))
+    return failed
+
+
+def test_the_readers_read_back_what_the_registry_declares(sample, tmp_path):
+    """Every format declared readable back (``Format.reads_back``, ``exact``) is read
+    back by correlate and --baseline-results, and the readers name those formats."""
+    from smarteval.read.results import READ_BACK, READ_EXACTLY
+    from smarteval.render.formats import having
+    assert having("reads_back") == READ_BACK and having("exact") == READ_EXACTLY
+    assert set(READ_EXACTLY) <= set(READ_BACK)
+    assert read_back_failures(having("reads_back"), sample, tmp_path) == []
+
+
+def test_a_format_declared_readable_back_fails_until_read(rebuilt, monkeypatch, sample,
+                                                          tmp_path):
+    from smarteval.read.results import READ_BACK
+    from smarteval.render.formats import having
+    monkeypatch.setitem(FORMATS, "jsonl", Format("jsonl", "JSON Lines", False, typed=True,
+                                                 reads_back=True, exact=True))
+    rebuilt()
+    assert having("reads_back") != READ_BACK
+    assert [fmt for fmt, _ in read_back_failures(["jsonl"], sample, tmp_path)] == ["jsonl"]
+
+
+#: The options of each command that each ask a format of one table for a table of its own.
+TWO_TABLES = {"report": ["--pairs", "--anova"], "compare": ["--magnitudes", "--tau"],
+              "repro": ["--ranking", "--overall"]}
+
+
+@pytest.mark.parametrize("one_table", [True, False])
+def test_a_new_data_format_writes_every_table_or_refuses(rebuilt, monkeypatch, sample,
+                                                         results, one_table):
+    """A data format of one table (``Format.one_table``) is refused where two options ask
+    for two tables, by name and before any work, as tsv and csv are; one that holds every
+    table (json) writes them all; and a format without a writer is never written as
+    another (no command prints anything for it). The help of each such option names it."""
+    monkeypatch.setitem(FORMATS, "psv", Format("psv", "pipe-separated", False,
+                                               one_table=one_table, streams=one_table))
+    rebuilt()
+    for name, options in TWO_TABLES.items():
+        for fmt in [f for f in offered(name) if FORMATS[f].one_table or FORMATS[f].typed]:
+            res = invoke(name, "-f", fmt, options, arguments(name, sample, results))
+            if FORMATS[fmt].one_table:
+                assert res.exit_code == 2, (name, fmt, res.output)
+                assert f"{' and '.join(options)}: -f {fmt} writes one table" in res.stderr
+                assert not res.stdout
+            else:
+                check_written(name, fmt, res)
+        helps = [p.help for p in command(name).params if p.name in
+                 [o.lstrip("-") for o in options]]
+        assert all(("psv" in h) == one_table for h in helps), (name, helps)
+    tables = json.loads(invoke("report", "-f", "json", "--pairs", "--anova",
+                               arguments("report", sample, results)).stdout)
+    assert {"comparisons", "anova"} <= set(tables), sorted(tables)
+    for name in PRINTING:
+        res = invoke(name, "-f", "psv", arguments(name, sample, results), catch_exceptions=True)
+        assert res.exit_code != 0 and not res.stdout, (name, res.stdout[:200])
+        assert "-f psv" in str(res.exception) + res.stderr, (name, res.exception)
 
 
 # =========================================================================== settings

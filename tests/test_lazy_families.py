@@ -1,6 +1,6 @@
 """Measure modules are imported when needed: trec_eval's with the package, the others when
 a name is not found among those loaded or every measure is listed; the registry keeps
-the order of FAMILIES whatever the order they were imported in."""
+the order of MODULES whatever the order they were imported in."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import sys
 PROBE = """
 import json, sys
 import smarteval.measures as m
-from smarteval.measures.registry import FAMILIES, REGISTRY
+from smarteval.measures.registry import MODULES, REGISTRY
 def loaded():
-    return [f for f in FAMILIES if f"smarteval.measures.{f}" in sys.modules]
+    return [f for f in MODULES if f"smarteval.measures.{f}" in sys.modules]
 out = {"package": loaded()}
 {body}
 print(json.dumps(out))
@@ -50,7 +50,7 @@ def test_registry_order_does_not_depend_on_import_order():
     body = ('import smarteval.measures.cwl, smarteval.measures.swets\n'
             'out["early"] = list(REGISTRY)\n'
             'out["all"] = list(m.all_measures())\n'
-            'rank = {f: i for i, f in enumerate(FAMILIES)}\n'
+            'rank = {f: i for i, f in enumerate(MODULES)}\n'
             'out["ranks"] = [rank[v.func.__module__.rpartition(".")[2]]\n'
             '                for v in m.all_measures().values()]')
     out = probe(body)

@@ -20,7 +20,7 @@ from fixtures import invoke as run
 import smarteval
 from smarteval.errors import UsageError
 from smarteval.measures import all_measures, load_plugin
-from smarteval.measures.registry import ENTRY_POINTS, PLUGINS, REGISTRY, load_families
+from smarteval.measures.registry import ENTRY_POINTS, PLUGINS, REGISTRY, load_modules
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "docs" / "example_plugin.py"
@@ -36,7 +36,7 @@ OTHER = "1 Q0 z 1 3.0 o\n1 Q0 a 2 2.0 o\n2 Q0 d 1 2.0 o\n3 Q0 f 1 1.0 o\n"
 def clean(tmp_path_factory):
     """The registry, the loaded plugins and the plugins' modules as before the test (every
     family loaded first: one loaded during the test would otherwise lose its measures)."""
-    load_families()
+    load_modules()
     saved, loaded, modules = dict(REGISTRY), dict(PLUGINS), set(sys.modules)
     yield
     places = (str(EXAMPLE.parent), str(tmp_path_factory.getbasetemp()))

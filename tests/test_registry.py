@@ -321,7 +321,7 @@ def test_empty_rankings_give_the_oracle_value(name, checked, shared):
                     assert np.isfinite(values.astype(float)[~nan]).all(), (out.name, case)
                 for i in np.flatnonzero(empty):
                     qid = ev.qids[i]
-                    if qid in run or out.measure.family == "smart":
+                    if qid in run or out.measure.scores_empty_ranking:
                         want = expected(out, Query([], list(qrels[qid].values()), [], True),
                                         ctx)
                     else:
@@ -557,3 +557,12 @@ def test_measure_is_classified_for_ties(name, checked):
 
 def test_every_refused_name_is_a_measure():
     assert set(REFUSE) <= set(OWN)
+
+
+def test_an_unknown_origin_is_refused_at_registration():
+    from smarteval.measures.registry import ORIGINS, REGISTRY, measure
+    with pytest.raises(ValueError, match=r"measure 'x_smrt': unknown origin 'smrt' \(one of "
+                                         + ", ".join(ORIGINS) + r"\)"):
+        measure("x_smrt", origin="smrt")
+    assert "x_smrt" not in REGISTRY
+

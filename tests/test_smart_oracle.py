@@ -109,7 +109,7 @@ def test_jw_prob_large_collections(qs, N, k):
 def test_every_smart_entry_runs_here():
     # and DOUBLE_ORDER's: their order of tied scores (doubles) is not the one the file-based
     # oracle of trec_eval 9 follows (float32 keys)
-    assert SMART and all(all_measures()[n].family == "smart" or n in DOUBLE_ORDER
+    assert SMART and all(all_measures()[n].origin == "smart" or n in DOUBLE_ORDER
                          for n in SMART)
 
 

@@ -452,7 +452,7 @@ run_st = st.dictionaries(
 
 #: trec_eval's own measures with a trec_eval oracle, and the gain variants above
 LOW_LEVEL_SPECS = [n for n, m in all_measures().items()
-                   if m.family == "trec" and n in ORACLES and ORACLES[n].source == "trec"]
+                   if m.origin == "trec" and n in ORACLES and ORACLES[n].source == "trec"]
 
 
 def _first_judged(case) -> bool:

@@ -136,7 +136,7 @@ def _check(out, got, ev, queries, ctx, case) -> list:
 
 def test_every_trec_entry_runs_here():
     """The "trec" entries are the ones this file checks (the registry test checks coverage)."""
-    assert TREC and all(all_measures()[n].family in ("trec", "ir", "ndeval", "cwl", "sample",
+    assert TREC and all(all_measures()[n].origin in ("trec", "ir", "ndeval", "cwl", "sample",
                                                       "ntcir") for n in TREC)
 
 

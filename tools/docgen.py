@@ -155,20 +155,10 @@ _AVERAGES = {
 
 
 def _facts(m) -> str:
-    if m.family == "trec":
-        origin = "trec_eval " + " and ".join(str(v) for v in sorted(m.versions))
-    elif m.family == "ndeval":
-        origin = "as in ndeval"
-    elif m.family == "cwl":
-        origin = "as in cwl_eval"
-    elif m.family == "ir":
-        origin = "as in ir_measures"
-    elif m.family == "sample":
-        origin = "as in sample_eval (-R sample_qrels)"
-    elif m.family == "ntcir":
-        origin = "as in NTCIREVAL"
-    else:
-        origin = "SMART"
+    from smarteval.measures.registry import ORIGINS
+    origin = ORIGINS[m.origin].words
+    if m.origin == "trec":
+        origin += " " + " and ".join(str(v) for v in sorted(m.versions))
     facts = [origin, _AVERAGES[m.average]]
     if m.params in _SHAPES:
         facts.append(_SHAPES[m.params].replace("NAME", m.name))

@@ -26,7 +26,10 @@ from smarteval.errors import Regressed, UsageError
 from smarteval.output import write_bytes, write_text
 from smarteval.render.compare import FORMATS
 from smarteval.render.formats import is_table
+from smarteval.render.formats import words as format_words
 from smarteval.stats.report import MAX_DEPTH
+
+F = format_words()
 
 
 @click.command("compare", context_settings=CONTEXT)
@@ -45,14 +48,15 @@ from smarteval.stats.report import MAX_DEPTH
                    "tests, --select ties.")
 @click.option("--magnitudes", is_flag=True,
               help="Also print Keen's Fig. 36 data: each side's per-query differences, "
-                   "largest first (-f tsv, csv: that table instead of the comparisons).")
+                   f"largest first (-f {F['one_table_list']}: that table instead of the "
+                   "comparisons).")
 @click.option("--plot", type=output_path(), default=None, metavar="FILE",
               help="Draw Keen's Fig. 36 magnitude-difference plots to FILE (.png, .pdf, .svg); "
                    "needs smarteval[plot].")
 @click.option("--select", is_flag=True,
               help="Select the best of all the runs, baseline included (Joiner & Werner), with "
-                   "Bechhofer's probability of correct selection (-f tsv, csv: that table "
-                   "instead of the comparisons).")
+                   "Bechhofer's probability of correct selection "
+                   f"(-f {F['one_table_list']}: that table instead of the comparisons).")
 @click.option("--select-measure", default="jw_prob", show_default=True, metavar="MEASURE",
               help="Cut-off measure (jw_prob, P, recall...) whose best run on a query wins "
                    "that query's point at each cut-off.")
@@ -63,15 +67,16 @@ from smarteval.stats.report import MAX_DEPTH
                    "selection is given.")
 @click.option("--tau", is_flag=True,
               help="Correlate each run's document ordering with the baseline's, query by "
-                   "query: Kendall's tau, Spearman, Pearson, tau-AP (-f tsv, csv: that "
-                   "table instead of the comparisons).")
+                   "query: Kendall's tau, Spearman, Pearson, tau-AP "
+                   f"(-f {F['one_table_list']}: that table instead of the comparisons).")
 @rel_info_format_option()
 @gate_options(baseline_help="A stored baseline instead of BASELINE's run: the per-query "
-                            "values smarteval evaluate -q -f json (or tsv, csv) wrote for "
+                            f"values smarteval evaluate -q -f {F['exact']} wrote for "
                             "it, compared as read (every digit). BASELINE is then not "
                             "given: every RUN is compared with it. A CI job keeps this "
                             "small file instead of a run.")
-@output_options(FORMATS, header_help="Leave out the header lines of tsv and csv output.")
+@output_options(FORMATS,
+                header_help=f"Leave out the header lines of {F['one_table']} output.")
 @reports_errors
 @takes_settings
 def compare(qrels, baseline, runs, measures, settings, tests, correction, alpha, confidence,

@@ -27,6 +27,7 @@ from smarteval.cli.options import (
 from smarteval.curves import METHOD_HELP
 from smarteval.errors import UsageError
 from smarteval.render.curves import FORMATS
+from smarteval.render.formats import words as format_words
 
 _LEVELS_HELP = ("Levels: recall levels (precision levels for --method precision), a count "
                 "n (1/n .. 1; default 10) or a list such as 0,0.1,0.5,1; for characteristic "
@@ -61,7 +62,7 @@ _LEVELS_HELP = ("Levels: recall levels (precision levels for --method precision)
 @seed_option()
 @trec_version_option(help="Score comparison of trec_eval 9 (float) or 10 (double).")
 @output_options(FORMATS, output_help="Write to this file (atomically) instead of standard output.",
-                header_help="Leave out the header line (tsv, csv).")
+                header_help=f"Leave out the header line ({format_words()['one_table_list']}).")
 @click.pass_context
 @reports_errors
 @takes_settings

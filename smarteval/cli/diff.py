@@ -19,7 +19,10 @@ from smarteval.cli.options import (
 from smarteval.output import write_text
 from smarteval.render.diff import FORMATS
 from smarteval.render.formats import is_table
+from smarteval.render.formats import words as format_words
 from smarteval.stats.diff import DEPTH, ORDERS, RBO_P
+
+F = format_words()
 
 
 @click.command("diff", context_settings=CONTEXT)
@@ -47,7 +50,7 @@ from smarteval.stats.diff import DEPTH, ORDERS, RBO_P
                    "(msmarco-passage) with the datasets extra.")
 @output_options(FORMATS, format_more="html writes one self-contained page: the table, then "
                                      "each query's two top-k lists side by side.",
-                header_help="Leave out the header line of tsv and csv output.")
+                header_help=f"Leave out the header line of {F['one_table']} output.")
 @reports_errors
 @takes_settings
 def diff(qrels, run_a, run_b, measures, settings, by, depth, rbo_p, limit, docs, fmt,

@@ -21,8 +21,11 @@ from smarteval.cli.options import (
 from smarteval.output import write_text
 from smarteval.render.discpower import FORMATS
 from smarteval.render.formats import is_table
+from smarteval.render.formats import words as format_words
 from smarteval.stats.discpower import DISCPOWER_TESTS
 from smarteval.stats.significance import CORRECTIONS
+
+F = format_words()
 
 
 @click.command("discpower", context_settings=CONTEXT)
@@ -52,13 +55,13 @@ from smarteval.stats.significance import CORRECTIONS
 @click.option("--label", "labels", multiple=True, metavar="RUN=NAME",
               help="Name RUN (its path or tag) NAME; repeatable. Default: the run's tag.")
 @click.option("--pairs", is_flag=True,
-              help="Add every pair's difference and ASL; with -f tsv or csv, that table "
-                   "instead of the measures' (json always has both).")
+              help=f"Add every pair's difference and ASL; with -f {F['one_table_or']}, that "
+                   f"table instead of the measures' ({F['typed']} always has both).")
 @click.option("--digits", type=StrictInt(0, 15), default=4, show_default=True, metavar="N",
               help="Decimal places of the differences.")
-@output_options(FORMATS, format_more="tsv and csv give one table: the measures, or every "
-                                     "pair with --pairs; json gives both.",
-                header_help="Leave out the header lines of tsv and csv output.")
+@output_options(FORMATS, format_more=f"{F['one_table']} give one table: the measures, or "
+                                     f"every pair with --pairs; {F['typed']} gives both.",
+                header_help=f"Leave out the header lines of {F['one_table']} output.")
 @reports_errors
 @takes_settings
 def discpower(qrels, runs, measures, settings, test, correction, alpha, samples, seed, labels,

@@ -641,14 +641,17 @@ def average_option(help: str = "How query values are averaged.") -> Decorator:
 
 def output_options(formats: tuple[str, ...], *, format_more: str = "",
                    output_help: str = "Write to FILE (atomically) instead of standard output.",
-                   header_help: str = "Leave out the header line of tsv and csv output."
-                   ) -> Decorator:
+                   header_help: str = "") -> Decorator:
     """``-f/--format``, ``-o/--output`` and ``--no-header``, shared by every printing command.
 
     ``formats`` are those of the command's renderer (its ``FORMATS``, from
     :func:`smarteval.render.formats.writable`); the help names each with the registry's
-    words, then ``format_more``.
+    words, then ``format_more``; ``header_help`` is that of ``--no-header`` (by default
+    it names the formats of one table).
     """
+    if not header_help:
+        from smarteval.render.formats import words
+        header_help = f"Leave out the header line of {words()['one_table']} output."
     return group(
         format_option(formats, format_more),
         click.option("-o", "--output", "output", type=output_path(), metavar="FILE",

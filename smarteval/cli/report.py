@@ -20,9 +20,12 @@ from smarteval.cli.options import (
 )
 from smarteval.errors import Regressed, UsageError
 from smarteval.output import write_text
-from smarteval.render.formats import is_table
+from smarteval.render.formats import described, is_table
+from smarteval.render.formats import words as format_words
 from smarteval.render.table import FORMATS
 from smarteval.stats.table import INTERVALS
+
+F = format_words()
 
 
 @click.command("report", context_settings=CONTEXT)
@@ -52,19 +55,20 @@ from smarteval.stats.table import INTERVALS
 @click.option("--second", is_flag=True, help="Underline the second best of each column.")
 @click.option("--pairs", is_flag=True,
               help="Add every comparison: each pair's difference, (Tukey's) interval, "
-                   "effect size ES_E, raw and adjusted p. With -f tsv or csv: that table "
-                   "instead of the cells.")
+                   f"effect size ES_E, raw and adjusted p. With -f {F['one_table_or']}: that "
+                   "table instead of the cells.")
 @click.option("--wins", is_flag=True,
               help="Add a table of wins, ties and losses of each pair on each measure (Keen's "
-                   "Fig. 35 counts). With -f tsv or csv: that table instead of the cells.")
+                   f"Fig. 35 counts). With -f {F['one_table_or']}: that table instead of the "
+                   "cells.")
 @click.option("--deltas", is_flag=True,
-              help="Add each run's per-query differences from each --baseline. With -f tsv "
-                   "or csv: that table instead of the cells.")
+              help="Add each run's per-query differences from each --baseline. With -f "
+                   f"{F['one_table_or']}: that table instead of the cells.")
 @click.option("--anova", is_flag=True,
               help="Add each measure's two-way ANOVA without replication (runs x queries): "
                    "sums of squares, df, mean squares, F and p of the runs and the queries, "
-                   "and the size of the runs' effect (eta- and omega-squared). With -f tsv "
-                   "or csv: that table instead of the cells.")
+                   "and the size of the runs' effect (eta- and omega-squared). With -f "
+                   f"{F['one_table_or']}: that table instead of the cells.")
 @click.option("--standalone", is_flag=True,
               help="-f latex: a whole document (article class, booktabs) that pdflatex "
                    "compiles as it is; -f html: a whole page. Without it: the table alone, "
@@ -76,17 +80,18 @@ from smarteval.stats.table import INTERVALS
 @click.option("--digits", type=StrictInt(0, 15), default=4, show_default=True, metavar="N",
               help="Decimal places of the means and intervals.")
 @gate_options(baseline_help="Stored baselines: each run of FILE, the per-query values "
-                            "smarteval evaluate -q -f json (or tsv, csv) wrote, joins the "
+                            f"smarteval evaluate -q -f {F['exact']} wrote, joins the "
                             "table as a --baseline, its values as read (every digit); one "
                             "whose name a RUN has is named 'NAME (baseline)'. A CI job keeps "
                             "this small file instead of the runs.")
-@output_options(FORMATS, format_more="tsv and csv give one table, a row per run and measure "
-                                     "(its mean, place and marks), or the one --pairs, "
-                                     "--anova, --wins or --deltas asks for; json holds "
-                                     "them all.",
-                header_help="Leave out the header lines of tsv and csv output.")
+@output_options(FORMATS, format_more=f"{F['one_table']} give one table, a row per run and "
+                                     "measure (its mean, place and marks), or the one "
+                                     "--pairs, --anova, --wins or --deltas asks for; "
+                                     f"{F['typed']} holds them all.",
+                header_help=f"Leave out the header lines of {F['one_table']} output.")
 @reports_errors
 @takes_settings
+@described
 def report(qrels, runs, measures, settings, baselines, test, correction, alpha, confidence,
            samples, seed, tie_tolerance, interval, second, pairs, wins, deltas, anova,
            standalone,
@@ -107,7 +112,7 @@ def report(qrels, runs, measures, settings, baselines, test, correction, alpha, 
     variance of the two-way ANOVA without replication (runs x queries), the test IR papers
     use; randomized-tukey permutes each query's scores across the runs instead
     (--samples, --seed); tukey-independent treats the runs as independent groups, which
-    they are not. -f tsv, csv and json give every pair's difference, Tukey's simultaneous
+    they are not. -f {data} give every pair's difference, Tukey's simultaneous
     interval, Sakai's effect size ES_E (the difference over the root of the residual
     variance) and raw and adjusted p.
     """

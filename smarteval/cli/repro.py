@@ -19,9 +19,12 @@ from smarteval.cli.options import (
 )
 from smarteval.numerals import is_whole, pieces
 from smarteval.output import write_text
-from smarteval.render.formats import is_table
+from smarteval.render.formats import described, is_table
+from smarteval.render.formats import words as format_words
 from smarteval.render.repro import FORMATS
 from smarteval.stats.repro import CUTOFFS, RBO_DEPTH, RBO_P
+
+F = format_words()
 
 
 def _cutoffs(ctx: click.Context, param, value: str) -> list[int]:
@@ -63,14 +66,16 @@ def _cutoffs(ctx: click.Context, param, value: str) -> list[int]:
               show_default=True, metavar="D",
               help="RBO sums the overlaps at depths 1..D (repro_eval's depth).")
 @click.option("--ranking", is_flag=True,
-              help="-f tsv and csv: write the ranking level (KTU and RBO per pair, query and "
+              help=f"-f {F['one_table']}: write the ranking level (KTU and RBO per pair, query and "
                    "cut-off) instead of the effectiveness level.")
 @click.option("--overall", is_flag=True,
-              help="-f tsv and csv: write the overall effects (ER, DeltaRI per measure) "
+              help=f"-f {F['one_table']}: write the overall effects (ER, DeltaRI per measure) "
                    "instead of the effectiveness level.")
-@output_options(FORMATS, header_help="Leave out the header lines of tsv and csv output.")
+@output_options(FORMATS,
+                header_help=f"Leave out the header lines of {F['one_table']} output.")
 @reports_errors
 @takes_settings
+@described
 def repro(qrels, orig_run, repro_run, measures, settings, baseline_orig, baseline_repro,
           replicability, cutoffs, rbo_p, rbo_depth, ranking, overall, fmt, output, no_header):
     """Did REPRO_RUN reproduce ORIG_RUN? repro_eval's measures (Breuer et al., SIGIR 2020).
@@ -85,8 +90,8 @@ def repro(qrels, orig_run, repro_run, measures, settings, baseline_orig, baselin
     replication on another collection (unpaired t test). Every number is repro_eval's,
     its quirks included (see REPRODUCIBILITY in the man page): a list is the run's lines
     as written, equal neighbouring scores docno descending; KTU compares the docno order
-    of the documents at each pair of ranks. -f json gives every level, KTU and RBO per
-    query too; -f tsv and csv write one table: the effectiveness level, or --ranking or
+    of the documents at each pair of ranks. -f {typed} gives every level, KTU and RBO per
+    query too; -f {one_table} write one table: the effectiveness level, or --ranking or
     --overall.
     """
     from smarteval.api import repro as reproduce

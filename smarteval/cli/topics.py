@@ -18,8 +18,12 @@ from smarteval.cli.options import (
 from smarteval.errors import UsageError
 from smarteval.numerals import decimal, pieces, whole
 from smarteval.output import write_text
+from smarteval.render.formats import having, is_table, named
 from smarteval.render.topicsets import FORMATS
 from smarteval.stats.topicsets import METHODS
+
+DATA = named([f for f in FORMATS if not is_table(f)])
+ONE_TABLE = named(having("one_table", FORMATS))
 
 
 def _numbers(text: str, option: str, kind=decimal) -> list:
@@ -67,9 +71,9 @@ def _numbers(text: str, option: str, kind=decimal) -> list:
               default=0.20, show_default=True,
               help="t, anova: the chance of missing the difference (the power is 1 - beta).")
 @output_options(FORMATS, format_more="smart, markdown and latex give Sakai's tables (a "
-                                     "variance a row, a difference a column); tsv, csv and "
-                                     "json one row per design.",
-                header_help="Leave out the header line of tsv and csv output.")
+                                     f"variance a row, a difference a column); {DATA} "
+                                     "one row per design.",
+                header_help=f"Leave out the header line of {ONE_TABLE} output.")
 @reports_errors
 @takes_settings
 def topics(qrels, runs, design, diffs, variances, measures, settings, estimate, systems, alpha,

@@ -1,6 +1,6 @@
 """The measures: importing this package registers trec_eval's measures; the other measure
 modules join when a name is not found among those or every measure is listed
-(:func:`~smarteval.measures.registry.load_families`), and the plugins of the installed
+(:func:`~smarteval.measures.registry.load_modules`), and the plugins of the installed
 packages' ``smarteval.measures`` entry points after them (looking them up scans every
 installed distribution, which a run of built-in measures need not pay for)."""
 
@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 import smarteval.measures.trec  # noqa: F401  (the decorators register)
 from smarteval.measures.grammar import ALIASES, nicknames, parse_measures
-from smarteval.measures.registry import FAMILIES, LOADERS, REGISTRY, Measure, load_families
+from smarteval.measures.registry import LOADERS, MODULES, REGISTRY, Measure, load_modules
 
 if TYPE_CHECKING:       # at run time imported on first use (a run of built-in measures
     from smarteval.measures.plugins import load_entry_points, load_plugin, measure  # skips it)
 
-__all__ = ["ALIASES", "FAMILIES", "Measure", "all_measures", "load_entry_points", "load_plugin",
+__all__ = ["ALIASES", "MODULES", "Measure", "all_measures", "load_entry_points", "load_plugin",
            "lookup", "measure", "nicknames", "parse_measures"]
 
 
@@ -40,7 +40,7 @@ LOADERS.append(_load_entry_points)
 def all_measures() -> dict[str, Measure]:
     """Every registered measure by name, in registry order (trec_eval's first), the
     installed plugins' included."""
-    load_families()
+    load_modules()
     _load_entry_points()
     return REGISTRY
 
@@ -48,7 +48,7 @@ def all_measures() -> dict[str, Measure]:
 def lookup(name: str) -> Measure:
     """The registry entry of ``name`` (also how a pickled measure is restored)."""
     if name not in REGISTRY:
-        load_families()
+        load_modules()
     if name not in REGISTRY:
         _load_entry_points()
     return REGISTRY[name]

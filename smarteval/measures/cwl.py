@@ -303,7 +303,7 @@ def _value(r: Ranked, kind: str, params: tuple, quantity: str) -> np.ndarray:
     return r.memo[key][quantity]
 
 
-@measure("INST", params="floats", default=(1.0,), family="cwl", quantities=REPORTED)
+@measure("INST", params="floats", default=(1.0,), origin="cwl", quantities=REPORTED)
 def inst(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     """cwl_eval's INST (Moffat et al. 2015): expected utility of a user wanting T gain (default 1).
 
@@ -318,7 +318,7 @@ def inst(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     return _value(r, "INST", params, quantity)
 
 
-@measure("INSQ", params="floats", default=(1.0,), family="cwl", quantities=REPORTED)
+@measure("INSQ", params="floats", default=(1.0,), origin="cwl", quantities=REPORTED)
 def insq(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     """cwl_eval's INSQ (Moffat et al. 2012): INST's forerunner, C(i) = ((i + 2T - 1) / (i + 2T))^2.
 
@@ -328,7 +328,7 @@ def insq(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     return _value(r, "INSQ", params, quantity)
 
 
-@measure("TBG", params="floats", default=(224.0,), family="cwl", quantities=REPORTED)
+@measure("TBG", params="floats", default=(224.0,), origin="cwl", quantities=REPORTED)
 def tbg(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     """cwl_eval's TBG (Smucker and Clarke 2012): time-biased gain, half-life H (default 224).
 
@@ -340,7 +340,7 @@ def tbg(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     return _value(r, "TBG", params, quantity)
 
 
-@measure("U-measure", params="floats", default=(1000.0,), family="cwl", quantities=REPORTED)
+@measure("U-measure", params="floats", default=(1000.0,), origin="cwl", quantities=REPORTED)
 def u_measure(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     """cwl_eval's U-measure (Sakai and Dou 2013): linearly decaying attention over L (default 1000).
 
@@ -351,7 +351,7 @@ def u_measure(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     return _value(r, "U-measure", params, quantity)
 
 
-@measure("BPM", params="floats", default=(1.0, 10.0), family="cwl", quantities=REPORTED)
+@measure("BPM", params="floats", default=(1.0, 10.0), origin="cwl", quantities=REPORTED)
 def bpm(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     """cwl_eval's static BPM (Zhang et al. 2017): the user stops at gain T or cost K (1, 10).
 
@@ -364,7 +364,7 @@ def bpm(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
 
 
 @measure("BPM-Dynamic", params="floats", default=(1.0, 10.0, 1.0, 1.0, 0.5),
-         family="cwl", quantities=REPORTED)
+         origin="cwl", quantities=REPORTED)
 def bpm_dynamic(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     """cwl_eval's dynamic BPM: BPM whose T moves by hb (gain - gain_med) after each rank.
 
@@ -376,7 +376,7 @@ def bpm_dynamic(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     return _value(r, "BPM-Dynamic", params, quantity)
 
 
-@measure("IFT-C1", params="floats", default=(2.0, 0.9, 10.0), family="cwl", quantities=REPORTED)
+@measure("IFT-C1", params="floats", default=(2.0, 0.9, 10.0), origin="cwl", quantities=REPORTED)
 def ift_goal(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     """cwl_eval's IFT goal measure (Azzopardi et al. 2018): C(i) = 1 - 1/(1 + b1 e^((T - y_i) R1)).
 
@@ -389,7 +389,7 @@ def ift_goal(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     return _value(r, "IFT-C1", params, quantity)
 
 
-@measure("IFT-C2", params="floats", default=(0.2, 0.9, 10.0), family="cwl", quantities=REPORTED)
+@measure("IFT-C2", params="floats", default=(0.2, 0.9, 10.0), origin="cwl", quantities=REPORTED)
 def ift_rate(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     """cwl_eval's IFT rate measure: C(i) = 1 / (1 + b2 e^((A - y_i / k_i) R2)), y_i the gain so far.
 
@@ -401,7 +401,7 @@ def ift_rate(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
 
 
 @measure("IFT-C1-C2", params="floats", default=(2.0, 0.9, 10.0, 2.0, 0.9, 10.0),
-         family="cwl", quantities=REPORTED)
+         origin="cwl", quantities=REPORTED)
 def ift_goal_rate(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     """cwl_eval's IFT goal-and-rate measure: the product of IFT-C1's and IFT-C2's C(i).
 
@@ -412,7 +412,7 @@ def ift_goal_rate(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     return _value(r, "IFT-C1-C2", params, quantity)
 
 
-@measure("NERR8", params="floats", default=(10.0,), family="cwl", quantities=REPORTED)
+@measure("NERR8", params="floats", default=(10.0,), origin="cwl", quantities=REPORTED)
 def nerr8(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     """cwl_eval's NERR (equation 8, Azzopardi et al. 2021): ERR-like, truncated at k (default 10).
 
@@ -422,7 +422,7 @@ def nerr8(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     return _value(r, "NERR8", params, quantity)
 
 
-@measure("NERR9", params="floats", default=(10.0,), family="cwl", quantities=REPORTED)
+@measure("NERR9", params="floats", default=(10.0,), origin="cwl", quantities=REPORTED)
 def nerr9(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     """cwl_eval's NERR (equation 9): C(i) = i / (i + 1) (1 - gain(i)) for i < k (default 10).
 
@@ -432,7 +432,7 @@ def nerr9(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     return _value(r, "NERR9", params, quantity)
 
 
-@measure("NERR10", params="floats", default=(0.9,), family="cwl", quantities=REPORTED)
+@measure("NERR10", params="floats", default=(0.9,), origin="cwl", quantities=REPORTED)
 def nerr10(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     """cwl_eval's NERR (equation 10): C(i) = phi (1 - gain(i)), RBP-like (phi default 0.9).
 
@@ -442,7 +442,7 @@ def nerr10(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     return _value(r, "NERR10", params, quantity)
 
 
-@measure("NERR11", params="floats", default=(1.0,), family="cwl", quantities=REPORTED)
+@measure("NERR11", params="floats", default=(1.0,), origin="cwl", quantities=REPORTED)
 def nerr11(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     """cwl_eval's NERR (equation 11): INSQ's C(i) times (1 - gain(i)), T default 1.
 
@@ -453,7 +453,7 @@ def nerr11(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     return _value(r, "NERR11", params, quantity)
 
 
-@measure("cwl_RBP", params="floats", default=(0.9,), family="cwl", quantities=REPORTED)
+@measure("cwl_RBP", params="floats", default=(0.9,), origin="cwl", quantities=REPORTED)
 def cwl_rbp(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     """cwl_eval's RBP (Moffat and Zobel 2008): C(i) = theta, the patience (default 0.9).
 
@@ -465,7 +465,7 @@ def cwl_rbp(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     return _value(r, "RBP", params, quantity)
 
 
-@measure("cwl_P", params="floats", default=(10.0,), family="cwl", quantities=REPORTED)
+@measure("cwl_P", params="floats", default=(10.0,), origin="cwl", quantities=REPORTED)
 def cwl_p(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     """cwl_eval's precision at k (its P@k): the user reads k documents (default 10).
 
@@ -476,7 +476,7 @@ def cwl_p(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     return _value(r, "P", params, quantity)
 
 
-@measure("cwl_NDCG", params="floats", default=(10.0,), family="cwl", quantities=REPORTED)
+@measure("cwl_NDCG", params="floats", default=(10.0,), origin="cwl", quantities=REPORTED)
 def cwl_ndcg(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     """cwl_eval's NDCG-k@k: DCG's discount to rank k as C/W/L weights (k default 10).
 
@@ -487,7 +487,7 @@ def cwl_ndcg(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     return _value(r, "NDCG", params, quantity)
 
 
-@measure("cwl_RR", params="floats", default=(), family="cwl", quantities=REPORTED)
+@measure("cwl_RR", params="floats", default=(), origin="cwl", quantities=REPORTED)
 def cwl_rr(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     """cwl_eval's RR: the user stops at the first document with gain (its reciprocal rank).
 
@@ -498,7 +498,7 @@ def cwl_rr(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     return _value(r, "RR", params, quantity)
 
 
-@measure("cwl_AP", params="floats", default=(), family="cwl", quantities=REPORTED)
+@measure("cwl_AP", params="floats", default=(), origin="cwl", quantities=REPORTED)
 def cwl_ap(r: Ranked, params: tuple, quantity: str = "EU") -> np.ndarray:
     """cwl_eval's AP as a C/W/L measure: C(i) = (sum over j > i of g_j / j) / (same over j >= i).
 

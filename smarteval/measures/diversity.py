@@ -337,7 +337,7 @@ def _nrbp(r: Ranked, c: Cut) -> tuple[np.ndarray, np.ndarray]:
 
 # =========================================================================== the measures
 
-@measure("alpha-DCG", params="cutoffs", default=CUTOFFS, family="ndeval")
+@measure("alpha-DCG", params="cutoffs", default=CUTOFFS, origin="ndeval")
 def alpha_dcg(r: Ranked, k) -> np.ndarray:
     """ndeval's alpha-DCG@k: alpha-DCG over the first k, divided by the "ideal ideal" (k <= 20).
 
@@ -353,7 +353,7 @@ def alpha_dcg(r: Ranked, k) -> np.ndarray:
     return _only_run(r, _dcg_err(r, c, "dcg")[0])
 
 
-@measure("alpha-nDCG", params="cutoffs", default=CUTOFFS, family="ndeval")
+@measure("alpha-nDCG", params="cutoffs", default=CUTOFFS, origin="ndeval")
 def alpha_ndcg(r: Ranked, k) -> np.ndarray:
     """ndeval's alpha-nDCG@k (Clarke et al. 2008): alpha-DCG@k over the ideal ranking's (k <= 20).
 
@@ -368,7 +368,7 @@ def alpha_ndcg(r: Ranked, k) -> np.ndarray:
     return _only_run(r, _normalized(run, ideal, run))
 
 
-@measure("ERR-IA", params="cutoffs", default=CUTOFFS, family="ndeval")
+@measure("ERR-IA", params="cutoffs", default=CUTOFFS, origin="ndeval")
 def err_ia(r: Ranked, k) -> np.ndarray:
     """ndeval's ERR-IA@k: intent-aware ERR, divided by the "ideal ideal" (k <= 20).
 
@@ -381,7 +381,7 @@ def err_ia(r: Ranked, k) -> np.ndarray:
     return _only_run(r, _dcg_err(r, c, "err")[0])
 
 
-@measure("nERR-IA", params="cutoffs", default=CUTOFFS, family="ndeval")
+@measure("nERR-IA", params="cutoffs", default=CUTOFFS, origin="ndeval")
 def nerr_ia(r: Ranked, k) -> np.ndarray:
     """ndeval's nERR-IA@k: ERR-IA@k over the ideal ranking's (k <= 20).
 
@@ -394,7 +394,7 @@ def nerr_ia(r: Ranked, k) -> np.ndarray:
     return _only_run(r, _normalized(run, ideal, dcg))
 
 
-@measure("NRBP", params="floats", default=(), family="ndeval")
+@measure("NRBP", params="floats", default=(), origin="ndeval")
 def nrbp(r: Ranked, params: tuple) -> np.ndarray:
     """ndeval's NRBP (Clarke et al. 2009): novelty- and rank-biased precision over the whole list.
 
@@ -407,7 +407,7 @@ def nrbp(r: Ranked, params: tuple) -> np.ndarray:
     return _only_run(r, _nrbp(r, c)[0])
 
 
-@measure("nNRBP", params="floats", default=(), family="ndeval")
+@measure("nNRBP", params="floats", default=(), origin="ndeval")
 def nnrbp(r: Ranked, params: tuple) -> np.ndarray:
     """ndeval's nNRBP: NRBP over the ideal ranking's NRBP.
 
@@ -421,7 +421,7 @@ def nnrbp(r: Ranked, params: tuple) -> np.ndarray:
     return _only_run(r, libm.divide(run, ideal))
 
 
-@measure("MAP-IA", params="floats", default=(), family="ndeval")
+@measure("MAP-IA", params="floats", default=(), origin="ndeval")
 def map_ia(r: Ranked, params: tuple) -> np.ndarray:
     """ndeval's MAP-IA: average precision per subtopic, averaged over the S subtopics.
 
@@ -440,7 +440,7 @@ def map_ia(r: Ranked, params: tuple) -> np.ndarray:
         return _only_run(r, np.where(j.S > 0, total / np.maximum(j.S, 1), 0.0))
 
 
-@measure("P-IA", params="cutoffs", default=CUTOFFS, family="ndeval")
+@measure("P-IA", params="cutoffs", default=CUTOFFS, origin="ndeval")
 def p_ia(r: Ranked, k) -> np.ndarray:
     """ndeval's P-IA@k: intent-aware precision, (subtopic judgements in the first k) / (k S).
 
@@ -456,7 +456,7 @@ def p_ia(r: Ranked, k) -> np.ndarray:
         return _only_run(r, np.where(j.S > 0, count / (c.k * np.maximum(j.S, 1)), 0.0))
 
 
-@measure("strec", params="cutoffs", default=CUTOFFS, family="ndeval")
+@measure("strec", params="cutoffs", default=CUTOFFS, origin="ndeval")
 def strec(r: Ranked, k) -> np.ndarray:
     """ndeval's strec@k: subtopic recall, the share of the S subtopics covered in the first k.
 

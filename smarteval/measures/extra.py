@@ -21,7 +21,7 @@ from smarteval.measures.tied import order_of, tie_groups
 CWL_DEPTH = 1000
 
 
-@measure("recip_rank_cut", params="cutoffs", default=(10,), family="ir", program="msmarco")
+@measure("recip_rank_cut", params="cutoffs", default=(10,), origin="ir", program="msmarco")
 def recip_rank_cut(r: Ranked, k: int) -> np.ndarray:
     """Reciprocal rank of the first relevant document if it is among the first k, else 0 (RR@k).
 
@@ -34,7 +34,7 @@ def recip_rank_cut(r: Ranked, k: int) -> np.ndarray:
     return safe_div(hit.astype(np.float64), first)
 
 
-@measure("judged", params="cutoffs", default=(10,), family="ir", orders=True,
+@measure("judged", params="cutoffs", default=(10,), origin="ir", orders=True,
          program="judged")
 def judged(r: Ranked, k: int, o: str = "exact") -> np.ndarray:
     """Fraction of the first k retrieved documents that the qrels judge (ir_measures' Judged@k).
@@ -50,7 +50,7 @@ def judged(r: Ranked, k: int, o: str = "exact") -> np.ndarray:
     return safe_div(order_of(r, o).top(r.rel != NONPOOL, depth), depth)
 
 
-@measure("judged_share", params="cutoffs", default=(10,), family="smart", orders=True)
+@measure("judged_share", params="cutoffs", default=(10,), origin="smart", orders=True)
 def judged_share(r: Ranked, k: int, o: str = "exact") -> np.ndarray:
     """Fraction of the first k retrieved documents judged 0 or more: those -J keeps.
 
@@ -63,7 +63,7 @@ def judged_share(r: Ranked, k: int, o: str = "exact") -> np.ndarray:
     return safe_div(order_of(r, o).top(r.rel >= 0, depth), depth)
 
 
-@measure("num_q_ret", average="sum", value="int", family="ir", order_free=True,
+@measure("num_q_ret", average="sum", value="int", origin="ir", order_free=True,
          program="pytrec_eval")
 def num_q_ret(r: Ranked) -> np.ndarray:
     """Number of queries with results: 1 for a query with ranked documents, else 0 (NumQ).
@@ -119,7 +119,7 @@ def _rbp_bin_average(r: Ranked, params: tuple) -> np.ndarray:
     return seg_sum(_rbp_gains(r) * mean_w, r.offsets)
 
 
-@measure("rbp_bin", params="floats", default=(0.8,), family="ir", ties=_rbp_bin_average,
+@measure("rbp_bin", params="floats", default=(0.8,), origin="ir", ties=_rbp_bin_average,
          program="ir_measures.cwl_eval")
 def rbp_bin(r: Ranked, params: tuple) -> np.ndarray:
     """Rank-biased precision of binary relevance over the first 1000 ranks (RBP(rel=r, p=...)).

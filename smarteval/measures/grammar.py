@@ -73,8 +73,8 @@ from smarteval.measures.bounds import BOUNDED, bounded
 from smarteval.measures.registry import (
     REGISTRY,
     Measure,
-    load_families,
     load_installed_plugins,
+    load_modules,
     quantity_entry,
 )
 from smarteval.numerals import decimal
@@ -268,9 +268,9 @@ NICKNAMES_9 = {
 
 
 #: The measure module of each nickname whose measures, runid and num_q aside, are all of
-#: one family: imported alone when the nickname is asked for, not every family
-NICKNAME_FAMILIES = {"all_prefs": "prefs", "prefs": "prefs", "qrels_jg": "prefs",
-                     "sample_eval": "sample", "ntcireval": "ntcir"}
+#: one module: imported alone when the nickname is asked for, not every module
+NICKNAME_MODULES = {"all_prefs": "prefs", "prefs": "prefs", "qrels_jg": "prefs",
+                    "sample_eval": "sample", "ntcireval": "ntcir"}
 
 
 def nicknames(version: int = 9) -> dict[str, list[str]]:
@@ -712,7 +712,7 @@ def _read(m: Measure, raw: str) -> tuple:
     shape = m.params
     # trec_eval reads its numbers with atof (NaN and infinities are what it makes of them);
     # the other programs' parameters are numbers of smarteval.numerals' grammar, finite
-    number = float if m.family == "trec" else decimal
+    number = float if m.trec_eval_rules else decimal
     if shape == "cutoffs":
         items = raw.split(",")
         if not all(re.match(_CUTOFF, x) for x in items):
@@ -742,7 +742,7 @@ def _read(m: Measure, raw: str) -> tuple:
                 raise ValueError
         names = [name for name, _ in pairs]
         twice = next((n for n in names if names.count(n) > 1), None)
-        if twice is not None and m.family != "trec":
+        if twice is not None and not m.trec_eval_rules:
             raise _Duplicate(str(twice), "a level or a key takes one value")
         return tuple(pairs)
     if shape == "int":
@@ -803,7 +803,7 @@ def _trec_request(m: Measure, asked: list[_Asked]) -> tuple[Request, list[tuple[
 def each_set(m: Measure) -> bool:
     """Whether every distinct parameter set of ``m`` asked for is its own request: the
     SMART and C/W/L measures that take one set of parameters (not a list of cut-offs)."""
-    return m.family in ("smart", "cwl", "ntcir") and m.params in ("floats", "gains", "int")
+    return m.set_per_request
 
 
 def _set_requests(m: Measure, asked: list[_Asked]) -> list[Request]:
@@ -911,10 +911,10 @@ def parse_measures(specs: Sequence[str], version: int = 9,
     nick = nicknames(version)
     names = {s.partition(".")[0] for group in specs for s in _split_specs(group)}
     wanted = {m for n in names for m in nick.get(n, [n])}
-    for n in names & NICKNAME_FAMILIES.keys():
-        importlib.import_module(f"smarteval.measures.{NICKNAME_FAMILIES[n]}")
+    for n in names & NICKNAME_MODULES.keys():
+        importlib.import_module(f"smarteval.measures.{NICKNAME_MODULES[n]}")
     if any(n not in REGISTRY for n in wanted):
-        load_families()                 # a measure of a module not imported yet, perhaps
+        load_modules()                 # a measure of a module not imported yet, perhaps
     if any(n not in REGISTRY and n not in nick and not _looks_ir(n)
            and quantity_entry(n) is None for n in names):
         load_installed_plugins()        # an installed plugin's measure, perhaps
@@ -1091,7 +1091,7 @@ def default_requests(*, table: bool, num_docs: int | None, ties: str,
 def printed_as(requests: Sequence[Request], rel_info: str) -> list[Request]:
     """``requests`` as asked for under the -R format whose measures read ``rel_info``
     (sample_eval's): each of those measures named as its program prints it, and a request
-    for a measure of another family named as one of them prints (trec_eval's ``infAP``
+    for a measure of another origin named as one of them prints (trec_eval's ``infAP``
     or ``num_ret``: sample_eval's) made a request for it; in registry order, each once.
     """
     own = [m for m in REGISTRY.values() if m.rel_info == rel_info]
@@ -1125,7 +1125,7 @@ def unjudged_range(outputs: Sequence[Output], settings) -> list[Output]:
     (the first k for a cut-off measure, else every one: ``judged_share``), in its
     program's order."""
     if "judged_share" not in REGISTRY:
-        load_families()
+        load_modules()
     share = REGISTRY["judged_share"]
     out: list[Output] = []
     for o in outputs:

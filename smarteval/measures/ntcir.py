@@ -202,7 +202,7 @@ def _ncu(lst: _List, ratio: np.ndarray, stop: np.ndarray) -> np.ndarray:
 _NTCIR = ("L", "j")
 
 
-@measure("ntcir_RR", params="gains", family="ntcir", keys=_NTCIR)
+@measure("ntcir_RR", params="gains", origin="ntcir", keys=_NTCIR)
 def ntcir_rr(r: Ranked, pairs: tuple) -> np.ndarray:
     """Reciprocal rank of the first relevant document (NTCIREVAL's RR)."""
     lst = _list(r, _options("ntcir_RR", pairs))
@@ -210,7 +210,7 @@ def ntcir_rr(r: Ranked, pairs: tuple) -> np.ndarray:
     return safe_div(first > 0, first)
 
 
-@measure("ntcir_O", params="gains", family="ntcir", keys=(*_NTCIR, "beta"))
+@measure("ntcir_O", params="gains", origin="ntcir", keys=(*_NTCIR, "beta"))
 def ntcir_o(r: Ranked, pairs: tuple) -> np.ndarray:
     """O-measure: the blended ratio at the first relevant document, its own gain alone
     counted (NTCIREVAL's O-measure; Sakai 2006).
@@ -234,7 +234,7 @@ def _first_best(lst: _List) -> np.ndarray:
     return first_true_rank((lst.level == best[q]) & (best[q] > 0), lst.offsets)
 
 
-@measure("ntcir_P", params="gains", family="ntcir", keys=(*_NTCIR, "beta"))
+@measure("ntcir_P", params="gains", origin="ntcir", keys=(*_NTCIR, "beta"))
 def ntcir_p(r: Ranked, pairs: tuple) -> np.ndarray:
     """P-measure: the blended ratio at the first document of the list's highest level
     (NTCIREVAL's P-measure; Sakai 2006)."""
@@ -245,7 +245,7 @@ def ntcir_p(r: Ranked, pairs: tuple) -> np.ndarray:
     return seg_sum(np.where(lst.rank == at[q], _blended(lst, o.beta), 0.0), lst.offsets)
 
 
-@measure("ntcir_Pplus", params="gains", family="ntcir", keys=(*_NTCIR, "beta"))
+@measure("ntcir_Pplus", params="gains", origin="ntcir", keys=(*_NTCIR, "beta"))
 def ntcir_pplus(r: Ranked, pairs: tuple) -> np.ndarray:
     """P+-measure: BR averaged over the relevant documents down to the first of the
     highest level (NTCIREVAL's P-plus)."""
@@ -256,7 +256,7 @@ def ntcir_pplus(r: Ranked, pairs: tuple) -> np.ndarray:
     return safe_div(total, seg_sum(upto.astype(np.float64), lst.offsets))
 
 
-@measure("ntcir_AP", params="gains", family="ntcir", keys=(*_NTCIR, "k"))
+@measure("ntcir_AP", params="gains", origin="ntcir", keys=(*_NTCIR, "k"))
 def ntcir_ap(r: Ranked, pairs: tuple) -> np.ndarray:
     """Average precision (NTCIREVAL's AP; AP@k with ``k=``, over min(R, k)).
 
@@ -273,7 +273,7 @@ def _denominator(lst: _List, k: int | None) -> np.ndarray:
     return lst.num_rel if k is None else np.minimum(lst.num_rel, k)
 
 
-@measure("ntcir_Q", params="gains", family="ntcir", keys=(*_NTCIR, "beta", "k"))
+@measure("ntcir_Q", params="gains", origin="ntcir", keys=(*_NTCIR, "beta", "k"))
 def ntcir_q(r: Ranked, pairs: tuple) -> np.ndarray:
     """Q-measure: the blended ratio averaged over the relevant documents (NTCIREVAL's
     Q-measure; Q@k with ``k=``; Sakai 2004).
@@ -309,7 +309,7 @@ def _geometric_sums(gamma: float, counts: np.ndarray) -> np.ndarray:
     return cum[counts]
 
 
-@measure("ntcir_NCUguP", params="gains", family="ntcir", keys=_NTCIR)
+@measure("ntcir_NCUguP", params="gains", origin="ntcir", keys=_NTCIR)
 def ntcir_ncu_gu_p(r: Ranked, pairs: tuple) -> np.ndarray:
     """NCU with graded-uniform stopping and precision (NTCIREVAL's NCUgu,P).
 
@@ -320,7 +320,7 @@ def ntcir_ncu_gu_p(r: Ranked, pairs: tuple) -> np.ndarray:
     return _ncu(lst, lst.so_far / lst.rank, _graded_stop(lst))
 
 
-@measure("ntcir_NCUguBR", params="gains", family="ntcir", keys=(*_NTCIR, "beta"))
+@measure("ntcir_NCUguBR", params="gains", origin="ntcir", keys=(*_NTCIR, "beta"))
 def ntcir_ncu_gu_br(r: Ranked, pairs: tuple) -> np.ndarray:
     """NCU with graded-uniform stopping and the blended ratio (NTCIREVAL's NCUgu,BR)."""
     o = _options("ntcir_NCUguBR", pairs)
@@ -328,7 +328,7 @@ def ntcir_ncu_gu_br(r: Ranked, pairs: tuple) -> np.ndarray:
     return _ncu(lst, _blended(lst, o.beta), _graded_stop(lst))
 
 
-@measure("ntcir_NCUrbP", params="gains", family="ntcir", keys=(*_NTCIR, "gamma"))
+@measure("ntcir_NCUrbP", params="gains", origin="ntcir", keys=(*_NTCIR, "gamma"))
 def ntcir_ncu_rb_p(r: Ranked, pairs: tuple) -> np.ndarray:
     """NCU with rank-biased stopping (gamma, default 0.95) and precision (NTCIREVAL's
     NCUrb,P)."""
@@ -337,7 +337,7 @@ def ntcir_ncu_rb_p(r: Ranked, pairs: tuple) -> np.ndarray:
     return _ncu(lst, lst.so_far / lst.rank, _rank_biased_stop(lst, o.gamma))
 
 
-@measure("ntcir_NCUrbBR", params="gains", family="ntcir", keys=(*_NTCIR, "gamma", "beta"))
+@measure("ntcir_NCUrbBR", params="gains", origin="ntcir", keys=(*_NTCIR, "gamma", "beta"))
 def ntcir_ncu_rb_br(r: Ranked, pairs: tuple) -> np.ndarray:
     """NCU with rank-biased stopping and the blended ratio (NTCIREVAL's NCUrb,BR)."""
     o = _options("ntcir_NCUrbBR", pairs)
@@ -345,7 +345,7 @@ def ntcir_ncu_rb_br(r: Ranked, pairs: tuple) -> np.ndarray:
     return _ncu(lst, _blended(lst, o.beta), _rank_biased_stop(lst, o.gamma))
 
 
-@measure("ntcir_RBP", params="gains", family="ntcir", keys=(*_NTCIR, "p", "k"))
+@measure("ntcir_RBP", params="gains", origin="ntcir", keys=(*_NTCIR, "p", "k"))
 def ntcir_rbp(r: Ranked, pairs: tuple) -> np.ndarray:
     """Rank-biased precision, gains over the highest level's (NTCIREVAL's RBP; RBP@k).
 
@@ -367,7 +367,7 @@ def _err(gain: np.ndarray, offsets: np.ndarray, rank: np.ndarray, scale: np.ndar
     return seg_sum(np.where(within, chance * (1.0 / rank * below), 0.0), offsets)
 
 
-@measure("ntcir_ERR", params="gains", family="ntcir", keys=(*_NTCIR, "k"))
+@measure("ntcir_ERR", params="gains", origin="ntcir", keys=(*_NTCIR, "k"))
 def ntcir_err(r: Ranked, pairs: tuple) -> np.ndarray:
     """Expected reciprocal rank with linear gains (NTCIREVAL's ERR; ERR@k with ``k=``).
 
@@ -382,7 +382,7 @@ def _ideal_rank(lst: _List) -> np.ndarray:
     return positions(lst.ideal_offsets)
 
 
-@measure("ntcir_nDCG", params="gains", family="ntcir", keys=(*_NTCIR, "logb", "k"))
+@measure("ntcir_nDCG", params="gains", origin="ntcir", keys=(*_NTCIR, "logb", "k"))
 def ntcir_ndcg(r: Ranked, pairs: tuple) -> np.ndarray:
     """nDCG as Järvelin and Kekäläinen first defined it (NTCIREVAL's nDCG@k, k=1000).
 
@@ -403,7 +403,7 @@ def ntcir_ndcg(r: Ranked, pairs: tuple) -> np.ndarray:
                     dcg(lst.ideal_gain, ideal_rank, lst.ideal_offsets))
 
 
-@measure("ntcir_MSnDCG", params="gains", family="ntcir", keys=(*_NTCIR, "k"))
+@measure("ntcir_MSnDCG", params="gains", origin="ntcir", keys=(*_NTCIR, "k"))
 def ntcir_msndcg(r: Ranked, pairs: tuple) -> np.ndarray:
     """Microsoft nDCG: gains over log(rank + 1) (NTCIREVAL's MSnDCG@k, k=1000 by
     default; Burges et al. 2005)."""
@@ -417,7 +417,7 @@ def ntcir_msndcg(r: Ranked, pairs: tuple) -> np.ndarray:
                     dcg(lst.ideal_gain, _ideal_rank(lst), lst.ideal_offsets))
 
 
-@measure("ntcir_nERR", params="gains", family="ntcir", keys=(*_NTCIR, "k"))
+@measure("ntcir_nERR", params="gains", origin="ntcir", keys=(*_NTCIR, "k"))
 def ntcir_nerr(r: Ranked, pairs: tuple) -> np.ndarray:
     """ERR over the ideal ranking's ERR (NTCIREVAL's nERR@k, k=1000 by default)."""
     o = _options("ntcir_nERR", pairs, CUTOFF)
@@ -428,7 +428,7 @@ def ntcir_nerr(r: Ranked, pairs: tuple) -> np.ndarray:
                          ideal_rank <= o.k))
 
 
-@measure("ntcir_Prec", params="gains", family="ntcir", keys=(*_NTCIR, "k"))
+@measure("ntcir_Prec", params="gains", origin="ntcir", keys=(*_NTCIR, "k"))
 def ntcir_prec(r: Ranked, pairs: tuple) -> np.ndarray:
     """Precision after k documents (NTCIREVAL's P@k, k=1000 by default)."""
     o = _options("ntcir_Prec", pairs, CUTOFF)
@@ -437,7 +437,7 @@ def ntcir_prec(r: Ranked, pairs: tuple) -> np.ndarray:
     return seg_sum((lst.relevant & _within(lst, o.k)).astype(np.float64), lst.offsets) / o.k
 
 
-@measure("ntcir_Hit", params="gains", family="ntcir", keys=(*_NTCIR, "k"))
+@measure("ntcir_Hit", params="gains", origin="ntcir", keys=(*_NTCIR, "k"))
 def ntcir_hit(r: Ranked, pairs: tuple) -> np.ndarray:
     """1 when a relevant document is among the first k, else 0 (NTCIREVAL's Hit@k, k=1000
     by default)."""
@@ -447,7 +447,7 @@ def ntcir_hit(r: Ranked, pairs: tuple) -> np.ndarray:
     return (hits > 0).astype(np.float64)
 
 
-@measure("ntcir_Recall", params="gains", family="ntcir", keys=(*_NTCIR, "k"))
+@measure("ntcir_Recall", params="gains", origin="ntcir", keys=(*_NTCIR, "k"))
 def ntcir_recall(r: Ranked, pairs: tuple) -> np.ndarray:
     """Recall after k documents, over R (k=1000; at NTCIREVAL's conventions).
 

@@ -29,7 +29,7 @@ from smarteval.measures.registry import (
     Measure,
     check_options,
     entry,
-    load_families,
+    load_modules,
 )
 
 #: The entry-point group whose modules are loaded as plugins.
@@ -135,7 +135,7 @@ def measure(name: str, *, params: str = "none", default: Sequence = (), average:
             return safe_div(in_top(r.is_rel, r.offsets, k), np.minimum(k, r.num_rel))
     """
     def register(func: Callable) -> Callable:
-        load_families()             # smarteval's names are taken, and listed first
+        load_modules()             # smarteval's names are taken, and listed first
         key, label = _loading[-1] if _loading else (func.__module__, f"module {func.__module__}")
         try:
             check_options(params, average, value)
@@ -145,7 +145,7 @@ def measure(name: str, *, params: str = "none", default: Sequence = (), average:
         REGISTRY[name] = entry(
             PluginMeasure, name, _checked(func, name, label, value), params=params,
             default=default, average=average, value=value, per_query=per_query,
-            versions=versions, family="plugin", needs_num_docs=needs_num_docs,
+            versions=versions, origin="plugin", needs_num_docs=needs_num_docs,
             micro=None if micro is None else _checked(micro, name, label, "micro"),
             ties=None if ties is None else _checked(ties, name, label, value),
             orders=orders, order_free=order_free, plugin=key)

@@ -2,7 +2,7 @@
 
 Pure data: :mod:`smarteval.measures` imports trec_eval's measure module, and the others
 when a name is not found among those loaded or every measure is listed
-(:func:`load_families`); :mod:`smarteval.measures.grammar` reads ``-m`` arguments
+(:func:`load_modules`); :mod:`smarteval.measures.grammar` reads ``-m`` arguments
 against it.
 """
 
@@ -40,11 +40,64 @@ AVERAGES = ("mean", "gmean", "sum", "count", "tag", "none", "reported")
 
 GMEAN_FLOOR = 1e-5
 
-#: The program whose order a family's measures read unless their entry names another
-#: (the "ir" family, ir_measures' names trec_eval lacks, names each measure's provider).
-FAMILY_PROGRAMS = {"trec": "trec_eval", "smart": "smarteval", "ndeval": "ndeval",
-                   "cwl": "cwl_eval", "plugin": "smarteval", "sample": "sample_eval",
-                   "ntcir": "ntcireval"}
+@record(frozen=True)
+class Origin:
+    """Whose definition a measure follows (its entry's ``origin``), and each behaviour of
+    smarteval's that this decides, named."""
+
+    name: str
+    #: how the man page and README say where the measure comes from
+    words: str
+    #: the program whose order of documents its measures read unless their entry names
+    #: another (:data:`smarteval.ranking.programs.PROGRAMS`)
+    program: str
+    #: trec_eval's own rules: parameters read with C's atof (NaN and infinities as it
+    #: makes them), a level given twice in a ``gains`` list accepted, and the ranking's
+    #: checks of trec_eval's names applied
+    trec_eval_rules: bool = False
+    #: ``-c`` scores a query without results on its empty ranking (not trec_eval's rules)
+    scores_empty_ranking: bool = False
+    #: every value is one query's alone, computed from plain qrels: runs may be read in
+    #: blocks of whole queries
+    one_query_alone: bool = False
+    #: every distinct parameter set asked for (``floats``, ``gains``, ``int``) is a
+    #: request of its own
+    set_per_request: bool = False
+    #: reads diversity qrels' subtopics; the one order ``--order-by rank`` is for
+    reads_subtopics: bool = False
+    #: reads cwl_eval's gains, which may be fractional, and ``--cwl-costs``
+    reads_gains: bool = False
+
+
+#: The origins a measure may name, each what it switches; the ``@measure`` decorator
+#: refuses any other. Pick the program whose numbers the measure must give: ``trec``
+#: (trec_eval's own), ``smart`` (smarteval's, from the SMART literature), ``ir``
+#: (ir_measures' names trec_eval lacks: the entry names its ``program``), ``ntcir``,
+#: ``ndeval``, ``cwl``, ``sample``; ``plugin`` is every plugin's.
+ORIGINS: dict[str, Origin] = {o.name: o for o in (
+    Origin("trec", "trec_eval", "trec_eval", trec_eval_rules=True, one_query_alone=True),
+    Origin("smart", "SMART", "smarteval", scores_empty_ranking=True, one_query_alone=True,
+           set_per_request=True),
+    Origin("ir", "as in ir_measures", "smarteval", one_query_alone=True),
+    Origin("ndeval", "as in ndeval", "ndeval", reads_subtopics=True),
+    Origin("cwl", "as in cwl_eval", "cwl_eval", set_per_request=True, reads_gains=True),
+    Origin("sample", "as in sample_eval (-R sample_qrels)", "sample_eval"),
+    Origin("ntcir", "as in NTCIREVAL", "ntcireval", one_query_alone=True,
+           set_per_request=True),
+    Origin("plugin", "a plugin's", "smarteval"),
+)}
+
+
+def _of_origin(switch: str) -> property:
+    """A measure's property: ``switch``, a field of :class:`Origin`, of its origin."""
+    return property(lambda m: getattr(ORIGINS[m.origin], switch),
+                    doc=f":attr:`Origin.{switch}` of its origin.")
+
+
+def check_origin(origin: str) -> None:
+    """Refuse an origin :data:`ORIGINS` does not hold."""
+    if origin not in ORIGINS:
+        raise ValueError(f"unknown origin {origin!r} (one of {', '.join(ORIGINS)})")
 
 
 @record(frozen=True)
@@ -59,9 +112,8 @@ class Measure:
     value: str = "float"            # float | int | str
     per_query: bool = True          # printed per query under -q
     versions: frozenset = frozenset({9, 10})
-    family: str = "trec"            # trec | smart | ir (ir_measures names trec_eval lacks)
-    #                                 | ndeval (diversity, as ndeval computes them)
-    #                                 | cwl (C/W/L, as cwl_eval computes them)
+    #: whose definition it follows: a name of :data:`ORIGINS`, which says what it switches
+    origin: str = "trec"
     needs_num_docs: bool = False
     micro: Callable[..., tuple[np.ndarray, np.ndarray]] | None = None
     ties: Callable[..., np.ndarray] | None = None   # its own exact expectation over tied orders
@@ -82,7 +134,7 @@ class Measure:
     #: the quantity this entry computes, for an entry made by :meth:`quantity`
     of: str | None = None
     #: the reference program whose order of documents the measure reads
-    #: (:data:`smarteval.ranking.programs.PROGRAMS`); its family's by default
+    #: (:data:`smarteval.ranking.programs.PROGRAMS`); its origin's by default
     program: str = ""
     #: its outputs' names as its program prints them, where they are not smarteval's
     #: (``iP{}``: sample_eval's iP10 for cut-off 10); given to the requests of its own -R
@@ -99,8 +151,9 @@ class Measure:
     keys: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        check_origin(self.origin)
         if not self.program:
-            object.__setattr__(self, "program", FAMILY_PROGRAMS.get(self.family, "smarteval"))
+            object.__setattr__(self, "program", ORIGINS[self.origin].program)
         if self.program not in PROGRAMS:
             raise ValueError(f"{self.name}: unknown program {self.program!r} (one of "
                              f"{', '.join(PROGRAMS)})")
@@ -117,6 +170,26 @@ class Measure:
         return replace(self, name=f"{self.name}_{q}",
                        func=functools.partial(self.func, quantity=q), quantities=(),
                        of=self.name, help=f"{q} of {self.name}: {self.help}")
+
+    #: what its origin switches (:class:`Origin`), asked of the measure
+    trec_eval_rules = _of_origin("trec_eval_rules")
+    scores_empty_ranking = _of_origin("scores_empty_ranking")
+    reads_subtopics = _of_origin("reads_subtopics")
+    reads_gains = _of_origin("reads_gains")
+
+    @property
+    def set_per_request(self) -> bool:
+        """Whether each distinct parameter set asked for is a request of its own: its
+        origin's :attr:`Origin.set_per_request`, for a measure of one parameter set."""
+        return ORIGINS[self.origin].set_per_request and self.params in ("floats", "gains", "int")
+
+    @property
+    def blockable(self) -> bool:
+        """Whether its values may be computed a block of whole queries at a time: its
+        origin's are one query's alone (:attr:`Origin.one_query_alone`), it reads plain
+        qrels and has no total over the qrels."""
+        return (ORIGINS[self.origin].one_query_alone and self.total is None
+                and self.rel_info == "qrels")
 
     @property
     def tie_average(self) -> bool:
@@ -162,34 +235,35 @@ REGISTRY: dict[str, Measure] = {}
 
 #: The measure modules, in the order their measures are listed (trec_eval's first, the
 #: plugins' after all of them). trec_eval's is imported with the package; the others
-#: only when needed (a measure of trec_eval's alone starts without them).
-FAMILIES = ("trec", "prefs", "smart", "extra", "swets", "web", "diversity", "cwl", "sample",
-            "ntcir")
-#: whether every module of FAMILIES was imported
-FAMILIES_LOADED: dict[str, bool] = {"loaded": False}
+#: only when needed (a measure of trec_eval's alone starts without them). A module is
+#: where a measure is written, not its origin: ``extra`` holds ``ir`` and ``smart`` ones.
+MODULES = ("trec", "prefs", "smart", "extra", "swets", "web", "diversity", "cwl", "sample",
+           "ntcir")
+#: whether every module of MODULES was imported
+MODULES_LOADED: dict[str, bool] = {"loaded": False}
 
 
-def load_families() -> None:
-    """Import every measure module of FAMILIES (once): the registry is then complete,
+def load_modules() -> None:
+    """Import every measure module of MODULES (once): the registry is then complete,
     but for the plugins."""
-    if FAMILIES_LOADED["loaded"]:
+    if MODULES_LOADED["loaded"]:
         return
-    FAMILIES_LOADED["loaded"] = True
-    for family in FAMILIES:
-        importlib.import_module(f"smarteval.measures.{family}")
+    MODULES_LOADED["loaded"] = True
+    for module in MODULES:
+        importlib.import_module(f"smarteval.measures.{module}")
 
 
 def _rank(m: Measure) -> int:
-    """Where a measure's module comes in FAMILIES (plugins after all of them)."""
+    """Where a measure's module comes in MODULES (plugins after all of them)."""
     package, _, module = m.func.__module__.rpartition(".")
-    if m.plugin is None and package == __package__ and module in FAMILIES:
-        return FAMILIES.index(module)
-    return len(FAMILIES)
+    if m.plugin is None and package == __package__ and module in MODULES:
+        return MODULES.index(module)
+    return len(MODULES)
 
 
-def _keep_family_order(new: Measure) -> None:
-    """Put the registry back in FAMILIES order when ``new``'s module was imported before
-    one listed ahead of it (a module importing another family's measure module)."""
+def _keep_module_order(new: Measure) -> None:
+    """Put the registry back in MODULES order when ``new``'s module was imported before
+    one listed ahead of it (a module importing another's measure module)."""
     items = list(REGISTRY.values())
     if len(items) > 1 and _rank(items[-2]) > _rank(new):
         ordered = sorted(items, key=_rank)          # stable: each module's own order kept
@@ -209,7 +283,7 @@ LOADERS: list[Callable[[], None]] = []
 
 def load_installed_plugins() -> None:
     """Look up the installed packages' plugins (once; see ``ENTRY_POINTS``)."""
-    load_families()
+    load_modules()
     for load in LOADERS:
         load()
 
@@ -224,7 +298,7 @@ def _restore(name: str) -> Measure:
     """The entry of a measure unpickled by name (every measure module imported if needed;
     for a quantity ``NAME_Q``, its measure's)."""
     if name not in REGISTRY:
-        load_families()
+        load_modules()
     m = REGISTRY.get(name) or quantity_entry(name)
     assert m is not None, name
     return m
@@ -240,7 +314,7 @@ def quantity_entry(name: str) -> Measure | None:
 
 def measure(name: str, *, params: str = "none", default: Sequence = (), average: str = "mean",
             value: str = "float", per_query: bool = True, versions: Sequence[int] = (9, 10),
-            family: str = "trec", needs_num_docs: bool = False,
+            origin: str = "trec", needs_num_docs: bool = False,
             micro: Callable | None = None, ties: Callable | None = None,
             orders: bool = False, order_free: bool = False, rel_info: str = "qrels",
             quantities: Sequence[str] = (), program: str = "", label: str = "",
@@ -254,6 +328,10 @@ def measure(name: str, *, params: str = "none", default: Sequence = (), average:
     :func:`smarteval.measures.measure`, which checks what a plugin may name.
     """
     check_options(params, average, value)
+    try:
+        check_origin(origin)
+    except ValueError as exc:
+        raise ValueError(f"measure {name!r}: {exc}") from None
     if rel_info not in REL_INFOS:
         raise ValueError(f"unknown rel_info {rel_info!r} (one of {', '.join(REL_INFOS)})")
 
@@ -262,11 +340,11 @@ def measure(name: str, *, params: str = "none", default: Sequence = (), average:
             raise ValueError(f"measure {name!r} registered twice")
         REGISTRY[name] = entry(
             Measure, name, func, params=params, default=default, average=average,
-            value=value, per_query=per_query, versions=versions, family=family,
+            value=value, per_query=per_query, versions=versions, origin=origin,
             needs_num_docs=needs_num_docs, micro=micro, ties=ties, orders=orders,
             order_free=order_free, rel_info=rel_info, quantities=tuple(quantities),
             program=program, label=label, total=total, keys=tuple(keys))
-        _keep_family_order(REGISTRY[name])
+        _keep_module_order(REGISTRY[name])
         return func
 
     return register

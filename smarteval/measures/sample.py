@@ -405,7 +405,7 @@ def _retrieved_total(r: Ranked, values: np.ndarray, n: int) -> int:
 # =========================================================================== the measures,
 # in the order sample_eval prints them
 
-@measure("xinfAP", label="infAP", family="sample", rel_info="sample_eval")
+@measure("xinfAP", label="infAP", origin="sample", rel_info="sample_eval")
 def xinf_ap(r: Ranked) -> np.ndarray:
     """Inferred AP from stratified sampled judgements (xinfAP: sample_eval's infAP).
 
@@ -417,7 +417,7 @@ def xinf_ap(r: Ranked) -> np.ndarray:
     return _walk(r).ap
 
 
-@measure("infNDCG", params="gains", family="sample", rel_info="sample_eval")
+@measure("infNDCG", params="gains", origin="sample", rel_info="sample_eval")
 def inf_ndcg(r: Ranked, gains: tuple) -> np.ndarray:
     """Inferred nDCG from stratified sampled judgements (sample_eval's infNDCG).
 
@@ -432,7 +432,7 @@ def inf_ndcg(r: Ranked, gains: tuple) -> np.ndarray:
 
 
 @measure("iprec_at_rec", params="levels", default=LEVELS, per_query=False,
-         label="iprec@rec{}", total=_mean_by_bytes, family="sample", rel_info="sample_eval")
+         label="iprec@rec{}", total=_mean_by_bytes, origin="sample", rel_info="sample_eval")
 def iprec_at_rec(r: Ranked, level: float) -> np.ndarray:
     """Interpolated precision at a recall level, from estimated counts (sample_eval's
     iprec@rec).
@@ -447,7 +447,7 @@ def iprec_at_rec(r: Ranked, level: float) -> np.ndarray:
     return _interpolated(r, levels)[:, levels.index(float(level))]
 
 
-@measure("iP", params="cutoffs", default=CUTOFFS, label="iP{}", family="sample",
+@measure("iP", params="cutoffs", default=CUTOFFS, label="iP{}", origin="sample",
          rel_info="sample_eval")
 def inf_precision(r: Ranked, k: int) -> np.ndarray:
     """Estimated precision after k documents (sample_eval's iP10, iP50, iP1000).
@@ -462,7 +462,7 @@ def inf_precision(r: Ranked, k: int) -> np.ndarray:
     return e / k
 
 
-@measure("inum_rel_ret", average="sum", total=_sum, family="sample", rel_info="sample_eval")
+@measure("inum_rel_ret", average="sum", total=_sum, origin="sample", rel_info="sample_eval")
 def inum_rel_ret(r: Ranked) -> np.ndarray:
     """Estimated relevant documents among the first 1,000 retrieved (sample_eval's
     inum_rel_ret).
@@ -474,7 +474,7 @@ def inum_rel_ret(r: Ranked) -> np.ndarray:
                     if len(w.estimated) else 0, 0.0)
 
 
-@measure("inum_rel", average="sum", order_free=True, total=_all_topics_rel, family="sample",
+@measure("inum_rel", average="sum", order_free=True, total=_all_topics_rel, origin="sample",
          rel_info="sample_eval")
 def inum_rel(r: Ranked) -> np.ndarray:
     """Estimated relevant documents of the topic, from its strata (sample_eval's inum_rel).
@@ -487,7 +487,7 @@ def inum_rel(r: Ranked) -> np.ndarray:
 
 
 @measure("sample_num_ret", average="sum", value="int", order_free=True, label="num_ret",
-         total=_retrieved_total, family="sample", rel_info="sample_eval")
+         total=_retrieved_total, origin="sample", rel_info="sample_eval")
 def sample_num_ret(r: Ranked) -> np.ndarray:
     """Documents retrieved (sample_eval's num_ret; its total counts 1,000 at most a topic).
 
@@ -496,7 +496,7 @@ def sample_num_ret(r: Ranked) -> np.ndarray:
     return r.num_ret.astype(np.int64)
 
 
-@measure("int11ptAP", family="sample", rel_info="sample_eval")
+@measure("int11ptAP", origin="sample", rel_info="sample_eval")
 def int11pt_ap(r: Ranked) -> np.ndarray:
     """Interpolated precision averaged over sample_eval's eleven recall levels (its
     int11ptAP, not printed)."""

@@ -80,7 +80,7 @@ def _norm_recall(r: Ranked, o: Exact) -> np.ndarray:
     return np.where(R == 0, 0.0, np.where(den == 0, 1.0, val))
 
 
-@measure("norm_recall", family="smart", needs_num_docs=True, orders=True)
+@measure("norm_recall", origin="smart", needs_num_docs=True, orders=True)
 def norm_recall(r: Ranked, o: str = "exact") -> np.ndarray:
     """Normalized recall (SMART NOR REC): 1 - (Σr_i - Σi) / (R(N-R)).
 
@@ -106,7 +106,7 @@ def _norm_prec(r: Ranked, o: Exact) -> np.ndarray:
     return np.where(R == 0, 0.0, np.where(den <= 0, 1.0, val))
 
 
-@measure("norm_prec", family="smart", needs_num_docs=True, orders=True)
+@measure("norm_prec", origin="smart", needs_num_docs=True, orders=True)
 def norm_prec(r: Ranked, o: str = "exact") -> np.ndarray:
     """Normalized precision (SMART NOR PRE): 1 - (Σln r_i - Σln i) / ln C(N,R).
 
@@ -133,7 +133,7 @@ def _log_sums(r: Ranked, name: str):
     return gammaln(R + 1), s
 
 
-@measure("rank_recall", family="smart", needs_num_docs=True,
+@measure("rank_recall", origin="smart", needs_num_docs=True,
          micro=lambda r: _rank_sums(r, "rank_recall"))
 def rank_recall(r: Ranked) -> np.ndarray:
     """Rank recall (SMART RNK REC): Σi / Σr_i, the ideal over the actual sum of ranks.
@@ -147,7 +147,7 @@ def rank_recall(r: Ranked) -> np.ndarray:
     return np.where(r.num_rel == 0, 0.0, safe_div(ideal, s))
 
 
-@measure("log_prec", family="smart", needs_num_docs=True,
+@measure("log_prec", origin="smart", needs_num_docs=True,
          micro=lambda r: _log_sums(r, "log_prec"))
 def log_prec(r: Ranked) -> np.ndarray:
     """Log precision (SMART LOG PRE): Σln i / Σln r_i.
@@ -212,7 +212,7 @@ def _worst_weighted(r: Ranked, pairs: tuple, n: np.ndarray, m: np.ndarray) -> np
     return np.bincount(q, weights=g * ranks_sum, minlength=r.num_queries)
 
 
-@measure("wnorm_recall", params="gains", default=(), family="smart", needs_num_docs=True,
+@measure("wnorm_recall", params="gains", default=(), origin="smart", needs_num_docs=True,
          orders=True)
 def wnorm_recall(r: Ranked, pairs: tuple, o: str = "exact") -> np.ndarray:
     """Keen's weighted normalized recall: 1 - (Σr_i·w_i - Σi·w_(i)) / (R(N-R)).
@@ -245,7 +245,7 @@ def _fallout_counts(r: Ranked, k: int, o: Exact):
     return b, (n - R).astype(np.float64)
 
 
-@measure("fallout", params="cutoffs", default=SHORT_CUTOFFS, family="smart",
+@measure("fallout", params="cutoffs", default=SHORT_CUTOFFS, origin="smart",
          needs_num_docs=True, micro=lambda r, k: _fallout_counts(r, k, Exact(r)),
          orders=True)
 def fallout(r: Ranked, k: int, o: str = "exact") -> np.ndarray:
@@ -261,7 +261,7 @@ def fallout(r: Ranked, k: int, o: str = "exact") -> np.ndarray:
     return safe_div(*_fallout_counts(r, k, order_of(r, o)))
 
 
-@measure("generality", family="smart", needs_num_docs=True,
+@measure("generality", origin="smart", needs_num_docs=True,
          micro=lambda r: (1000.0 * r.num_rel, num_docs(r, "generality").astype(np.float64)),
          order_free=True)
 def generality(r: Ranked) -> np.ndarray:
@@ -273,7 +273,7 @@ def generality(r: Ranked) -> np.ndarray:
     return 1000.0 * r.num_rel / num_docs(r, "generality")
 
 
-@measure("cutoff", params="cutoffs", default=CUTOFFS, family="smart", needs_num_docs=True,
+@measure("cutoff", params="cutoffs", default=CUTOFFS, origin="smart", needs_num_docs=True,
          micro=lambda r, k: tuple(x.astype(np.float64) for x in _cut(r, k, "cutoff")[::-1]),
          order_free=True)
 def cutoff(r: Ranked, k: int) -> np.ndarray:
@@ -285,7 +285,7 @@ def cutoff(r: Ranked, k: int) -> np.ndarray:
     return kk / n
 
 
-@measure("adj_prec", params="cutoffs", default=CUTOFFS, family="smart", needs_num_docs=True)
+@measure("adj_prec", params="cutoffs", default=CUTOFFS, origin="smart", needs_num_docs=True)
 def adj_prec(r: Ranked, k: int) -> np.ndarray:
     """Generality-adjusted precision after k documents: R₁G / (R₁G + F₁(1000-G)).
 
@@ -322,7 +322,7 @@ def _sliding_counts(r: Ranked, k: int, o: Exact):
     return actual, ideal_prefix(r, qgain, k)
 
 
-@measure("sliding_ratio", params="cutoffs", default=CUTOFFS, family="smart",
+@measure("sliding_ratio", params="cutoffs", default=CUTOFFS, origin="smart",
          micro=lambda r, k: _sliding_counts(r, k, Exact(r)),
          orders=True)
 def sliding_ratio(r: Ranked, k: int, o: str = "exact") -> np.ndarray:
@@ -343,7 +343,7 @@ def _relpoints_counts(r: Ranked, k: int, o: Exact):
     return actual, segment_sum(qgain, r.qrel_offsets)
 
 
-@measure("relpoints_recall", params="cutoffs", default=CUTOFFS, family="smart",
+@measure("relpoints_recall", params="cutoffs", default=CUTOFFS, origin="smart",
          micro=lambda r, k: _relpoints_counts(r, k, Exact(r)),
          orders=True)
 def relpoints_recall(r: Ranked, k: int, o: str = "exact") -> np.ndarray:
@@ -362,7 +362,7 @@ def _rel_recall_counts(r: Ranked, u: int):
     return np.minimum(r.num_rel_ret, u).astype(np.float64), np.full(r.num_queries, float(u))
 
 
-@measure("rel_recall", params="cutoffs", default=WANTED, family="smart",
+@measure("rel_recall", params="cutoffs", default=WANTED, origin="smart",
          micro=_rel_recall_counts, order_free=True)
 def rel_recall(r: Ranked, u: int) -> np.ndarray:
     """Keen's relative recall: relevant retrieved over the u relevant the user wants, capped at 1.
@@ -385,7 +385,7 @@ def _rank_j(which: str):
     return impl
 
 
-@measure("rank_first", family="smart", orders=True)
+@measure("rank_first", origin="smart", orders=True)
 def rank_first(r: Ranked, o: str = "exact") -> np.ndarray:
     """Rank of the first relevant document (Keen's high-precision user, Fig. 32-33).
 
@@ -400,7 +400,7 @@ def rank_first(r: Ranked, o: str = "exact") -> np.ndarray:
     return _rank_j("first")(r, order_of(r, o))
 
 
-@measure("rank_second", family="smart", orders=True)
+@measure("rank_second", origin="smart", orders=True)
 def rank_second(r: Ranked, o: str = "exact") -> np.ndarray:
     """Rank of the second relevant document (Keen's high-precision user wanting two, Fig. 31-32).
 
@@ -412,7 +412,7 @@ def rank_second(r: Ranked, o: str = "exact") -> np.ndarray:
     return _rank_j("second")(r, order_of(r, o))
 
 
-@measure("rank_last", family="smart", orders=True)
+@measure("rank_last", origin="smart", orders=True)
 def rank_last(r: Ranked, o: str = "exact") -> np.ndarray:
     """Rank of the last relevant document: where a high-recall user reaches recall 1 (Keen Fig. 32).
 
@@ -453,7 +453,7 @@ def _e_counts(r: Ranked, params: tuple, o: Exact):
     return den - num, den
 
 
-@measure("F", params="floats", default=(1.0,), family="smart", orders=True,
+@measure("F", params="floats", default=(1.0,), origin="smart", orders=True,
          micro=lambda r, params: _f_counts(r, params, "F", Exact(r)))
 def f_measure(r: Ranked, params: tuple, o: str = "exact") -> np.ndarray:
     """F measure (IIR 8.3): the weighted harmonic mean of precision and recall, (1+β²)PR/(β²P+R).
@@ -467,7 +467,7 @@ def f_measure(r: Ranked, params: tuple, o: str = "exact") -> np.ndarray:
     return safe_div(*_f_counts(r, params, "F", order_of(r, o)))
 
 
-@measure("E", params="floats", default=(1.0,), family="smart", orders=True,
+@measure("E", params="floats", default=(1.0,), origin="smart", orders=True,
          micro=lambda r, params: _e_counts(r, params, Exact(r)))
 def e_measure(r: Ranked, params: tuple, o: str = "exact") -> np.ndarray:
     """van Rijsbergen's E = 1 - F (IIR 8.3), with F's parameters: ``E.beta`` or ``E.beta,k``.
@@ -491,7 +491,7 @@ def _f_alpha_counts(r: Ranked, params: tuple, o: Exact):
     return a, alpha * t + (1 - alpha) * r.num_rel
 
 
-@measure("F_alpha", params="floats", default=(0.5,), family="smart", orders=True,
+@measure("F_alpha", params="floats", default=(0.5,), origin="smart", orders=True,
          micro=lambda r, params: _f_alpha_counts(r, params, Exact(r)))
 def f_alpha(r: Ranked, params: tuple, o: str = "exact") -> np.ndarray:
     """F in its α form (IIR 8.3): 1/(α/P + (1-α)/R), precision and recall weighted by α.
@@ -517,7 +517,7 @@ def _accuracy_counts(r: Ranked, k: int, o: Exact):
     return a + tn, n.astype(np.float64)
 
 
-@measure("accuracy", params="cutoffs", default=CUTOFFS, family="smart", needs_num_docs=True,
+@measure("accuracy", params="cutoffs", default=CUTOFFS, origin="smart", needs_num_docs=True,
          micro=lambda r, k: _accuracy_counts(r, k, Exact(r)),
          orders=True)
 def accuracy(r: Ranked, k: int, o: str = "exact") -> np.ndarray:
@@ -682,7 +682,7 @@ def _jw(r: Ranked, ks: np.ndarray) -> np.ndarray:
     return np.where(R[:, None] == 0, 0.0, val)
 
 
-@measure("jw_prob", params="cutoffs", default=SHORT_CUTOFFS, family="smart",
+@measure("jw_prob", params="cutoffs", default=SHORT_CUTOFFS, origin="smart",
          needs_num_docs=True)
 def jw_prob(r: Ranked, k: int) -> np.ndarray:
     """Joiner & Werner's Pr_H(P < a/k): chance that k random documents hold fewer relevant
@@ -705,7 +705,7 @@ def jw_prob(r: Ranked, k: int) -> np.ndarray:
     return _jw(r, np.array([k]))[:, 0]
 
 
-@measure("jw_avg", params="int", default=(30,), family="smart", needs_num_docs=True)
+@measure("jw_avg", params="int", default=(30,), origin="smart", needs_num_docs=True)
 def jw_avg(r: Ranked, params: tuple) -> np.ndarray:
     """Joiner & Werner's single number: jw_prob.k averaged over k = 1..D (default D = 30).
 
@@ -723,7 +723,7 @@ def jw_avg(r: Ranked, params: tuple) -> np.ndarray:
 
 # =========================================================================== Cooper, Rocchio
 
-@measure("esl", params="cutoffs", default=(1, 2, 5, 10), family="smart",
+@measure("esl", params="cutoffs", default=(1, 2, 5, 10), origin="smart",
          ties=lambda r, k: esl(r, k))
 def esl(r: Ranked, k: int) -> np.ndarray:
     """Cooper's expected search length: non-relevant documents examined before k relevant are found.
@@ -793,7 +793,7 @@ def _check_n(n: int, name: str) -> None:
                          "must be positive")
 
 
-@measure("cnr_recall", params="cutoffs", default=CNR, family="smart",
+@measure("cnr_recall", params="cutoffs", default=CNR, origin="smart",
          micro=lambda r, n: (cnr_counts(r, n)[0], r.num_rel.astype(np.float64)))
 def cnr_recall(r: Ranked, n: int) -> np.ndarray:
     """Recall when the user stops after n consecutive non-relevant documents (Rocchio).
@@ -808,7 +808,7 @@ def cnr_recall(r: Ranked, n: int) -> np.ndarray:
     return safe_div(rel, r.num_rel)
 
 
-@measure("cnr_prec", params="cutoffs", default=CNR, family="smart",
+@measure("cnr_prec", params="cutoffs", default=CNR, origin="smart",
          micro=lambda r, n: cnr_counts(r, n))
 def cnr_prec(r: Ranked, n: int) -> np.ndarray:
     """Precision when the user stops after n consecutive non-relevant documents (Rocchio).

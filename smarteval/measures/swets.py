@@ -165,7 +165,7 @@ def operating_characteristic(r: Ranked, average: str = "macro") -> OperatingChar
 
 # --------------------------------------------------------------------------- measures
 
-@measure("swets_E", family="smart", needs_num_docs=True)
+@measure("swets_E", origin="smart", needs_num_docs=True)
 def swets_E(r: Ranked) -> np.ndarray:
     """Swets' E = 2a/(1+b) of the line z(recall) = a + b·z(fallout) fitted over the run's cut-offs.
 
@@ -184,7 +184,7 @@ def swets_E(r: Ranked) -> np.ndarray:
     return swets_e(a, b)
 
 
-@measure("swets_slope", family="smart", needs_num_docs=True)
+@measure("swets_slope", origin="smart", needs_num_docs=True)
 def swets_slope(r: Ranked) -> np.ndarray:
     """Slope s = b of the line z(recall) = a + b·z(fallout) fitted over the run's cut-offs
     (Swets' s).

@@ -98,7 +98,7 @@ def _discounted(gain: np.ndarray, rank: np.ndarray, offsets: np.ndarray, log) ->
 
 # =========================================================================== gdeval
 
-@measure("gd_ndcg", params="cutoffs", default=(20,), family="ir", program="gdeval")
+@measure("gd_ndcg", params="cutoffs", default=(20,), origin="ir", program="gdeval")
 def gd_ndcg(r: Ranked, k: int) -> np.ndarray:
     """nDCG@k of the TREC Web track: gains 2^grade - 1, log discount, gdeval's numbers
     (nDCG(dcg='exp-log2')@k).
@@ -127,7 +127,7 @@ def gd_ndcg(r: Ranked, k: int) -> np.ndarray:
     return safe_div(dcg, ideal)
 
 
-@measure("gd_err", params="cutoffs", default=(20,), family="ir", program="gdeval")
+@measure("gd_err", params="cutoffs", default=(20,), origin="ir", program="gdeval")
 def gd_err(r: Ranked, k: int) -> np.ndarray:
     """Expected reciprocal rank at k (Chapelle et al. 2009), gdeval's numbers
     (ir_measures' ERR@k).
@@ -181,7 +181,7 @@ _RANX_EDGES = """
 """
 
 
-@measure("ranx_dcg", params="cutoffs", default=(10,), family="ir", program="ranx")
+@measure("ranx_dcg", params="cutoffs", default=(10,), origin="ir", program="ranx")
 def ranx_dcg(r: Ranked, k: int) -> np.ndarray:
     """DCG@k with the grade as gain and log2(rank + 1) as discount (ranx's dcg@k).
 
@@ -191,7 +191,7 @@ def ranx_dcg(r: Ranked, k: int) -> np.ndarray:
     return _ranx_dcg(r, k, False)
 
 
-@measure("ranx_dcg_burges", params="cutoffs", default=(10,), family="ir", program="ranx")
+@measure("ranx_dcg_burges", params="cutoffs", default=(10,), origin="ir", program="ranx")
 def ranx_dcg_burges(r: Ranked, k: int) -> np.ndarray:
     """DCG@k with gains 2^grade - 1 and log2(rank + 1) as discount (ranx's dcg_burges@k).
 
@@ -200,7 +200,7 @@ def ranx_dcg_burges(r: Ranked, k: int) -> np.ndarray:
     return _ranx_dcg(r, k, True)
 
 
-@measure("ranx_ndcg_burges", params="cutoffs", default=(10,), family="ir", program="ranx")
+@measure("ranx_ndcg_burges", params="cutoffs", default=(10,), origin="ir", program="ranx")
 def ranx_ndcg_burges(r: Ranked, k: int) -> np.ndarray:
     """nDCG@k with gains 2^grade - 1 (ranx's ndcg_burges@k).
 
@@ -211,7 +211,7 @@ def ranx_ndcg_burges(r: Ranked, k: int) -> np.ndarray:
     return _ranx_ndcg(r, k, True)
 
 
-@measure("ranx_hits", params="cutoffs", default=(10,), family="ir", program="ranx")
+@measure("ranx_hits", params="cutoffs", default=(10,), origin="ir", program="ranx")
 def ranx_hits(r: Ranked, k: int) -> np.ndarray:
     """Relevant documents among the first k retrieved (ranx's hits@k).
 
@@ -222,7 +222,7 @@ def ranx_hits(r: Ranked, k: int) -> np.ndarray:
     return np.diff(off).astype(np.float64)
 
 
-@measure("ranx_hit_rate", params="cutoffs", default=(10,), family="ir", program="ranx")
+@measure("ranx_hit_rate", params="cutoffs", default=(10,), origin="ir", program="ranx")
 def ranx_hit_rate(r: Ranked, k: int) -> np.ndarray:
     """1 if a relevant document is among the first k retrieved, else 0 (ranx's hit_rate@k).
 
@@ -250,7 +250,7 @@ def _sdcg_params(params: tuple) -> tuple[int, float, float]:
     return k, hi, lo
 
 
-@measure("sdcg", params="floats", default=(10, 4, 0), family="ir",
+@measure("sdcg", params="floats", default=(10, 4, 0), origin="ir",
          program="ir_measures.cwl_eval")
 def sdcg(r: Ranked, params: tuple) -> np.ndarray:
     """Scaled DCG@k: DCG of grades scaled to [0, 1], over the DCG of k fully relevant
@@ -281,7 +281,7 @@ def sdcg(r: Ranked, params: tuple) -> np.ndarray:
     return dcg / norm
 
 
-@measure("pair_accuracy", params="cutoffs", default=(10,), family="ir", average="reported",
+@measure("pair_accuracy", params="cutoffs", default=(10,), origin="ir", average="reported",
          program="accuracy")
 def pair_accuracy(r: Ranked, k: int) -> np.ndarray:
     """Share of (relevant, non-relevant) pairs among the first k ranked the right way round
@@ -370,7 +370,7 @@ def _compat_depths(r: Ranked) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
     return out
 
 
-@measure("compat", params="floats", default=(0.95, 1.0), family="ir", program="compat")
+@measure("compat", params="floats", default=(0.95, 1.0), origin="ir", program="compat")
 def compat(r: Ranked, params: tuple) -> np.ndarray:
     """Compatibility: rank-biased overlap with an ideal ranking of the positive grades
     (ir_measures' Compat).

@@ -23,9 +23,21 @@ from smarteval.numerals import NUMBER, is_decimal
 from smarteval.read import read_bytes
 from smarteval.read.plain import ID_ERRORS, naming_the_file_out_of_memory
 
+#: The formats of smarteval evaluate these readers read back (each told apart by its
+#: text): the summaries of each, and the per-query values, every digit, of those that
+#: are exact. tests/test_formats.py checks them against the registry's
+#: ``Format.reads_back`` and ``Format.exact`` and reads each back.
+READ_BACK = ("trec", "tsv", "csv", "json")
+READ_EXACTLY = ("tsv", "csv", "json")
+
+
+def _named(names: tuple[str, ...]) -> str:
+    return f"{', '.join(names[:-1])} or {names[-1]}"
+
+
 #: What a results file should hold, for error messages.
 RESULTS_EXPECTED = ("evaluation results: trec_eval output (MEASURE QUERY VALUE) or "
-                    "smarteval evaluate -f tsv, csv or json")
+                    f"smarteval evaluate -f {_named(tuple(f for f in READ_BACK if f != 'trec'))}")
 
 
 @naming_the_file_out_of_memory
@@ -134,8 +146,8 @@ def _results_trec(name: str, text: str, default_run: str) -> list[tuple[str, dic
 # --------------------------------------------------------------------------- per-query values
 
 #: What a stored baseline should hold, for error messages.
-PER_QUERY_EXPECTED = ("per-query results: smarteval evaluate -q -f json (or tsv, csv) output, "
-                      "run, query, measure, value")
+PER_QUERY_EXPECTED = (f"per-query results: smarteval evaluate -q -f {READ_EXACTLY[-1]} (or "
+                      f"{', '.join(READ_EXACTLY[:-1])}) output, run, query, measure, value")
 
 
 @dataclass
@@ -175,8 +187,9 @@ def read_per_query(path: str) -> list[StoredRun]:
     else:
         first = stripped.split("\n", 1)[0].strip()
         if first.replace(",", "\t").split("\t")[:4] != ["run", "query", "measure", "value"]:
+            exact = _named((READ_EXACTLY[-1], *READ_EXACTLY[:-1]))     # json first
             raise InputError(name, None, "not the per-query output of smarteval evaluate -q "
-                             "-f json, tsv or csv (trec_eval's text has four decimals: it "
+                             f"-f {exact} (trec_eval's text has four decimals: it "
                              "would not give the baseline's values back)",
                              expected=PER_QUERY_EXPECTED)
         rows = _per_query_delimited(name, text, "," if "," in first else "\t")
@@ -346,8 +359,10 @@ def _checked(name: str, stored, *, text: bool, lines: dict[int, str] | None = No
     for run, qid, measure, value, line in stored:
         shown = None if lines is None else lines[line]
         if (run, qid, measure) in seen:
-            why = " (a query named all cannot be told from the summary in tsv or csv: store " \
-                  "the baseline with -f json)" if qid is None and not text else ""
+            # READ_EXACTLY: the delimited formats, then JSON's, which tells them apart
+            why = (" (a query named all cannot be told from the summary in "
+                   f"{' or '.join(READ_EXACTLY[:-1])}: store the baseline with -f "
+                   f"{READ_EXACTLY[-1]})") if qid is None and not text else ""
             raise InputError(name, line, f"run {run}'s {measure} of query {qid or 'all'} is "
                              f"given twice{why}", shown, PER_QUERY_EXPECTED)
         seen.add((run, qid, measure))

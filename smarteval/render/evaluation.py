@@ -43,6 +43,7 @@ from smarteval.measures.grammar import in_asked_order
 from smarteval.render.formats import (
     delimited_pieces,
     fixed,
+    having,
     is_table,
     json_number,
     readable,
@@ -323,7 +324,7 @@ def render_pieces(evaluations: Sequence, fmt: str, *, per_query: bool = False,
     other formats in one piece."""
     if fmt == "trec":
         yield from trec_pieces(evaluations, per_query=per_query, summary=summary)
-    elif fmt in ("tsv", "csv"):
+    elif fmt in having("streams") and fmt in having("one_table"):
         yield from delimited_pieces(COLUMNS, _text_rows(evaluations, per_query, summary), fmt,
                                     header)
     else:
@@ -363,7 +364,7 @@ def complete_notes(ev) -> list[str]:
     zero = ev.num_averaged - (len(ev.qids) if v10 else int(ev.in_run.sum()))
     # the SMART measures score a query without results on its empty ranking
     smart = "; the SMART measures score their empty ranking" \
-        if any(o.measure.family == "smart" for o in ev.outputs) else ""
+        if any(o.measure.scores_empty_ranking for o in ev.outputs) else ""
     notes = []
     if zero:
         what = "without results" if settings.query is None else "not evaluated (-D)"

@@ -18,25 +18,79 @@ from smarteval.records import record
 @record(frozen=True)
 class Format:
     """An output format: its ``--format`` name and, in a few words, what it is (``--help``
-    of every command lists each of its formats so)."""
+    of every command lists each of its formats so), and what it can do: every renderer,
+    reader and help text asks these instead of naming formats."""
 
     name: str
     help: str
     table: bool          # a table for people (smart, markdown, latex) rather than data
     tablefmt: str = ""   # tabulate's name for it, for tables
+    #: data of one table only (columns, then rows of text cells): a renderer whose
+    #: options ask for two tables refuses it (:func:`chosen_table`)
+    one_table: bool = False
+    #: written as it comes, a few thousand queries at a time (evaluate's long outputs)
+    streams: bool = False
+    #: its values keep their types (numbers, null, text) and nest: one output holds
+    #: every table a renderer has
+    typed: bool = False
+    #: read back as evaluation results: the summaries ``correlate`` reads
+    reads_back: bool = False
+    #: read back to the last digit: per-query values a stored baseline
+    #: (``--baseline-results``) is compared as
+    exact: bool = False
 
 
 FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("smart", "plain text", True, "simple"),
-    Format("trec", "trec_eval's own output, byte for byte", False),
-    Format("tsv", "tab-separated, nothing quoted", False),
-    Format("csv", "comma-separated, quoted as needed", False),
+    Format("trec", "trec_eval's own output, byte for byte", False, streams=True,
+           reads_back=True),
+    Format("tsv", "tab-separated, nothing quoted", False, one_table=True, streams=True,
+           reads_back=True, exact=True),
+    Format("csv", "comma-separated, quoted as needed", False, one_table=True, streams=True,
+           reads_back=True, exact=True),
     Format("json", 'full precision, null where undefined, "inf" and "-inf" for infinities',
-           False),
+           False, typed=True, reads_back=True, exact=True),
     Format("markdown", "GitHub's tables", True, "github"),
     Format("latex", "booktabs", True, "latex_booktabs"),
     Format("html", "self-contained", True, "html"),
 )}
+
+
+def having(capability: str, among: Iterable[str] | None = None) -> tuple[str, ...]:
+    """The formats (of ``among``, else of the registry) that have ``capability``, a
+    field of :class:`Format`, in the registry's order."""
+    names = FORMATS if among is None else among
+    return tuple(n for n in names if getattr(FORMATS[n], capability))
+
+
+def words() -> dict[str, str]:
+    """The formats of each capability in words, for help texts (:func:`described`):
+    ``one_table`` "tsv and csv", ``one_table_or`` "tsv or csv", ``one_table_list``
+    "tsv, csv", ``typed`` "json", ``exact`` "tsv, csv or json", ``reads_back``
+    "trec, tsv, csv or json", ``data`` every data format but trec's own, "tsv, csv and
+    json"."""
+    one = having("one_table")
+    data = tuple(n for n, f in FORMATS.items() if not f.table and (f.one_table or f.typed))
+    return {"one_table": named(one), "one_table_or": named(one, "or"),
+            "one_table_list": named(one, ","), "typed": named(having("typed"), "or"),
+            "exact": named(having("exact"), "or"), "reads_back": named(having("reads_back"), "or"),
+            "data": named(data)}
+
+
+def described(func: Callable) -> Callable:
+    """``func`` (a command) with the ``{capability}`` fields of its docstring filled in
+    from :func:`words`: its help names the registry's formats."""
+    func.__doc__ = (func.__doc__ or "").format(**words())
+    return func
+
+
+def named(names: Sequence[str], last: str = "and") -> str:
+    """Format names in words, ``last`` before the last: "tsv and csv", "tsv, csv or
+    json"; ``last=","`` lists them all with commas ("tsv, csv")."""
+    names = list(names)
+    if last == "," or len(names) < 2:
+        return ", ".join(names)
+    return f"{', '.join(names[:-1])} {last} {names[-1]}"
 
 
 def writable(*, but: Iterable[str] = ()) -> tuple[str, ...]:
@@ -78,17 +132,18 @@ def written(fmt: str, *, json: Callable[[], Any], tables: Callable[[], Iterable[
     ``json()`` is the object of ``-f json`` (made JSON-safe by :func:`json_safe` unless
     ``json_ready``: then it holds only Python numbers, finite floats, None, strings,
     lists and dicts, its non-finite floats written by :func:`json_number`); ``tables()``
-    the table of ``-f tsv``/``csv`` (column names and rows
-    of text cells), one table, which pandas, a database or ``sort`` reads as it comes (a
+    the table of a format of one table (:attr:`Format.one_table`: column names and rows
+    of text cells), which pandas, a database or ``sort`` reads as it comes (a
     renderer whose options ask for another table gives that one instead);
     ``table(fmt)`` the text of a format for people (:attr:`Format.table`).
     """
-    if fmt == "json":
+    f = FORMATS[fmt]
+    if f.typed and fmt == "json":
         import json as _json
         obj = json()
         return _json.dumps(obj if json_ready else json_safe(obj), indent=2,
                            allow_nan=False) + "\n"
-    if fmt in ("tsv", "csv"):
+    if f.one_table:
         given = list(tables())
         if len(given) != 1:
             raise ValueError(f"-f {fmt} writes one table, not {len(given)}")
@@ -258,12 +313,14 @@ def delimited_pieces(columns: Sequence[str], rows: Iterable[Sequence[str]], fmt:
             if header and first:
                 buf.write("\t".join(columns) + "\n")
             buf.writelines("\t".join(row) + "\n" for row in block)
-        else:
+        elif fmt == "csv":
             import csv  # CSV alone needs it
             writer = csv.writer(buf, lineterminator="\n")
             if header and first:
                 writer.writerow(columns)
             writer.writerows(block)
+        else:
+            raise ValueError(f"-f {fmt}: no writer for this format's table here")
         first = False
         yield buf.getvalue()
         if not block:
@@ -335,12 +392,13 @@ def json_safe(obj):
 
 
 def chosen_table(fmt: str, asked: dict[str, bool], default: str) -> str:
-    """Which one table ``-f tsv``/``csv`` writes: the one an option asks for (``asked``:
-    option -> given), else ``default``; two options asking for two tables are refused
-    (data formats but JSON write one table, :func:`written`)."""
+    """Which one table a format of one table (:attr:`Format.one_table`) writes: the one
+    an option asks for (``asked``: option -> given), else ``default``; two options asking
+    for two tables are refused (:func:`written` writes one)."""
     given = [option for option, on in asked.items() if on]
-    if fmt in ("tsv", "csv") and len(given) > 1:
+    if FORMATS[fmt].one_table and len(given) > 1:
         from smarteval.errors import UsageError
+        every = " or ".join(f"-f {n}" for n in having("typed"))
         raise UsageError(f"{' and '.join(given)}: -f {fmt} writes one table; give one of "
-                         f"them (or -f json, which holds every table)")
+                         f"them (or {every}, which holds every table)")
     return given[0] if given else default

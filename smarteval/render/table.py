@@ -15,6 +15,8 @@ from smarteval.render.formats import (
     escaped,
     fixed,
     full,
+    is_table,
+    named,
     tabulate_table,
     writable,
     written,
@@ -79,7 +81,7 @@ def _styled(t: Table, style: Style, second: bool, wins: bool, deltas: bool, digi
     return style.document(text) if standalone else text
 
 
-#: The tables of ``-f tsv``/``csv``, by the option that asks for each (the cells without one).
+#: The tables of a format of one table, by the option that asks for each (the cells without one).
 DATA_TABLES = {"--pairs": "comparisons", "--anova": "anova", "--wins": "wins",
                "--deltas": "deltas"}
 
@@ -357,7 +359,8 @@ def _anova_caption(t: Table, s: Style) -> str:
     return s.text("Two-way ANOVA without replication of each measure, system (run) x topic "
                   "(query); "
                   "\u03b7\u00b2 and \u03c9\u00b2: the size of the runs' effect (eta- and "
-                  "omega-squared; partial ones in -f tsv, csv, json)")
+                  "omega-squared; partial ones in -f "
+                  f"{named([f for f in FORMATS if not is_table(f)], ',')})")
 
 
 def _deltas(t: Table, b: int, s: Style, digits: int):

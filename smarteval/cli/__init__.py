@@ -13,7 +13,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import click  # noqa: E402
 
 from smarteval import __version__  # noqa: E402
-from smarteval.cli.options import CONTEXT, did_you_mean, option_names  # noqa: E402
+from smarteval.cli.edge import did_you_mean, option_names  # noqa: E402
+from smarteval.cli.options import CONTEXT  # noqa: E402
 
 
 class LazyGroup(click.Group):

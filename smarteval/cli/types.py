@@ -103,6 +103,7 @@ def input_path(*, allow_dash: bool = False) -> click.Path:
 
 
 def output_path() -> click.Path:
-    """The type of an output file option: every check is :func:`~smarteval.cli.edge.check_paths`', so that a
-    directory named as the output, existing or not, is one message and exit 1."""
+    """The type of an output file option: every check is
+    :func:`~smarteval.cli.edge.check_paths`', so that a directory named as the output,
+    existing or not, is one message and exit 1."""
     return click.Path()

@@ -68,7 +68,7 @@ class LazyGroup(click.Group):
     def format_commands(self, ctx, formatter):
         """``--help``'s list of commands, each with its summary (:meth:`summary`): no
         command's module is imported for it."""
-        names = self.list_commands(ctx)
+        names = self.visible(ctx)
         limit = formatter.width - 6 - max(len(name) for name in names)
         with formatter.section("Commands"):
             formatter.write_dl([(name, self.summary(name, limit)) for name in names])
@@ -78,8 +78,13 @@ class LazyGroup(click.Group):
         group's options: no command's module is imported to complete a command's name."""
         from click.shell_completion import CompletionItem
         commands = [CompletionItem(name, help=self.summary(name))
-                    for name in self.list_commands(ctx) if name.startswith(incomplete)]
+                    for name in self.visible(ctx) if name.startswith(incomplete)]
         return commands + click.Command.shell_complete(self, ctx, incomplete)
+
+    def visible(self, ctx) -> list[str]:
+        """The commands --help lists: all but a loaded command marked hidden."""
+        return [name for name in self.list_commands(ctx)
+                if not getattr(self.commands.get(name), "hidden", False)]
 
     def summary(self, name: str, limit: int = 45) -> str:
         """The short help of command ``name``, as click shortens its help: a command not

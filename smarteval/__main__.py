@@ -11,7 +11,7 @@ def run() -> None:
     What start-up loads lives as long as the process, and the garbage collector's passes
     over it are most of its work: the collector is off while the modules load, and what
     they made is frozen out of its passes when the command starts
-    (:func:`smarteval.cli.options.reports_errors`). The command's end leaves at once
+    (:func:`smarteval.cli.edge.reports_errors`). The command's end leaves at once
     (:func:`_leave`).
     """
     gc.disable()

@@ -1,5 +1,5 @@
 """Exception types, one per kind of problem, and the exit statuses they become (the one
-home of both: smarteval.cli.options turns the exceptions into statuses, and the man page's
+home of both: smarteval.cli.edge turns the exceptions into statuses, and the man page's
 EXIT STATUS is written from :data:`EXIT_STATUSES`)."""
 
 from __future__ import annotations

@@ -32,7 +32,6 @@ from collections.abc import Callable, Iterable
 from typing import IO
 
 from smarteval.errors import OutputError
-from smarteval.read.source import temporary
 from smarteval.records import record
 
 #: How the temporary file of an atomic write starts its name, beside its target.
@@ -139,6 +138,7 @@ def write_atomic(path: str, write: Callable[[IO[bytes]], None], *, suffix: str =
     if where.kind == "special":
         _write_into(path, lambda: open(where.path, "wb"), write)  # noqa: SIM115
         return
+    from smarteval.read.source import temporary  # not at import: read/ loads numpy
     directory = os.path.dirname(where.path)
     try:
         # named with this process's id: one left by a process killed outright (SIGKILL)

@@ -7,7 +7,7 @@ import ctypes
 
 import pytest
 
-from smarteval.cli import options
+from smarteval import memory
 
 
 @pytest.fixture
@@ -25,7 +25,7 @@ def calls(monkeypatch):
 def test_small_inputs_keep_freed_memory(tmp_path, calls):
     path = tmp_path / "qrels"
     path.write_text("1 0 d 1\n")
-    options.reuse_freed_memory([str(path), str(path)])
+    memory.reuse_freed_memory([str(path), str(path)])
     assert calls == [(-3, 32 << 20), (-1, 1 << 30)]
 
 
@@ -35,9 +35,9 @@ def test_large_or_unknown_inputs_keep_the_defaults(tmp_path, calls, monkeypatch)
     monkeypatch.setattr(np._core.multiarray, "_set_madvise_hugepage", advice.append)
     path = tmp_path / "qrels"
     path.write_text("1 0 d 1\n")
-    options.reuse_freed_memory([str(path), "-"])               # standard input: size unknown
+    memory.reuse_freed_memory([str(path), "-"])               # standard input: size unknown
     assert advice == []
-    monkeypatch.setattr(options, "SMALL_INPUTS", 4)
-    options.reuse_freed_memory([str(path)])                    # 8 bytes: large here
+    monkeypatch.setattr(memory, "SMALL_INPUTS", 4)
+    memory.reuse_freed_memory([str(path)])                    # 8 bytes: large here
     assert calls == []
     assert advice == [False]                                   # no huge pages for them

@@ -298,7 +298,7 @@ def _numeric_parameters():
     import click
 
     from smarteval.cli import LazyGroup
-    from smarteval.cli.options import Numbers
+    from smarteval.cli.types import Numbers
     ctx = click.Context(main)
     for name in sorted(LazyGroup.lazy):
         for param in main.get_command(ctx, name).params:
@@ -324,9 +324,9 @@ def test_every_number_option_is_found():
 def test_every_number_is_written_in_ascii_digits(name, param):
     """Every number of every command goes through the one strict grammar: click's own
     types (Python's int and float) take 1_0 as 10, other scripts' digits and spaces."""
-    from smarteval.cli.options import Numbers, StrictFloat, StrictInt
+    from smarteval.cli.types import Numbers, StrictFloat, StrictInt
     assert isinstance(param.type, (StrictInt, StrictFloat, Numbers)), \
-        f"{name} {param.opts[0]}: {param.type!r}, not one of smarteval.cli.options' types"
+        f"{name} {param.opts[0]}: {param.type!r}, not one of smarteval.cli.types'"
     quoted = " / ".join(f"'{o}'" for o in param.opts)
     for value in ("1_0", " 5", "5 ", "\uff15", "\u0663", "1\u00a0"):
         res = invoke([name, param.opts[0], value])

@@ -156,9 +156,9 @@ def test_unreadable_or_unwritable_exits_1(files, name, args, message):
 
 
 def test_a_missing_output_directory_is_found_before_the_evaluation(files, monkeypatch):
-    from smarteval.cli import options
+    from smarteval.cli import edge
     calls = []
-    monkeypatch.setattr(options, "check_paths", lambda kwargs: calls.append(kwargs) or
+    monkeypatch.setattr(edge, "check_paths", lambda kwargs: calls.append(kwargs) or
                         (_ for _ in ()).throw(UsageError("checked")))
     res = invoke(["evaluate", "-o", "no/out.txt", "q", "nonexistent.run"])
     assert calls and res.stderr == "Error: checked\n"    # before the run is even opened

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
+import importlib.util
 import os
 
 # smarteval does no linear algebra: a single BLAS thread keeps numpy's start-up from
@@ -13,7 +15,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import click  # noqa: E402
 
 from smarteval import __version__  # noqa: E402
-from smarteval.cli.options import CONTEXT, did_you_mean, option_names  # noqa: E402
+from smarteval.cli.edge import did_you_mean, option_names  # noqa: E402
+from smarteval.cli.options import CONTEXT  # noqa: E402
 
 
 class LazyGroup(click.Group):
@@ -62,12 +65,55 @@ class LazyGroup(click.Group):
                 exc.option_name, f"No such option {exc.option_name!r}."
                 + did_you_mean(exc.option_name, option_names(command)), ctx=exc.ctx) from None
 
+    def format_commands(self, ctx, formatter):
+        """``--help``'s list of commands, each with its summary (:meth:`summary`): no
+        command's module is imported for it."""
+        names = self.visible(ctx)
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, self.summary(name, limit)) for name in names])
+
+    def shell_complete(self, ctx, incomplete):
+        """The commands starting with ``incomplete``, each with its summary, then the
+        group's options: no command's module is imported to complete a command's name."""
+        from click.shell_completion import CompletionItem
+        commands = [CompletionItem(name, help=self.summary(name))
+                    for name in self.visible(ctx) if name.startswith(incomplete)]
+        return commands + click.Command.shell_complete(self, ctx, incomplete)
+
+    def visible(self, ctx) -> list[str]:
+        """The commands --help lists: all but a loaded command marked hidden."""
+        return [name for name in self.list_commands(ctx)
+                if not getattr(self.commands.get(name), "hidden", False)]
+
+    def summary(self, name: str, limit: int = 45) -> str:
+        """The short help of command ``name``, as click shortens its help: a command not
+        yet imported has it from its function's docstring, read from its module's source
+        (importing a command loads the library its options name, numpy among it)."""
+        command = self.commands.get(name)
+        if command is None:
+            command = click.Command(name, help=_docstring(self.lazy[name], name))
+        return command.get_short_help_str(limit)
+
     def get_command(self, ctx, name):
         cmd = super().get_command(ctx, name)
         if cmd is None and name in self.lazy:
             cmd = getattr(importlib.import_module(self.lazy[name]), name)
             self.add_command(cmd)
         return cmd
+
+
+def _docstring(module: str, function: str) -> str | None:
+    """The docstring of ``function`` in ``module``'s source, the module not imported."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        return None
+    with open(spec.origin, encoding="utf-8") as source:
+        tree = ast.parse(source.read(), spec.origin)
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == function:
+            return ast.get_docstring(node, clean=False)
+    return None
 
 
 @click.group(cls=LazyGroup, context_settings=CONTEXT)

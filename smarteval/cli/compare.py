@@ -4,25 +4,20 @@ from __future__ import annotations
 
 import click
 
+from smarteval.cli.edge import evaluating, note, reports_errors
 from smarteval.cli.options import (
     CONTEXT,
-    StrictFloat,
-    StrictInt,
     comparison_options,
-    evaluating,
     gate_options,
-    input_path,
-    note,
     output_options,
-    output_path,
     rel_info_format_option,
-    reports_errors,
-    reuse_freed_memory,
     takes_settings,
     trec_options,
     zscores_option,
 )
+from smarteval.cli.types import StrictFloat, StrictInt, input_path, output_path
 from smarteval.errors import Regressed, UsageError
+from smarteval.memory import reuse_freed_memory
 from smarteval.output import write_bytes, write_text
 from smarteval.render.compare import FORMATS
 from smarteval.render.formats import is_table

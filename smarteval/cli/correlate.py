@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from smarteval.cli.options import CONTEXT, output_options, reports_errors, trec_version_option
+from smarteval.cli.edge import reports_errors
+from smarteval.cli.options import CONTEXT, output_options, trec_version_option
 from smarteval.output import write_text
 from smarteval.render.correlate import FORMATS
 from smarteval.render.formats import described

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import click
 
+from smarteval.cli.edge import note, reports_errors
 from smarteval.cli.options import (
     CONTEXT,
     cluster_options,
@@ -12,11 +13,7 @@ from smarteval.cli.options import (
     cutoffs_from_option,
     evaluation_flags,
     given_options,
-    input_path,
-    note,
     output_options,
-    reports_errors,
-    reuse_freed_memory,
     seed_option,
     takes_settings,
     target_generality_option,
@@ -24,8 +21,10 @@ from smarteval.cli.options import (
     trec_version_option,
     unranked_option,
 )
+from smarteval.cli.types import input_path
 from smarteval.curves import METHOD_HELP
 from smarteval.errors import UsageError
+from smarteval.memory import reuse_freed_memory
 from smarteval.render.curves import FORMATS
 from smarteval.render.formats import words as format_words
 

@@ -5,19 +5,10 @@ from __future__ import annotations
 
 import click
 
-from smarteval.cli.options import (
-    CONTEXT,
-    StrictFloat,
-    StrictInt,
-    evaluating,
-    input_path,
-    note,
-    output_options,
-    reports_errors,
-    reuse_freed_memory,
-    takes_settings,
-    trec_options,
-)
+from smarteval.cli.edge import evaluating, note, reports_errors
+from smarteval.cli.options import CONTEXT, output_options, takes_settings, trec_options
+from smarteval.cli.types import StrictFloat, StrictInt, input_path
+from smarteval.memory import reuse_freed_memory
 from smarteval.output import write_text
 from smarteval.render.discpower import FORMATS
 from smarteval.render.formats import is_table

@@ -4,22 +4,17 @@ from __future__ import annotations
 
 import click
 
+from smarteval.cli.edge import evaluating, note, reports_errors
 from smarteval.cli.options import (
     CONTEXT,
-    StrictInt,
     average_option,
     cwl_options,
     debug_option,
-    evaluating,
-    input_path,
-    note,
     order_by_option,
     output_options,
     rel_info_format_option,
-    reports_errors,
     require_option,
     results_format_option,
-    reuse_freed_memory,
     risk_options,
     seed_option,
     takes_settings,
@@ -30,7 +25,9 @@ from smarteval.cli.options import (
     unranked_option,
     zscores_option,
 )
+from smarteval.cli.types import StrictInt, input_path
 from smarteval.errors import Regressed
+from smarteval.memory import reuse_freed_memory
 from smarteval.render.evaluation import FORMATS
 
 

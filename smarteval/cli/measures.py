@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import click
 
+from smarteval.cli.edge import reports_errors
 from smarteval.cli.options import (
     CONTEXT,
     DEFAULTS,
     format_option,
     plugin_option,
-    reports_errors,
     trec_version_option,
 )
 from smarteval.render.measures import FORMATS

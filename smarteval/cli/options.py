@@ -1,30 +1,19 @@
-"""What the commands share: click settings, option groups declared once, and the error edge."""
+"""The option groups the commands share, declared once: click's settings, the options that
+set a field of :class:`Settings` (:func:`setting`) and the one ``settings`` they make."""
 
 from __future__ import annotations
 
 import functools
-import gc
-import os
 import signal
-import sys
-import threading
-import warnings
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import click
 
-from smarteval.errors import (
-    BAD_INPUT,
-    BAD_USAGE,
-    SIGNALLED,
-    Regressed,
-    SmartevalError,
-    UsageError,
-    printable,
-)
-from smarteval.numerals import NUMBER, WHOLE_NUMBER, decimal, is_whole, pieces, whole
+from smarteval.cli.edge import CliError, interrupted
+from smarteval.cli.types import Numbers, StrictFloat, StrictInt, input_path, output_path
+from smarteval.errors import BAD_USAGE, SIGNALLED, SmartevalError
+from smarteval.numerals import is_whole, pieces
 from smarteval.settings import (
     AVERAGES,
     ORDERS,
@@ -40,326 +29,6 @@ from smarteval.settings import (
 CONTEXT: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
-
-
-class CliError(click.ClickException):
-    """A user's mistake reported as one message, never a traceback."""
-
-    def __init__(self, message: str, exit_code: int = BAD_INPUT):
-        super().__init__(message)
-        self.exit_code = exit_code  # type: ignore[misc]  # click declares it on the class
-
-    def show(self, file=None) -> None:
-        note(f"Error: {self.format_message()}")
-
-
-def _strict(parse: Callable[[str], Any], kind: type) -> Callable[[Any], Any]:
-    """``parse`` for a value typed on the command line, ``kind`` for a default."""
-    def number(value):
-        return parse(value) if isinstance(value, str) else kind(value)
-    return number
-
-
-class _Bounded:
-    """What :class:`StrictInt` and :class:`StrictFloat` share: click's range type, shown as
-    click's plain type (``INTEGER``, ``FLOAT``, no range in the help) without bounds."""
-
-    plain = ""
-    grammar = ""                    # what a number is, in messages
-    min: Any
-    max: Any
-
-    def __init__(self, min=None, max=None, min_open=False, max_open=False, clamp=False):
-        super().__init__(min, max, min_open, max_open, clamp)
-        if min is None and max is None:
-            self.name = self.plain
-
-    def _describe_range(self) -> str:
-        bounded = self.min is not None or self.max is not None
-        return super()._describe_range() if bounded else ""  # type: ignore[misc]
-
-    def convert(self, value, param, ctx):
-        """The number, or the option refused with what a number is here (click's own
-        words, "not a valid integer range", say nothing of it)."""
-        try:
-            number = self._number_class(value)
-        except ValueError:
-            self.fail(f"{value!r} is not {self.grammar}.", param, ctx)
-        return super().convert(number, param, ctx)     # its bounds: the number, not read again
-
-
-class StrictInt(_Bounded, click.IntRange):
-    """click's ``IntRange`` (its bounds, messages and help), the number written as
-    :mod:`smarteval.numerals` writes it: ``1_0``, `` 10``, ``１０`` are refused as not
-    valid integers (exit 2)."""
-
-    plain = "integer"
-    grammar = WHOLE_NUMBER
-    _number_class = staticmethod(_strict(whole, int))  # type: ignore[assignment]
-
-
-class StrictFloat(_Bounded, click.FloatRange):
-    """click's ``FloatRange`` over :mod:`smarteval.numerals`' decimal numbers: finite,
-    written in ASCII (no ``inf``, ``nan``, ``1_0.5``, surrounding spaces)."""
-
-    plain = "float"
-    grammar = NUMBER
-    _number_class = staticmethod(_strict(decimal, float))  # type: ignore[assignment]
-
-
-class Numbers(click.ParamType):
-    """Text holding numbers (``--levels 0.1,0.5,1``, ``--size 5,3.8``): each item (split
-    at ``separators``, spaces beside a separator dropped, none at either end of the text)
-    in :mod:`smarteval.numerals`' grammar, whole numbers only where ``integers``, else
-    refused naming the option (exit 2). The text goes on as given, to the parser of the
-    stage that reads it (with the same grammar); empty items are that parser's to take or
-    refuse."""
-
-    name = "text"
-
-    def __init__(self, separators: str = ",", *, integers: bool = False):
-        self.separators = separators
-        self.integers = integers
-
-    def convert(self, value, param, ctx):
-        if not isinstance(value, str):
-            return value
-        parse = whole if self.integers else decimal
-        kind = WHOLE_NUMBER if self.integers else NUMBER
-        if value != value.strip():
-            self.fail(f"{value!r} is not {kind}: a space at an end.", param, ctx)
-        for item in pieces(value, self.separators):
-            try:
-                if item:
-                    parse(item)
-            except ValueError:
-                where = "" if item == value else f"{value!r}: "
-                self.fail(f"{where}{item!r} is not {kind}.", param, ctx)
-        return value
-
-
-def note(text: str) -> None:
-    """One line (or a few) on standard error, ids and paths in the bytes they were read as,
-    control characters escaped (an escape sequence in a name is shown, not obeyed)."""
-    from smarteval.output import encode
-    click.echo(encode(printable(text)), err=True)
-
-
-class Interrupted(KeyboardInterrupt):
-    """Ctrl-C (SIGINT) or SIGTERM, raised where the program was, so that every cleanup runs."""
-
-    def __init__(self, signum: int):
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _on_signal(main_pid: int, signum, frame) -> None:
-    if os.getpid() != main_pid:
-        # a worker process of -j: it stops without a word; the main process reports
-        os._exit(SIGNALLED + signum)
-    multiprocessing = sys.modules.get("multiprocessing")
-    if multiprocessing is not None:         # SIGTERM reaches this process only
-        for child in multiprocessing.active_children():
-            child.terminate()
-    raise Interrupted(signum)
-
-
-#: The signals that end the process by default and that a command turns into
-#: :class:`Interrupted`, so that its temporary files go with it (a spool of standard
-#: input, an output being written): besides Ctrl-C and SIGTERM, a closed terminal
-#: (SIGHUP), Ctrl-\\ (SIGQUIT) and the others a user or a scheduler sends.
-TERMINATING = tuple(getattr(signal, name) for name in (
-    "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGXCPU", "SIGXFSZ", "SIGVTALRM",
-    "SIGPROF") if hasattr(signal, name))
-
-
-def _handle_signals() -> dict:
-    """Ctrl-C, SIGTERM and the other terminating signals raise :class:`Interrupted` (main
-    thread only); the old handlers. A signal ignored when the command starts (``nohup``
-    ignores SIGHUP) stays ignored, but for SIGINT and SIGTERM.
-
-    The handler knows this process as the main one: the worker processes of ``-j``,
-    forked with it, stop without a word."""
-    if threading.current_thread() is not threading.main_thread():
-        return {}
-    handler = functools.partial(_on_signal, os.getpid())
-    wanted = [signal.SIGINT, signal.SIGTERM]
-    wanted += [sig for sig in TERMINATING if signal.getsignal(sig) == signal.SIG_DFL]
-    return {sig: signal.signal(sig, handler) for sig in wanted}
-
-
-def _interrupted(signum: int) -> str:
-    """How a command stopped by signal ``signum`` says so."""
-    if signum == signal.SIGINT:
-        return "interrupted"
-    if signum == signal.SIGTERM:
-        return "terminated"
-    return f"terminated by {signal.Signals(signum).name}"
-
-
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    """A library's warning as one line of its own words (no file, line or source)."""
-    note(f"smarteval: warning: {str(message).strip().splitlines()[0]}")
-
-
-#: the parameters that name files written, and their option
-OUTPUTS = {"output": "-o", "plot": "--plot"}
-
-
-def _given_paths(kwargs: dict, names, dash: bool = False) -> Iterator[tuple[str, str]]:
-    """(parameter, path) of every path given to ``names`` (``-`` too when ``dash``)."""
-    for name in names:
-        value = kwargs.get(name)
-        for path in value if isinstance(value, (tuple, list)) else (value,):
-            if isinstance(path, str) and (dash or path != "-"):
-                yield name, path
-
-
-@contextmanager
-def evaluating(paths: Sequence, noted: Sequence = ()) -> Iterator[tuple[Any, Any]]:
-    """How every command evaluates its runs: a note for each run of ``noted`` given
-    twice, then the progress bar of the run files ``paths`` (on a terminal, for long
-    work only) saying "evaluating"; yields the bar and the callback that moves it as
-    each run is done (``on_run``)."""
-    from smarteval.api import repeated_notes
-    from smarteval.progress import Progress
-    for text in repeated_notes(list(noted)):
-        note(f"smarteval: {text}")
-    paths = list(paths)
-    with Progress(paths, "smarteval") as bar:   # only on a terminal, only for long work
-        finished = bar.each_run(paths)
-        bar.doing("evaluating")
-        yield bar, finished
-
-
-#: Inputs of at most this many bytes in all are small (TREC-sized runs): see
-#: :func:`reuse_freed_memory`.
-SMALL_INPUTS = 256 << 20
-
-
-def reuse_freed_memory(paths) -> None:
-    """For small inputs, have glibc's malloc keep freed memory for the next arrays; for
-    large ones, have numpy ask for ordinary pages, not huge ones.
-
-    By default an array above 128 KiB is mapped fresh from the kernel and handed back
-    when freed, so every temporary faults its pages in again; with mmap above 32 MiB
-    only and the heap trimmed above 1 GiB only, twenty TREC runs take a fifth of the page
-    faults (and a seventh less time). Large inputs keep malloc's defaults, which return
-    memory at once (their peak memory comes first). Nothing changes on other C libraries.
-
-    numpy advises the kernel to back arrays of 4 MiB and more with huge pages. The
-    columns of a large run are such arrays, each touched fresh once; a huge page is
-    zeroed (and, in a virtual machine, often first backed by the host) whole, and on
-    the 7M-line run the system time of these faults varied from 0.2 to 1 s from process
-    to process, against a steady 0.5-0.7 s with ordinary pages (medians 0.25 s faster).
-    """
-    total = 0
-    for path in paths:
-        try:
-            total += os.path.getsize(path)
-        except (OSError, TypeError, ValueError):     # standard input, say: size unknown
-            return
-    if total > SMALL_INPUTS:
-        _no_huge_pages()
-        return
-    try:
-        import ctypes
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
-        return
-    mallopt(-3, 32 << 20)           # M_MMAP_THRESHOLD
-    mallopt(-1, 1 << 30)            # M_TRIM_THRESHOLD
-
-
-def _no_huge_pages() -> None:
-    """Turn numpy's huge-page advice off (as ``NUMPY_MADVISE_HUGEPAGE=0`` does), where
-    this numpy has the switch."""
-    import numpy as np
-    core = getattr(np, "_core", None) or getattr(np, "core", None)
-    switch = getattr(getattr(core, "multiarray", None), "_set_madvise_hugepage", None)
-    if switch is not None:
-        switch(False)
-
-
-def check_paths(kwargs: dict) -> None:
-    """Before any work: no output names an input file, standard input or a plugin's
-    source, no two outputs name one file, standard input is not read twice (exit 2);
-    every output can be written (its directory exists and is writable; exit 1)."""
-    from smarteval.output import check_writable, target
-    from smarteval.read.source import INPUTS, read_once, same_file
-    outputs = list(_given_paths(kwargs, OUTPUTS))
-    given = {name: kwargs[name] for name in INPUTS if name in kwargs}
-    if given.get("baseline_results") is not None and given.get("baseline") is not None:
-        # compare --baseline-results takes no BASELINE: its first argument is a run
-        given["runs"] = (given.pop("baseline"), *(given.get("runs") or ()))
-    inputs = list(_given_paths(given, INPUTS, dash=True))
-    read_once(given)
-    plugins = sys.modules.get("smarteval.measures.plugins")     # loaded with a plugin only
-    inputs += [("plugin", path) for path in (plugins.plugin_files() if plugins else [])]
-    for i, (name, out) in enumerate(outputs):
-        for other, again in outputs[:i]:
-            if target(out).kind == "file" and same_file(out, again):
-                raise UsageError(f"{OUTPUTS[other]} {again} and {OUTPUTS[name]} {out} name one "
-                                 "file: the second would replace the first; give two")
-    for name, out in outputs:
-        if target(out).kind != "file":
-            continue                    # /dev/null, a FIFO, standard output: not replaced
-        for kind, path in inputs:
-            if same_file(out, path):
-                what = INPUTS.get(kind, "a --plugin module's source")
-                also = "" if path == out else \
-                    " (standard input)" if path == "-" else f" ({path})"
-                raise UsageError(f"{OUTPUTS[name]} {out}: this file is {what}{also}, "
-                                 "and smarteval never writes over its input: give another "
-                                 "output file")
-    for _, out in outputs:
-        check_writable(out)
-
-
-def reports_errors(func):
-    """Turn smarteval's exceptions into click errors with their exit status (the one place).
-
-    Also the checks every command shares before any work (:func:`check_paths`); Ctrl-C
-    and SIGTERM become one line and exit 130 and 143, after every cleanup (no temporary
-    file is left); a library's warning becomes one line. A gate that failed
-    (:class:`~smarteval.errors.Regressed`, raised once the output is written) is one line
-    per failure and exit 3.
-    """
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        if not gc.isenabled():      # turned off for start-up by smarteval.__main__.run
-            gc.freeze()
-            gc.enable()
-        previous = _handle_signals()
-        try:
-            with warnings.catch_warnings():
-                # floating-point warnings of numpy: the measures return NaN where trec_eval
-                # does, on purpose; other warnings are worded in one line
-                warnings.simplefilter("ignore", RuntimeWarning)
-                warnings.showwarning = _show_warning
-                check_paths(kwargs)
-                return func(*args, **kwargs)
-        except Regressed as exc:
-            # the output stands; each failure is a line of its own, not an error message
-            for line in exc.failures:
-                note(f"smarteval: regression: {line}")
-            raise click.exceptions.Exit(exc.exit_code) from None
-        except SmartevalError as exc:
-            raise CliError(str(exc), exc.exit_code) from None
-        except MemoryError:
-            raise CliError("out of memory", 1) from None
-        except OSError as exc:
-            # a failure no reader or writer worded (they raise InputError and OutputError):
-            # its file named, never taken for standard output's (smarteval.__main__)
-            where = f"{exc.filename}: " if exc.filename is not None else ""
-            raise CliError(f"{where}{exc.strerror or exc}", BAD_INPUT) from None
-        except KeyboardInterrupt as exc:
-            signum = getattr(exc, "signum", signal.SIGINT)
-            raise CliError(_interrupted(signum), SIGNALLED + signum) from None
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
-    return wrapper
 
 
 def group(*options: Decorator) -> Decorator:
@@ -575,7 +244,7 @@ def _load_plugins(ctx: click.Context, param, value) -> None:
         except KeyboardInterrupt:
             # Ctrl-C while a plugin loads (before the command's handler is in place): as
             # anywhere else, not click's "Aborted!" and exit 1
-            raise CliError(_interrupted(signal.SIGINT), SIGNALLED + signal.SIGINT) from None
+            raise CliError(interrupted(signal.SIGINT), SIGNALLED + signal.SIGINT) from None
 
 
 def plugin_option() -> Decorator:
@@ -599,18 +268,6 @@ def ties_option(choices=TIES, help: str | None = None) -> Decorator:
 def seed_option() -> Decorator:
     return setting("--seed", type=StrictInt(min=0), default=None,
                    help="Seed for --ties random (0 or more).")
-
-
-def input_path(*, allow_dash: bool = False) -> click.Path:
-    """The type of an input file argument: every check is the reader's, so that a missing,
-    unreadable or directory input is one message and exit 1 in every command."""
-    return click.Path(dir_okay=True, readable=False, allow_dash=allow_dash)
-
-
-def output_path() -> click.Path:
-    """The type of an output file option: every check is :func:`check_paths`', so that a
-    directory named as the output, existing or not, is one message and exit 1."""
-    return click.Path()
 
 
 def _levels_bounded(ctx: click.Context, param, value: str | None) -> str | None:
@@ -933,26 +590,3 @@ def require_option() -> Decorator:
              "evaluated.")
 
 
-def option_names(command: click.Command) -> list[str]:
-    """The name each option of ``command`` goes by: its first long name (``--format``, not
-    trec_eval's ``--Results_format`` beside ``--results-format``), else its short one."""
-    names = []
-    for param in command.params:
-        if isinstance(param, click.Option):
-            spelled = [*param.opts, *param.secondary_opts]
-            names.append(next((o for o in spelled if o.startswith("--")), spelled[0]))
-    return names
-
-
-def did_you_mean(name: str, candidates) -> str:
-    """`` Did you mean X?`` for the candidate ``name`` is closest to (those as close as
-    it, too), case aside; empty when none is close."""
-    import difflib
-
-    def score(candidate: str) -> float:
-        return difflib.SequenceMatcher(None, name.lower(), candidate.lower()).ratio()
-    scored = sorted(((score(c), c) for c in dict.fromkeys(candidates)), key=lambda x: -x[0])
-    close = [c for s, c in scored if s >= 0.6 and s >= scored[0][0] - 0.05]
-    if not close:
-        return ""
-    return " Did you mean " + " or ".join(repr(c) for c in close[:3]) + "?"

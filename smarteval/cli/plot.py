@@ -4,19 +4,13 @@ from __future__ import annotations
 
 import click
 
+from smarteval.cli.edge import note, reports_errors
 from smarteval.cli.options import (
     CONTEXT,
-    Numbers,
-    StrictFloat,
-    StrictInt,
     cluster_options,
     curve_options,
     cutoffs_from_option,
     given_options,
-    input_path,
-    note,
-    output_path,
-    reports_errors,
     seed_option,
     takes_settings,
     target_generality_option,
@@ -24,6 +18,7 @@ from smarteval.cli.options import (
     trec_options,
     unranked_option,
 )
+from smarteval.cli.types import Numbers, StrictFloat, StrictInt, input_path, output_path
 from smarteval.curves import METHOD_HELP
 from smarteval.plot import KINDS
 from smarteval.stats.discpower import DISCPOWER_TESTS

@@ -4,21 +4,18 @@ from __future__ import annotations
 
 import click
 
+from smarteval.cli.edge import evaluating, note, reports_errors
 from smarteval.cli.options import (
     CONTEXT,
-    StrictInt,
     comparison_options,
-    evaluating,
     gate_options,
-    input_path,
-    note,
     output_options,
-    reports_errors,
-    reuse_freed_memory,
     takes_settings,
     trec_options,
 )
+from smarteval.cli.types import StrictInt, input_path
 from smarteval.errors import Regressed, UsageError
+from smarteval.memory import reuse_freed_memory
 from smarteval.output import write_text
 from smarteval.render.formats import described, is_table
 from smarteval.render.formats import words as format_words

@@ -4,17 +4,9 @@ from __future__ import annotations
 
 import click
 
-from smarteval.cli.options import (
-    CONTEXT,
-    Numbers,
-    StrictFloat,
-    input_path,
-    note,
-    output_options,
-    reports_errors,
-    takes_settings,
-    trec_options,
-)
+from smarteval.cli.edge import note, reports_errors
+from smarteval.cli.options import CONTEXT, output_options, takes_settings, trec_options
+from smarteval.cli.types import Numbers, StrictFloat, input_path
 from smarteval.errors import UsageError
 from smarteval.numerals import decimal, pieces, whole
 from smarteval.output import write_text

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
 from smarteval.render.formats import fixed, full, readable, tabulate_table, writable, written
-from smarteval.stats.report import Leaderboards
+
+if TYPE_CHECKING:
+    from smarteval.stats.report import Leaderboards
 
 #: The formats of ``correlate``: not trec_eval's (it has no such output).
 FORMATS = writable(but=("trec",))
@@ -30,6 +32,7 @@ def render_leaderboards(board: Leaderboards, fmt: str, *, header: bool = True) -
 
 
 def _tables(board: Leaderboards, fmt: str) -> str:
+    import numpy as np
     runs, names, table = board.runs, board.measures, board.table
     ranks = board.ranks
     out = [f"Leaderboards of {len(runs)} runs (rank under each measure in brackets)", ""]

@@ -33,13 +33,9 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from smarteval.aggregate import has_value
-from smarteval.columns import distinct
 from smarteval.errors import UsageError
-from smarteval.measures.grammar import in_asked_order
 from smarteval.render.formats import (
     delimited_pieces,
     fixed,
@@ -51,6 +47,9 @@ from smarteval.render.formats import (
     writable,
     written,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: The formats of ``evaluate``: every one.
 FORMATS = writable()
@@ -106,6 +105,9 @@ PIECE_QUERIES = 4096
 def trec_pieces(evaluations, *, per_query: bool = False,
                 summary: bool = True) -> Iterator[str]:
     """:func:`render_trec`'s text, :data:`PIECE_QUERIES` queries at a time."""
+    import numpy as np
+
+    from smarteval.aggregate import has_value
     for ev in evaluations:
         z = ev.zscores is not None
         if per_query:
@@ -134,6 +136,7 @@ def trec_pieces(evaluations, *, per_query: bool = False,
 def _trec_column(ev, o, qids: list, vals: np.ndarray, has: np.ndarray, z: bool) -> list[str]:
     """One output's per-query lines of some queries ('' where it has no value), each
     value as :func:`_trec_value` prints it."""
+    import numpy as np
     if o.program == "sample_eval" and not z:
         lines = [_sample_line(o, q, v) for q, v in zip(qids, vals)]
     else:
@@ -156,11 +159,15 @@ def _trec_column(ev, o, qids: list, vals: np.ndarray, has: np.ndarray, z: bool) 
 
 def _full(value):
     """A value at full precision for machine-readable output."""
-    if isinstance(value, (np.integer, int)) and not isinstance(value, bool):
-        return int(value)
-    if isinstance(value, (np.floating, float)):
+    if isinstance(value, float):        # numpy's float64 too: no numpy asked for it
         value = float(value)
         return None if math.isnan(value) else value    # an undefined value: none
+    import numpy as np
+    if isinstance(value, (np.integer, int)) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, np.floating):
+        value = float(value)
+        return None if math.isnan(value) else value
     return value
 
 
@@ -175,6 +182,7 @@ def printed(ev, *, numbers_only: bool = False) -> list:
     """The outputs of ``ev`` that every format but trec_eval's prints, in the order the -m
     arguments asked for them; ``numbers_only``: without those whose values are text
     (``runid``, ``relstring``), as TSV, CSV and the DataFrames (one number a value)."""
+    from smarteval.measures.grammar import in_asked_order
     return [o for o in in_asked_order(ev.outputs)
             if not numbers_only or o.measure.value != "str"]
 
@@ -182,6 +190,7 @@ def printed(ev, *, numbers_only: bool = False) -> list:
 def _per_query_columns(ev, numbers_only: bool = False
                        ) -> list[tuple[str, np.ndarray, np.ndarray]]:
     """(label, values, which queries have a value) of each output printed per query."""
+    from smarteval.aggregate import has_value
     return [(ev.label(o), vals, has_value(o, vals)) for o in printed(ev, numbers_only=numbers_only)
             if o.measure.per_query for vals in [ev.per_query[o.name]]]
 
@@ -396,6 +405,9 @@ def nothing_relevant(qrels, qids, level: int) -> list[str]:
     """The note of :func:`relevance_notes` for the queries ``qids`` (arrays of ids, one per
     run), if no judgement of theirs has a grade of ``level`` or more; for every command
     that evaluates at a relevance level (``curve``, ``plot``)."""
+    import numpy as np
+
+    from smarteval.columns import distinct
     evaluated = distinct(np.concatenate([np.asarray(q) for q in qids])) if len(qids) \
         else np.zeros(0, dtype=str)
     at = np.minimum(np.searchsorted(evaluated, qrels.qids), max(len(evaluated) - 1, 0))

@@ -9,8 +9,6 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-import numpy as np
-
 from smarteval.errors import printable
 from smarteval.records import record
 
@@ -329,6 +327,7 @@ def delimited_pieces(columns: Sequence[str], rows: Iterable[Sequence[str]], fmt:
 
 def fixed(v, digits: int = 4, undefined: str = "") -> str:
     """A number for a table: integers as they are, floats to ``digits`` places."""
+    import numpy as np
     if v is None:
         return undefined
     if isinstance(v, (bool, np.bool_)):
@@ -347,6 +346,7 @@ def fixed(v, digits: int = 4, undefined: str = "") -> str:
 
 def full(v, undefined: str = "") -> str:
     """A value at full precision for TSV and CSV (``undefined`` for None or NaN)."""
+    import numpy as np
     if v is None:
         return undefined
     if isinstance(v, (bool, np.bool_)):
@@ -376,6 +376,7 @@ def json_number(v: float) -> float | str | None:
 def json_safe(obj):
     """JSON has no NaN or inf: :func:`json_number`'s rule; numpy scalars become Python
     ones."""
+    import numpy as np
     if isinstance(obj, dict):
         return {k: json_safe(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):

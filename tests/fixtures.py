@@ -49,6 +49,8 @@ def examples(n: int) -> int:
 #: session's examples again.
 SEED = int(os.environ.get("SMARTEVAL_TEST_SEED")
            or (0 if settings.default.derandomize else random.SystemRandom().randrange(2**32)))
+# the processes pytest-xdist starts draw the same examples: they inherit the seed
+os.environ["SMARTEVAL_TEST_SEED"] = str(SEED)
 
 
 def pytest_report_header(config) -> str:

@@ -23,24 +23,26 @@ _INFINITE_DF = 100_000
 _WIDEST = 16.0
 
 
+def _legendre_p(x: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """P_n(x) by the three-term recurrence, and its derivative P_n'(x)."""
+    p0, p1 = np.ones(len(x)), x.copy()
+    for j in range(2, n + 1):
+        p0, p1 = p1, ((2 * j - 1) * x * p1 - (j - 1) * p0) / j
+    return p1, n * (x * p1 - p0) / (x * x - 1)
+
+
 def _gauss_legendre(n: int) -> tuple[np.ndarray, np.ndarray]:
     """Gauss-Legendre nodes and weights on [-1, 1] by Newton's method on P_n, with
     arithmetic and C's cos alone (numpy's ``leggauss`` takes its nodes from LAPACK's
     eigenvalues, whose last bits follow the CPU's BLAS kernel)."""
     x = libm.cos(math.pi * (np.arange(1, n + 1) - 0.25) / (n + 0.5))
     for _ in range(100):
-        p0, p1 = np.ones(n), x.copy()
-        for j in range(2, n + 1):                          # P_j by the three-term recurrence
-            p0, p1 = p1, ((2 * j - 1) * x * p1 - (j - 1) * p0) / j
-        dp = n * (x * p1 - p0) / (x * x - 1)
-        step = p1 / dp
+        p, dp = _legendre_p(x, n)
+        step = p / dp
         x = x - step
         if np.max(np.abs(step)) < 1e-16:
             break
-    p0, p1 = np.ones(n), x.copy()
-    for j in range(2, n + 1):
-        p0, p1 = p1, ((2 * j - 1) * x * p1 - (j - 1) * p0) / j
-    dp = n * (x * p1 - p0) / (x * x - 1)
+    _, dp = _legendre_p(x, n)
     return x[::-1].copy(), (2 / ((1 - x * x) * dp * dp))[::-1].copy()
 
 

@@ -19,9 +19,10 @@ back as it came (its sign kept), as C propagates it. :func:`divide` is ``/`` wit
 rules made explicit, so that a 0/0 is ``-nan`` on an ARM CPU too (whose own 0/0 is the
 NaN without a sign).
 
-The arguments of the tables (:func:`log_at`, :func:`log2_at`, :func:`power_at`) are whole
-numbers (ranks, counts): one C call for each number up to the largest, then a lookup, so
-that a run of a hundred million rows costs a table as long as its longest query.
+Whole numbers (ranks, counts) take a table: the logarithms look up every argument that
+way when all are whole, and :func:`power_at` takes whole exponents; one C call for each
+number up to the largest, then a lookup, so that a run of a hundred million rows costs a
+table as long as its longest query.
 """
 
 from __future__ import annotations
@@ -112,14 +113,12 @@ def _pow(base: float, e: float) -> float:
     base, e = float(base), float(e)
     try:
         return math.pow(base, e)
-    except ValueError:                          # a negative base to a fraction, or 0 to e < 0
-        if base != 0.0:
+    except (ValueError, OverflowError):
+        # ValueError: a negative base to a fraction, or 0 to e < 0; else an overflow
+        if base < 0 and not e.is_integer():
             return C_NAN
         odd = e.is_integer() and e % 2 == 1
         return math.copysign(math.inf, base) if odd else math.inf
-    except OverflowError:
-        odd = e.is_integer() and e % 2 == 1
-        return -math.inf if base < 0 and odd else math.inf
 
 
 def power(base: ArrayLike, e: ArrayLike) -> np.ndarray:
@@ -159,20 +158,6 @@ def _table(func: Callable[[int], float], k: ArrayLike) -> np.ndarray:
     distinct, at = np.unique(whole, return_inverse=True)
     table = np.fromiter(map(func, distinct.tolist()), dtype=np.float64, count=len(distinct))
     return table[at.reshape(whole.shape)]
-
-
-def _log_or_pole(func: Callable[[float], float]) -> Callable[[int], float]:
-    return lambda i: func(i) if i > 0 else -math.inf if i == 0 else C_NAN
-
-
-def log_at(k: ArrayLike) -> np.ndarray:
-    """C's ``log`` of each whole number of ``k`` (``-inf`` at 0, C_NAN below)."""
-    return _table(_log_or_pole(math.log), k)
-
-
-def log2_at(k: ArrayLike) -> np.ndarray:
-    """C's ``log2`` of each whole number of ``k`` (``-inf`` at 0, C_NAN below)."""
-    return _table(_log_or_pole(math.log2), k)
 
 
 def power_at(base: float, k: ArrayLike) -> np.ndarray:

@@ -219,7 +219,7 @@ def _weights_of(kind: str, xs: tuple[float, ...], g: np.ndarray, spent: np.ndarr
     if kind == "P":               # the user reads k documents
         return _from_c(np.broadcast_to((i < x).astype(np.float64), g.shape).copy())
     if kind == "NDCG":            # DCG's discount, as a chance of going on, to rank k
-        c = np.where(i < x, libm.log2_at(i + 1) / libm.log2_at(i + 2), 0.0)
+        c = np.where(i < x, libm.log2(i + 1) / libm.log2(i + 2), 0.0)
         return _from_c(np.broadcast_to(c, g.shape).copy())
     if kind == "RR":              # on until the first document with gain
         return _from_c(np.logical_and.accumulate(g <= 0, axis=1).astype(np.float64))

@@ -252,7 +252,7 @@ def _row_scores(r: Ranked, alpha: float) -> np.ndarray:
 
 def _discount(i: np.ndarray) -> np.ndarray:
     """ndeval's discount of 0-based rank i (a whole number): log 2 / log(i + 2)."""
-    return math.log(2.0) / libm.log_at(np.asarray(i) + 2)
+    return math.log(2.0) / libm.log(np.asarray(i) + 2)
 
 
 def _cumulated(q: np.ndarray, step: np.ndarray, value: np.ndarray, k: int, Q: int):

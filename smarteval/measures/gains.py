@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from smarteval import libm
 from smarteval.columns import Ranked, distinct
 from smarteval.measures.segments import positions
 from smarteval.records import record
@@ -242,12 +243,13 @@ def _table_gains(r: Ranked, pairs: tuple) -> Gains:
 
 
 def log2_table(n: int) -> np.ndarray:
-    """log2(i) for i = 0 .. n from the C library (numpy's SIMD log2 may differ by an ulp).
+    """log2(i) for i = 0 .. n from the C library (:func:`smarteval.libm.log2`).
 
     log2(0) is given as 0 (never used as a divisor).
     """
-    return np.fromiter((math.log2(i) if i else 0.0 for i in range(n + 1)), dtype=np.float64,
-                       count=n + 1)
+    out = libm.log2(np.arange(n + 1))
+    out[0] = 0.0
+    return out
 
 
 def dcg_terms(gain: np.ndarray, offsets: np.ndarray) -> np.ndarray:

@@ -395,7 +395,7 @@ def ntcir_ndcg(r: Ranked, pairs: tuple) -> np.ndarray:
 
     def dcg(gain, rank, offsets):
         disc = np.where((rank == 1) | (rank < base), 1.0,
-                        libm.log_at(np.maximum(rank, 1)) / math.log(base))
+                        libm.log(np.maximum(rank, 1)) / math.log(base))
         return seg_sum(np.where(rank <= o.k, gain / disc, 0.0), offsets)
 
     ideal_rank = _ideal_rank(lst)
@@ -411,7 +411,7 @@ def ntcir_msndcg(r: Ranked, pairs: tuple) -> np.ndarray:
     lst = _list(r, o)
 
     def dcg(gain, rank, offsets):
-        return seg_sum(np.where(rank <= o.k, gain / libm.log_at(rank + 1), 0.0), offsets)
+        return seg_sum(np.where(rank <= o.k, gain / libm.log(rank + 1), 0.0), offsets)
 
     return safe_div(dcg(lst.gain, lst.rank, lst.offsets),
                     dcg(lst.ideal_gain, _ideal_rank(lst), lst.ideal_offsets))

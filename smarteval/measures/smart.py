@@ -98,7 +98,7 @@ def _norm_prec(r: Ranked, o: Exact) -> np.ndarray:
     from scipy.special import gammaln
     n = num_docs(r, "norm_prec").astype(np.float64)
     R = r.num_rel.astype(np.float64)
-    s = _over_relevant(r, libm.log_at(r.rel_rank) if type(o) is Exact
+    s = _over_relevant(r, libm.log(r.rel_rank) if type(o) is Exact
                        else o.log_rank()[r.rel_rows]) + unranked_log_sum(r, "norm_prec")
     ideal = gammaln(R + 1)
     den = gammaln(n + 1) - gammaln(R + 1) - gammaln(n - R + 1)     # ln C(N, R)
@@ -129,7 +129,7 @@ def _rank_sums(r: Ranked, name: str):
 def _log_sums(r: Ranked, name: str):
     from scipy.special import gammaln
     R = r.num_rel.astype(np.float64)
-    s = _over_relevant(r, libm.log_at(r.rel_rank)) + unranked_log_sum(r, name)
+    s = _over_relevant(r, libm.log(r.rel_rank)) + unranked_log_sum(r, name)
     return gammaln(R + 1), s
 
 

@@ -76,7 +76,7 @@ class Exact:
 
     def log_rank(self) -> np.ndarray:
         """(n,) natural log of the rank of every row."""
-        return libm.log_at(self.r.rank)
+        return libm.log(self.r.rank)
 
     def rel_rank(self, j: np.ndarray) -> np.ndarray:
         """(Q,) rank of the j[q]-th relevant retrieved document; NaN when fewer were retrieved."""
@@ -228,7 +228,7 @@ class Expected(Exact):
         r, g = self.r, self.g
         top = int(r.rank.max(initial=0)) + 1
         disc = np.zeros(top + 1)
-        disc[1:] = np.cumsum(1.0 / libm.log2_at(np.arange(2, top + 2)))
+        disc[1:] = np.cumsum(1.0 / libm.log2(np.arange(2, top + 2)))
         lo = g.before
         hi = g.before + g.size
         if k is not None:

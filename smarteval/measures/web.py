@@ -18,8 +18,6 @@ smarteval puts them docno descending, which gives ranx's values on runs without 
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from smarteval import libm
@@ -50,9 +48,11 @@ def _check_gdeval_grades(r: Ranked, name: str) -> None:
 
 
 def _ln_table(n: int) -> np.ndarray:
-    """ln(i) for i = 0 .. n from the C library, as perl's log (ln(0) given as 0, unused)."""
-    return np.fromiter((math.log(i) if i else 0.0 for i in range(n + 1)), dtype=np.float64,
-                       count=n + 1)
+    """ln(i) for i = 0 .. n from the C library (:func:`smarteval.libm.log`), as perl's log
+    (ln(0) given as 0, unused)."""
+    out = libm.log(np.arange(n + 1))
+    out[0] = 0.0
+    return out
 
 
 def _gain_rows(r: Ranked, k: int, level: int):
